@@ -1,0 +1,89 @@
+package semconv
+
+import (
+	"go.opentelemetry.io/otel/attribute"
+	upstream "go.opentelemetry.io/otel/semconv/v1.43.0"
+)
+
+// SchemaURL is the OpenTelemetry schema of the upstream keys used here.
+const SchemaURL = upstream.SchemaURL
+
+// Schema is the taxonomy that reserves the test.run and test.case event names.
+const Schema = "hangar.trace/v1"
+
+// Event names reserved by hangar.trace/v1.
+const (
+	// EventTestRun is the span event written once per run of a check.
+	EventTestRun = "test.run"
+	// EventTestCase is the span event written once per failing or flaky test.
+	EventTestCase = "test.case"
+)
+
+// Span names used by the export forms.
+const (
+	// SpanJobVerify is the span of a job that ran its checks.
+	SpanJobVerify = "job.verify"
+	// SpanJobProvision is the span of a job's provisioning, which carries the base run.
+	SpanJobProvision = "job.provision"
+	// SpanSession is the root span of a session export.
+	SpanSession = "session"
+	// SpanTurn is the span of one turn of a session.
+	SpanTurn = "session.turn"
+)
+
+// Upstream keys (OpenTelemetry semantic conventions v1.43.0, stability development).
+var (
+	TestSuiteNameKey        = upstream.TestSuiteNameKey
+	TestSuiteRunStatusKey   = upstream.TestSuiteRunStatusKey
+	TestCaseNameKey         = upstream.TestCaseNameKey
+	TestCaseResultStatusKey = upstream.TestCaseResultStatusKey
+	VCSRefHeadRevisionKey   = upstream.VCSRefHeadRevisionKey
+	ServiceNameKey          = upstream.ServiceNameKey
+)
+
+// Upstream enum values.
+var (
+	TestSuiteRunStatusSuccess  = upstream.TestSuiteRunStatusSuccess
+	TestSuiteRunStatusFailure  = upstream.TestSuiteRunStatusFailure
+	TestSuiteRunStatusAborted  = upstream.TestSuiteRunStatusAborted
+	TestSuiteRunStatusTimedOut = upstream.TestSuiteRunStatusTimedOut
+	TestCaseResultStatusPass   = upstream.TestCaseResultStatusPass
+	TestCaseResultStatusFail   = upstream.TestCaseResultStatusFail
+)
+
+// hangar.trace/v1 keys (experimental).
+const (
+	TestTotalKey          = attribute.Key("hangar.test.total")
+	TestPassedKey         = attribute.Key("hangar.test.passed")
+	TestFailedKey         = attribute.Key("hangar.test.failed")
+	TestErrorsKey         = attribute.Key("hangar.test.errors")
+	TestSkippedKey        = attribute.Key("hangar.test.skipped")
+	TestFlakyCountKey     = attribute.Key("hangar.test.flaky")
+	TestCompleteKey       = attribute.Key("hangar.test.complete")
+	TestCoverageLineRate  = attribute.Key("hangar.test.coverage.line_rate")
+	TestRunIDKey          = attribute.Key("hangar.test.run.id")
+	TestRunKindKey        = attribute.Key("hangar.test.run.kind")
+	TestRunGradeKey       = attribute.Key("hangar.test.run.grade")
+	TestCaseEventsOmitted = attribute.Key("hangar.test.case_events.omitted")
+	TestExitCodeKey       = attribute.Key("hangar.test.exit_code")
+	TestRunTrustedKey     = attribute.Key("hangar.test.run.trusted")
+	TestRunCountedKey     = attribute.Key("hangar.test.run.counted")
+	RunIDKey              = attribute.Key("hangar.run.id")
+
+	TestOutcomeKey    = attribute.Key("hangar.test.outcome")
+	TestFlakyKey      = attribute.Key("hangar.test.flaky")
+	TestNewFailureKey = attribute.Key("hangar.test.new_failure")
+	TestMessageKey    = attribute.Key("hangar.test.message")
+
+	// SessionIDKey and TurnKey identify the session span and its turn spans.
+	SessionIDKey = attribute.Key("hangar.session.id")
+	TurnKey      = attribute.Key("hangar.session.turn")
+	// JobIDKey identifies the job of a job export.
+	JobIDKey = attribute.Key("hangar.job.id")
+)
+
+// Values of hangar.test.outcome.
+const (
+	OutcomeFailed = "failed"
+	OutcomeError  = "error"
+)

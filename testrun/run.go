@@ -1,0 +1,134 @@
+package testrun
+
+import "time"
+
+// Defaults of the limits a Run applies to what it keeps.
+const (
+	// DefaultMaxFailures is how many failing cases a Run lists in Failures.
+	DefaultMaxFailures = 200
+	// DefaultMaxCases is how many per-case outcomes a Run keeps in Cases.
+	DefaultMaxCases = 20000
+	// DefaultMaxMessage is the length, in characters, a failure message is clipped to.
+	DefaultMaxMessage = 2000
+)
+
+// Run is one execution of a check: what it ran on, how it ended and what its
+// reports say. The zero value of an optional field means unknown and is
+// written as JSON null.
+type Run struct {
+	ID         string
+	Kind       Kind
+	Grade      string // graders only: GradeIsolated or lower
+	Command    string
+	Status     Status
+	ExitCode   *int
+	Commit     string
+	Tree       string
+	AgentRunID string
+	StartedAt  time.Time
+	EndedAt    time.Time
+
+	// Counts is nil when no test report was read: absence is never zero.
+	Counts *Counts
+	// Complete is true when every report found was read whole, within the limits.
+	Complete bool
+	// IncompleteReasons says why Complete is false.
+	IncompleteReasons []string
+	// Failures are the first failing cases, in the order the reports list them,
+	// with clipped and redacted messages.
+	Failures []Failure
+	// Cases maps each test id to its outcome (at most DefaultMaxCases entries;
+	// failing and flaky ids are kept first).
+	Cases map[string]Outcome
+	// Flaky lists, sorted, the ids that failed and passed within this run, or
+	// that the runner retried and then passed.
+	Flaky []string
+	// Coverage is nil when no coverage report was read.
+	Coverage *Coverage
+	// Reports describes every file that was read or refused.
+	Reports []ReportInfo
+}
+
+// Counts are over distinct test ids. Total = Passed + Failed + Errors + Skipped.
+// Flaky counts ids that are also counted under their final outcome.
+type Counts struct {
+	Total   int `json:"total"`
+	Passed  int `json:"passed"`
+	Failed  int `json:"failed"`
+	Errors  int `json:"errors"`
+	Skipped int `json:"skipped"`
+	Flaky   int `json:"flaky"`
+}
+
+// Failure is one failing test case.
+type Failure struct {
+	ID      string  `json:"id"`
+	Outcome Outcome `json:"outcome"`
+	Message string  `json:"message"`
+	Flaky   bool    `json:"flaky"`
+}
+
+// Coverage is the line coverage of a run. A nil field is unknown.
+type Coverage struct {
+	LineRate     *float64 `json:"line_rate"`
+	LinesCovered *int64   `json:"lines_covered"`
+	LinesValid   *int64   `json:"lines_valid"`
+}
+
+// ReportInfo describes one report file the run read, refused or skipped.
+type ReportInfo struct {
+	Path    string `json:"path"`
+	Dialect string `json:"dialect"` // "" (null) when it was not recognised
+	Bytes   int64  `json:"bytes"`
+	SHA256  string `json:"sha256"` // "" (null) when the file was not read whole
+	// Tests is the number of test case elements in the report; nil for
+	// coverage reports and refused files.
+	Tests *int `json:"tests"`
+	// Error is why the report was refused or only partly read ("" when none).
+	// A refused report makes the run incomplete.
+	Error string `json:"error"`
+	// Skipped is true for a file that is not a report at all (a pom.xml, a
+	// failsafe-summary.xml): it is listed with its reason in Error but does
+	// not make the run incomplete.
+	Skipped bool `json:"skipped,omitempty"`
+}
+
+// Execution is one test case element as a runner wrote it, the input of a
+// Builder. Executions with the same ID and Scope are retries of one another;
+// executions with the same ID in different scopes ran in different
+// configurations.
+type Execution struct {
+	// ID is classname::name as the runner wrote them (or name alone).
+	ID string
+	// Scope names the suite instance the case was written in (for example
+	// the report path and the suite's position in it).
+	Scope string
+	// Outcome is this execution's result.
+	Outcome Outcome
+	// Message is the failure or error message as read (not yet clipped or
+	// redacted); parsers bound its length.
+	Message string
+	// RunnerFlaky is true when the runner itself retried the case and it
+	// passed in the end (surefire/nextest flakyFailure, flakyError).
+	RunnerFlaky bool
+}
+
+// CoverageReport is what one coverage file states.
+type CoverageReport struct {
+	// LineRate, LinesCovered and LinesValid are the totals as the file states
+	// them (Cobertura's root attributes); nil when absent.
+	LineRate     *float64
+	LinesCovered *int64
+	LinesValid   *int64
+	// Files holds per-source-file line data (lcov), keyed by the source file
+	// as written.
+	Files map[string]*FileCoverage
+}
+
+// FileCoverage is the line data of one source file.
+type FileCoverage struct {
+	// Lines maps a line number to whether any record covered it (lcov DA).
+	Lines map[int64]bool
+	// Found and Hit are the LF/LH totals of records that had no DA lines.
+	Found, Hit int64
+}
