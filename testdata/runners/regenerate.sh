@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Re-creates every report under testdata/runners/*/reports by running the real
+# runners on the small projects beside this script. It is for humans: CI never
+# runs it, and the committed reports are the bytes the runners wrote.
+#
+# Each project is copied to a fixed scratch folder ($SCRATCH/<runner>, default
+# /tmp/testresults-runners) and run there, so that runners which write absolute
+# paths (pytest skip messages, PHPUnit, Ant, CTest, Go panics) write that
+# neutral folder and not the path of the clone. The reports are copied back.
+#
+# Usage: testdata/runners/regenerate.sh [runner...]   (default: all)
+# Runners: pytest go jest vitest mocha playwright maven ant phpunit ctest
+#
+# What each runner needs (Debian 12 packages, Go module proxy, npm registry):
+#   pytest     apt-get install python3-pytest python3-pytest-rerunfailures
+#   go         go install gotest.tools/gotestsum@v1.13.0
+#              go install github.com/jstemmer/go-junit-report/v2@v2.1.0
+#   jest vitest mocha playwright   node + npm (npm ci in the scratch copy)
+#   maven      apt-get install maven-debian-helper libsurefire-java junit4 (mvn -o)
+#   ant        apt-get install ant ant-optional junit4
+#   phpunit    apt-get install phpunit
+#   ctest      apt-get install cmake g++
+set -euo pipefail
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+SCRATCH=${SCRATCH:-/tmp/testresults-runners}
+
+# prep RUNNER: fresh scratch copy of the project without its old reports; cd there.
+prep() {
+	local r=$1
+	rm -rf "${SCRATCH:?}/$r"
+	mkdir -p "$SCRATCH"
+	cp -r "$HERE/$r" "$SCRATCH/$r"
+	rm -rf "$SCRATCH/$r/reports" "$SCRATCH/$r/node_modules"
+	mkdir -p "$SCRATCH/$r/reports"
+	cd "$SCRATCH/$r"
+}
+
+# collect RUNNER: copy the reports written in the scratch copy back.
+collect() {
+	local r=$1
+	rm -rf "$HERE/$r/reports"
+	cp -r "$SCRATCH/$r/reports" "$HERE/$r/reports"
+	echo "$r: $(ls "$HERE/$r/reports" | tr '\n' ' ')"
+}
+
+run_pytest() {
+	prep pytest
+	# The tests fail on purpose: pytest exits 1.
+	/usr/bin/python3 -m pytest -p no:cacheprovider -o junit_family=xunit1 \
+		--junitxml=reports/pytest-xunit1.xml -q || true
+	/usr/bin/python3 -m pytest -p no:cacheprovider -o junit_family=xunit2 \
+		--junitxml=reports/pytest-xunit2.xml -q || true
+	collect pytest
+}
+
+all=(pytest go jest vitest mocha playwright maven ant phpunit ctest)
+for r in "${@:-${all[@]}}"; do
+	"run_$r"
+done
