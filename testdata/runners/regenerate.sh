@@ -54,6 +54,23 @@ run_pytest() {
 	collect pytest
 }
 
+run_go() {
+	prep go
+	local gobin
+	gobin=$(go env GOPATH)/bin
+	# gotestsum with retries, on the package without the panic (gotestsum
+	# does not rerun after a suspected panic). TestFlaky fails once, then passes.
+	FLAKY_STATE_DIR=$(mktemp -d) "$gobin/gotestsum" --junitfile reports/gotestsum-rerun.xml \
+		--rerun-fails=2 --packages ./calc -- -count=1 || true
+	# gotestsum on every package, no retries: TestFlaky fails, crash panics.
+	FLAKY_STATE_DIR=$(mktemp -d) "$gobin/gotestsum" --junitfile reports/gotestsum.xml \
+		--packages ./... -- -count=1 || true
+	# go-junit-report v2 reading the verbose text output of go test.
+	FLAKY_STATE_DIR=$(mktemp -d) go test -v -count=1 ./... 2>&1 |
+		"$gobin/go-junit-report" >reports/go-junit-report.xml || true
+	collect go
+}
+
 all=(pytest go jest vitest mocha playwright maven ant phpunit ctest)
 for r in "${@:-${all[@]}}"; do
 	"run_$r"

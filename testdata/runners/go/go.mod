@@ -1,0 +1,3 @@
+module example.com/runnersample
+
+go 1.22
