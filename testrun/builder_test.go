@@ -1,0 +1,259 @@
+package testrun
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func ntests(n int) *int { return &n }
+
+func exec(scope, id string, o Outcome, msg string) Execution {
+	return Execution{ID: id, Scope: scope, Outcome: o, Message: msg}
+}
+
+func TestBuilderMerge(t *testing.T) {
+	tests := []struct {
+		name     string
+		execs    []Execution
+		counts   Counts
+		cases    map[string]Outcome
+		flaky    []string
+		failures []Failure
+	}{
+		{
+			name:   "distinct ids",
+			execs:  []Execution{exec("s1", "a::x", OutcomePassed, ""), exec("s1", "a::y", OutcomeFailed, "boom"), exec("s1", "a::z", OutcomeSkipped, ""), exec("s1", "a::w", OutcomeError, "err")},
+			counts: Counts{Total: 4, Passed: 1, Failed: 1, Errors: 1, Skipped: 1},
+			cases:  map[string]Outcome{"a::x": OutcomePassed, "a::y": OutcomeFailed, "a::z": OutcomeSkipped, "a::w": OutcomeError},
+			failures: []Failure{
+				{ID: "a::y", Outcome: OutcomeFailed, Message: "boom"},
+				{ID: "a::w", Outcome: OutcomeError, Message: "err"},
+			},
+		},
+		{
+			name:   "retry in one suite: failed then passed is flaky and passed",
+			execs:  []Execution{exec("s1", "a::x", OutcomeFailed, "first"), exec("s1", "a::x", OutcomePassed, "")},
+			counts: Counts{Total: 1, Passed: 1, Flaky: 1},
+			cases:  map[string]Outcome{"a::x": OutcomePassed},
+			flaky:  []string{"a::x"},
+		},
+		{
+			name:     "retry in one suite: last outcome wins",
+			execs:    []Execution{exec("s1", "a::x", OutcomeFailed, "first"), exec("s1", "a::x", OutcomeError, "second")},
+			counts:   Counts{Total: 1, Errors: 1},
+			cases:    map[string]Outcome{"a::x": OutcomeError},
+			failures: []Failure{{ID: "a::x", Outcome: OutcomeError, Message: "second"}},
+		},
+		{
+			name:     "configurations: worst outcome wins, not flaky",
+			execs:    []Execution{exec("chromium", "a::x", OutcomePassed, ""), exec("firefox", "a::x", OutcomeFailed, "ff"), exec("webkit", "a::x", OutcomeSkipped, "")},
+			counts:   Counts{Total: 1, Failed: 1},
+			cases:    map[string]Outcome{"a::x": OutcomeFailed},
+			failures: []Failure{{ID: "a::x", Outcome: OutcomeFailed, Message: "ff"}},
+		},
+		{
+			name:     "configurations: error beats failed",
+			execs:    []Execution{exec("s1", "a::x", OutcomeFailed, "f"), exec("s2", "a::x", OutcomeError, "e")},
+			counts:   Counts{Total: 1, Errors: 1},
+			cases:    map[string]Outcome{"a::x": OutcomeError},
+			failures: []Failure{{ID: "a::x", Outcome: OutcomeError, Message: "e"}},
+		},
+		{
+			name:   "configurations: passed beats skipped",
+			execs:  []Execution{exec("s1", "a::x", OutcomeSkipped, ""), exec("s2", "a::x", OutcomePassed, "")},
+			counts: Counts{Total: 1, Passed: 1},
+			cases:  map[string]Outcome{"a::x": OutcomePassed},
+		},
+		{
+			name:     "flaky in one suite, failed in another: failed and flaky",
+			execs:    []Execution{exec("s1", "a::x", OutcomeFailed, "1"), exec("s1", "a::x", OutcomePassed, ""), exec("s2", "a::x", OutcomeFailed, "2")},
+			counts:   Counts{Total: 1, Failed: 1, Flaky: 1},
+			cases:    map[string]Outcome{"a::x": OutcomeFailed},
+			flaky:    []string{"a::x"},
+			failures: []Failure{{ID: "a::x", Outcome: OutcomeFailed, Message: "2", Flaky: true}},
+		},
+		{
+			name:   "runner-reported flaky",
+			execs:  []Execution{{ID: "a::x", Scope: "s1", Outcome: OutcomePassed, RunnerFlaky: true}},
+			counts: Counts{Total: 1, Passed: 1, Flaky: 1},
+			cases:  map[string]Outcome{"a::x": OutcomePassed},
+			flaky:  []string{"a::x"},
+		},
+		{
+			name:     "runner configured flaky as failure",
+			execs:    []Execution{{ID: "a::x", Scope: "s1", Outcome: OutcomeFailed, Message: "passed on attempt 4/4", RunnerFlaky: true}},
+			counts:   Counts{Total: 1, Failed: 1, Flaky: 1},
+			cases:    map[string]Outcome{"a::x": OutcomeFailed},
+			flaky:    []string{"a::x"},
+			failures: []Failure{{ID: "a::x", Outcome: OutcomeFailed, Message: "passed on attempt 4/4", Flaky: true}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := NewBuilder(WithRedactor(NewRedactor(nil)))
+			b.AddReport(ReportInfo{Path: "r.xml", Tests: ntests(len(tt.execs))}, tt.execs, nil)
+			r := b.Build()
+			require.NotNil(t, r.Counts)
+			assert.Equal(t, tt.counts, *r.Counts)
+			assert.Equal(t, tt.cases, r.Cases)
+			assert.Equal(t, tt.flaky, r.Flaky)
+			assert.Equal(t, tt.failures, r.Failures)
+			assert.True(t, r.Complete)
+			c := r.Counts
+			assert.Equal(t, c.Total, c.Passed+c.Failed+c.Errors+c.Skipped)
+		})
+	}
+}
+
+func TestBuilderLimits(t *testing.T) {
+	b := NewBuilder(WithRedactor(NewRedactor(nil)), WithMaxCases(50), WithMaxFailures(5), WithMaxMessage(10))
+	var execs []Execution
+	for i := range 100 {
+		o := OutcomePassed
+		if i%10 == 0 {
+			o = OutcomeFailed
+		}
+		execs = append(execs, exec("s", fmt.Sprintf("t%03d", i), o, strings.Repeat("x", 50)))
+	}
+	b.AddReport(ReportInfo{Path: "r.xml", Tests: ntests(100)}, execs, nil)
+	r := b.Build()
+	assert.Equal(t, 100, r.Counts.Total)
+	assert.Equal(t, 10, r.Counts.Failed)
+	assert.Len(t, r.Cases, 50)
+	assert.Len(t, r.Failures, 5)
+	for i := range 10 { // failing ids are kept first
+		assert.Equal(t, OutcomeFailed, r.Cases[fmt.Sprintf("t%03d", i*10)])
+	}
+	for _, f := range r.Failures {
+		assert.Equal(t, 10, len([]rune(f.Message)))
+		assert.True(t, strings.HasSuffix(f.Message, "…"))
+	}
+	assert.Equal(t, "t000", r.Failures[0].ID)
+	assert.Equal(t, "t040", r.Failures[4].ID)
+}
+
+func TestBuilderAbsenceIsNeverZero(t *testing.T) {
+	t.Run("nothing read", func(t *testing.T) {
+		r := NewBuilder().Build()
+		assert.Nil(t, r.Counts)
+		assert.False(t, r.Complete)
+		assert.NotEmpty(t, r.IncompleteReasons)
+		r.Kind = KindBase
+		assert.True(t, r.Trusted())
+		assert.False(t, r.Counted())
+	})
+	t.Run("every report refused", func(t *testing.T) {
+		b := NewBuilder()
+		b.AddReport(ReportInfo{Path: "bad.xml", Error: "entity declarations are refused"}, nil, nil)
+		r := b.Build()
+		assert.Nil(t, r.Counts)
+		assert.False(t, r.Complete)
+		assert.Equal(t, []string{"bad.xml: entity declarations are refused"}, r.IncompleteReasons)
+	})
+	t.Run("partly read report", func(t *testing.T) {
+		b := NewBuilder()
+		b.AddReport(ReportInfo{Path: "big.xml", Tests: ntests(1), Error: "limit exceeded"}, []Execution{exec("s", "a", OutcomePassed, "")}, nil)
+		r := b.Build()
+		require.NotNil(t, r.Counts)
+		assert.Equal(t, 1, r.Counts.Passed)
+		assert.False(t, r.Complete)
+		r.Kind = KindAfterTurn
+		assert.False(t, r.Counted(), "an incomplete run is never counted")
+	})
+	t.Run("skipped file does not make the run incomplete", func(t *testing.T) {
+		b := NewBuilder()
+		b.AddReport(ReportInfo{Path: "pom.xml", Error: "not a test report: root <project>", Skipped: true}, nil, nil)
+		b.AddReport(ReportInfo{Path: "r.xml", Tests: ntests(1)}, []Execution{exec("s", "a", OutcomePassed, "")}, nil)
+		r := b.Build()
+		assert.True(t, r.Complete)
+		assert.Len(t, r.Reports, 2)
+	})
+	t.Run("empty report: total 0, not counted", func(t *testing.T) {
+		b := NewBuilder()
+		b.AddReport(ReportInfo{Path: "r.xml", Tests: ntests(0)}, nil, nil)
+		r := b.Build()
+		require.NotNil(t, r.Counts)
+		assert.Equal(t, 0, r.Counts.Total)
+		assert.True(t, r.Complete)
+		r.Kind = KindBase
+		assert.False(t, r.Counted())
+	})
+	t.Run("invalid execution marks incomplete", func(t *testing.T) {
+		b := NewBuilder()
+		b.AddReport(ReportInfo{Path: "r.xml", Tests: ntests(1)}, []Execution{{ID: "", Outcome: OutcomePassed}}, nil)
+		assert.False(t, b.Build().Complete)
+	})
+}
+
+func i64(v int64) *int64     { return &v }
+func f64(v float64) *float64 { return &v }
+
+func TestBuilderCoverage(t *testing.T) {
+	t.Run("one cobertura as stated", func(t *testing.T) {
+		b := NewBuilder()
+		b.AddReport(ReportInfo{Path: "coverage.xml"}, nil, &CoverageReport{LineRate: f64(0.75), LinesCovered: i64(3), LinesValid: i64(4)})
+		c := b.Build().Coverage
+		require.NotNil(t, c)
+		assert.Equal(t, 0.75, *c.LineRate)
+		assert.Equal(t, int64(3), *c.LinesCovered)
+		assert.Equal(t, int64(4), *c.LinesValid)
+	})
+	t.Run("cobertura with rate only", func(t *testing.T) {
+		b := NewBuilder()
+		b.AddReport(ReportInfo{Path: "coverage.xml"}, nil, &CoverageReport{LineRate: f64(0.5)})
+		c := b.Build().Coverage
+		assert.Equal(t, 0.5, *c.LineRate)
+		assert.Nil(t, c.LinesCovered)
+		assert.Nil(t, c.LinesValid)
+	})
+	t.Run("lcov merged per source file", func(t *testing.T) {
+		b := NewBuilder()
+		b.AddReport(ReportInfo{Path: "a.info"}, nil, &CoverageReport{Files: map[string]*FileCoverage{
+			"a.go": {Lines: map[int64]bool{1: true, 2: false, 3: false}},
+			"b.go": {Found: 10, Hit: 5},
+		}})
+		b.AddReport(ReportInfo{Path: "b.info"}, nil, &CoverageReport{Files: map[string]*FileCoverage{
+			"a.go": {Lines: map[int64]bool{2: true, 4: false}},
+		}})
+		c := b.Build().Coverage
+		assert.Equal(t, int64(7), *c.LinesCovered) // a.go: 1,2 of 1..4; b.go: 5 of 10
+		assert.Equal(t, int64(14), *c.LinesValid)
+		assert.InDelta(t, 0.5, *c.LineRate, 1e-9)
+	})
+	t.Run("sum of cobertura and lcov", func(t *testing.T) {
+		b := NewBuilder()
+		b.AddReport(ReportInfo{Path: "coverage.xml"}, nil, &CoverageReport{LineRate: f64(0.5), LinesCovered: i64(5), LinesValid: i64(10)})
+		b.AddReport(ReportInfo{Path: "lcov.info"}, nil, &CoverageReport{Files: map[string]*FileCoverage{"x": {Lines: map[int64]bool{1: true, 2: true}}}})
+		c := b.Build().Coverage
+		assert.Equal(t, int64(7), *c.LinesCovered)
+		assert.Equal(t, int64(12), *c.LinesValid)
+	})
+	t.Run("sum with a rate-only report is unknown", func(t *testing.T) {
+		b := NewBuilder()
+		b.AddReport(ReportInfo{Path: "a.xml"}, nil, &CoverageReport{LineRate: f64(0.5)})
+		b.AddReport(ReportInfo{Path: "b.xml"}, nil, &CoverageReport{LineRate: f64(0.5), LinesCovered: i64(1), LinesValid: i64(2)})
+		c := b.Build().Coverage
+		require.NotNil(t, c)
+		assert.Nil(t, c.LineRate)
+	})
+	t.Run("no coverage report", func(t *testing.T) {
+		b := NewBuilder()
+		b.AddReport(ReportInfo{Path: "r.xml", Tests: ntests(0)}, nil, nil)
+		assert.Nil(t, b.Build().Coverage)
+	})
+}
+
+func TestBuilderRedactsAndClips(t *testing.T) {
+	b := NewBuilder(WithRedactor(NewRedactor([]string{"MY_TOKEN=s3cr3t-value-123"})))
+	msg := "login failed: password=hunter2 token leaked s3cr3t-value-123 " + strings.Repeat("y", 3000)
+	b.AddReport(ReportInfo{Path: "r.xml", Tests: ntests(1)}, []Execution{exec("s", "a", OutcomeFailed, msg)}, nil)
+	f := b.Build().Failures[0]
+	assert.NotContains(t, f.Message, "hunter2")
+	assert.NotContains(t, f.Message, "s3cr3t-value-123")
+	assert.Contains(t, f.Message, "login failed: password="+Redacted)
+	assert.Equal(t, DefaultMaxMessage, len([]rune(f.Message)))
+}

@@ -1,0 +1,200 @@
+package testrun
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// jsonRun is the exact JSON form of a Run (SPEC section 4). Unknown values
+// are null, never 0 or "".
+type jsonRun struct {
+	ID                *string            `json:"id"`
+	Kind              *Kind              `json:"kind"`
+	Grade             *string            `json:"grade"`
+	Command           *string            `json:"command"`
+	Status            *Status            `json:"status"`
+	ExitCode          *int               `json:"exit_code"`
+	Commit            *string            `json:"commit"`
+	Tree              *string            `json:"tree"`
+	AgentRunID        *string            `json:"agent_run_id"`
+	StartedAt         *time.Time         `json:"started_at"`
+	EndedAt           *time.Time         `json:"ended_at"`
+	Counts            *Counts            `json:"counts"`
+	Complete          bool               `json:"complete"`
+	IncompleteReasons []string           `json:"incomplete_reasons"`
+	Trusted           bool               `json:"trusted"`
+	Counted           bool               `json:"counted"`
+	Failures          []Failure          `json:"failures"`
+	Cases             map[string]Outcome `json:"cases"`
+	Flaky             []string           `json:"flaky"`
+	Coverage          *Coverage          `json:"coverage"`
+	Reports           []jsonReport       `json:"reports"`
+}
+
+type jsonReport struct {
+	Path    string  `json:"path"`
+	Dialect *string `json:"dialect"`
+	Bytes   int64   `json:"bytes"`
+	SHA256  *string `json:"sha256"`
+	Tests   *int    `json:"tests"`
+	Error   *string `json:"error"`
+	Skipped bool    `json:"skipped,omitempty"`
+}
+
+func strPtr[T ~string](s T) *T {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func strVal[T ~string](p *T) T {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
+func timePtr(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
+}
+
+func timeVal(p *time.Time) time.Time {
+	if p == nil {
+		return time.Time{}
+	}
+	return *p
+}
+
+// MarshalJSON writes the run's exact JSON form. trusted and counted are
+// computed by Trusted and Counted; lists are [] rather than null and cases is
+// {} when the run has counts.
+func (r Run) MarshalJSON() ([]byte, error) {
+	j := jsonRun{
+		ID:                strPtr(r.ID),
+		Kind:              strPtr(r.Kind),
+		Grade:             strPtr(r.Grade),
+		Command:           strPtr(r.Command),
+		Status:            strPtr(r.Status),
+		ExitCode:          r.ExitCode,
+		Commit:            strPtr(r.Commit),
+		Tree:              strPtr(r.Tree),
+		AgentRunID:        strPtr(r.AgentRunID),
+		StartedAt:         timePtr(r.StartedAt),
+		EndedAt:           timePtr(r.EndedAt),
+		Counts:            r.Counts,
+		Complete:          r.Complete,
+		IncompleteReasons: nonNil(r.IncompleteReasons),
+		Trusted:           r.Trusted(),
+		Counted:           r.Counted(),
+		Failures:          nonNil(r.Failures),
+		Cases:             r.Cases,
+		Flaky:             nonNil(r.Flaky),
+		Coverage:          r.Coverage,
+		Reports:           make([]jsonReport, len(r.Reports)),
+	}
+	if j.Cases == nil && r.Counts != nil {
+		j.Cases = map[string]Outcome{}
+	}
+	for i, rep := range r.Reports {
+		j.Reports[i] = jsonReport{
+			Path:    rep.Path,
+			Dialect: strPtr(rep.Dialect),
+			Bytes:   rep.Bytes,
+			SHA256:  strPtr(rep.SHA256),
+			Tests:   rep.Tests,
+			Error:   strPtr(rep.Error),
+			Skipped: rep.Skipped,
+		}
+	}
+	return json.Marshal(j)
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+func nilIfEmpty[T any](s []T) []T {
+	if len(s) == 0 {
+		return nil
+	}
+	return s
+}
+
+// ErrInvalidRun is returned (wrapped) by UnmarshalJSON for a run whose
+// fields are present but invalid.
+var ErrInvalidRun = errors.New("testrun: invalid run")
+
+// UnmarshalJSON reads a run's JSON form. The trusted and counted fields of
+// the input are ignored: they are always recomputed from the run's own
+// fields, so a file cannot claim trust. Unknown enum values are refused.
+func (r *Run) UnmarshalJSON(data []byte) error {
+	var j jsonRun
+	if err := json.Unmarshal(data, &j); err != nil {
+		return fmt.Errorf("testrun: %w", err)
+	}
+	out := Run{
+		ID:                strVal(j.ID),
+		Kind:              strVal(j.Kind),
+		Grade:             strVal(j.Grade),
+		Command:           strVal(j.Command),
+		Status:            strVal(j.Status),
+		ExitCode:          j.ExitCode,
+		Commit:            strVal(j.Commit),
+		Tree:              strVal(j.Tree),
+		AgentRunID:        strVal(j.AgentRunID),
+		StartedAt:         timeVal(j.StartedAt),
+		EndedAt:           timeVal(j.EndedAt),
+		Counts:            j.Counts,
+		Complete:          j.Complete,
+		IncompleteReasons: nilIfEmpty(j.IncompleteReasons),
+		Failures:          nilIfEmpty(j.Failures),
+		Cases:             j.Cases,
+		Flaky:             nilIfEmpty(j.Flaky),
+		Coverage:          j.Coverage,
+	}
+	if out.Kind != "" && !out.Kind.Valid() {
+		return fmt.Errorf("%w: unknown kind %q", ErrInvalidRun, out.Kind)
+	}
+	if out.Status != "" && !out.Status.Valid() {
+		return fmt.Errorf("%w: unknown status %q", ErrInvalidRun, out.Status)
+	}
+	if c := out.Counts; c != nil {
+		if c.Total < 0 || c.Passed < 0 || c.Failed < 0 || c.Errors < 0 || c.Skipped < 0 || c.Flaky < 0 ||
+			c.Total != c.Passed+c.Failed+c.Errors+c.Skipped {
+			return fmt.Errorf("%w: counts do not add up (total %d = passed %d + failed %d + errors %d + skipped %d)",
+				ErrInvalidRun, c.Total, c.Passed, c.Failed, c.Errors, c.Skipped)
+		}
+	}
+	for id, o := range out.Cases {
+		if !o.Valid() {
+			return fmt.Errorf("%w: case %q has unknown outcome %q", ErrInvalidRun, id, o)
+		}
+	}
+	for _, f := range out.Failures {
+		if !f.Outcome.Failing() {
+			return fmt.Errorf("%w: failure %q has outcome %q", ErrInvalidRun, f.ID, f.Outcome)
+		}
+	}
+	for _, rep := range j.Reports {
+		out.Reports = append(out.Reports, ReportInfo{
+			Path:    rep.Path,
+			Dialect: strVal(rep.Dialect),
+			Bytes:   rep.Bytes,
+			SHA256:  strVal(rep.SHA256),
+			Tests:   rep.Tests,
+			Error:   strVal(rep.Error),
+			Skipped: rep.Skipped,
+		})
+	}
+	*r = out
+	return nil
+}

@@ -1,0 +1,76 @@
+package testrun
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestRedact(t *testing.T) {
+	r := NewRedactor([]string{
+		"GITHUB_TOKEN=ghs_0123456789abcdefghijABCDEFGHIJ0123",
+		"DEPLOY_KEY=deploy-key-value-xyz",
+		"HOME=/home/user",
+		"SHORT_TOKEN=abc",
+		"AUTHOR=Jane Doe",
+	})
+	tests := []struct {
+		name, in, want string
+	}{
+		{"bearer", "request had Authorization: Bearer abc.def.ghi123 and failed", "request had Authorization: Bearer [REDACTED] and failed"},
+		{"lowercase bearer", "got bearer eyJhbGciOiJIUzI1NiJ9xx", "got bearer [REDACTED]"},
+		{"url password", "cannot connect to postgres://app:s3cret@db:5432/x", "cannot connect to postgres://app:[REDACTED]@db:5432/x"},
+		{"aws key id", "key AKIAIOSFODNN7EXAMPLE was used", "key [REDACTED] was used"},
+		{"aws secret pair", "aws_secret_access_key=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "aws_secret_access_key=[REDACTED]"},
+		{"key=value", "login failed password=hunter2 user=bob", "login failed password=[REDACTED] user=bob"},
+		{"key: value", "config api_key: 12345abcdef rest", "config api_key: [REDACTED] rest"},
+		{"json pair", `{"client_secret":"abc def","id":1}`, `{"client_secret":"[REDACTED]","id":1}`},
+		{"quoted", "passwd='p a s s' ok", "passwd='[REDACTED]' ok"},
+		{"camel case", "accessToken=xyz123 next", "accessToken=[REDACTED] next"},
+		{"github token shape", "token ghp_0123456789abcdefghijABCDEFGHIJ012345 leaked", "token [REDACTED] leaked"},
+		{"env value", "pushing with ghs_0123456789abcdefghijABCDEFGHIJ0123", "pushing with [REDACTED]"},
+		{"env _KEY value", "used deploy-key-value-xyz here", "used [REDACTED] here"},
+		{"private key", "key:\n-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY-----\ndone", "key:\n[REDACTED]\ndone"},
+		{"clipped private key", "x -----BEGIN PRIVATE KEY-----\nMIIE", "x [REDACTED]"},
+		{"not a secret: author", "author: Jane Doe", "author: Jane Doe"},
+		{"not a secret: tokens count", "tokens: 5", "tokens: 5"},
+		{"not a secret: file position", "auth_test.go:15: got 401 want 200", "auth_test.go:15: got 401 want 200"},
+		{"short env values stay", "abc is fine", "abc is fine"},
+		{"home stays", "/home/user/x.go", "/home/user/x.go"},
+		{"idempotent", "password=[REDACTED] ok", "password=[REDACTED] ok"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, r.Redact(tt.in))
+		})
+	}
+}
+
+func TestClip(t *testing.T) {
+	assert.Equal(t, "abc", Clip("abc", 3))
+	assert.Equal(t, "ab…", Clip("abcd", 3))
+	assert.Equal(t, "åä…", Clip("åäöü", 3))
+	assert.Equal(t, "", Clip("abc", 0))
+	s := Clip("a\xffb"+strings.Repeat("é", 10), 5)
+	assert.True(t, utf8.ValidString(s))
+	assert.Equal(t, 5, utf8.RuneCountInString(s))
+}
+
+func BenchmarkRedact(b *testing.B) {
+	r := NewRedactor([]string{"API_TOKEN=abcdefghijkl"})
+	msg := strings.Repeat("assertion failed: expected 1 got 2 at foo_test.go:12\n", 36) // ~2 KB
+	b.SetBytes(int64(len(msg)))
+	b.ReportAllocs()
+	for b.Loop() {
+		r.Redact(msg)
+	}
+}
+
+func TestRedactPrivateKeyAfterSecretKey(t *testing.T) {
+	r := NewRedactor(nil)
+	got := r.Redact("private_key: -----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk\n-----END OPENSSH PRIVATE KEY----- tail")
+	assert.NotContains(t, got, "b3BlbnNzaC1rZXk")
+	assert.Contains(t, got, "tail")
+}

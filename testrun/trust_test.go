@@ -1,0 +1,45 @@
+package testrun
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestTrustAndCounted(t *testing.T) {
+	tests := []struct {
+		kind     Kind
+		grade    string
+		total    int64
+		complete bool
+		trusted  bool
+		counted  bool
+	}{
+		{KindBase, "", 3, true, true, true},
+		{KindAfterTurn, "", 3, true, true, true},
+		{KindRerun, "", 3, true, true, true},
+		{KindAttempt, "", 3, true, true, true},
+		{KindSetup, "", 3, true, true, true},
+		{KindAcceptance, "", 3, true, true, true},
+		{KindGrader, GradeIsolated, 3, true, true, true},
+		{KindGrader, "shared", 3, true, false, false},
+		{KindGrader, "", 3, true, false, false},
+		{KindGate, "", 3, true, false, false},
+		{KindGate, GradeIsolated, 3, true, false, false},
+		{"", "", 3, true, false, false},
+		{"nightly", "", 3, true, false, false},
+		{KindBase, "", 0, true, true, false},
+		{KindBase, "", -1, true, true, false},
+		{KindBase, "", 3, false, true, false},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.kind)+"/"+tt.grade, func(t *testing.T) {
+			assert.Equal(t, tt.trusted, IsTrusted(tt.kind, tt.grade))
+			assert.Equal(t, tt.counted, IsCounted(tt.kind, tt.grade, tt.total, tt.complete))
+		})
+	}
+	var nilRun *Run
+	assert.False(t, nilRun.Trusted())
+	assert.False(t, nilRun.Counted())
+	assert.False(t, (&Run{Kind: KindBase, Complete: true}).Counted(), "no counts is never counted")
+}
