@@ -13,7 +13,6 @@ type Builder struct {
 
 	cases   map[string]*caseState
 	order   []string // ids in order of first appearance
-	scopes  map[scopeKey]*scopeState
 	reports []ReportInfo
 	reasons []string
 	tests   bool // a test report was read (whole or partly)
@@ -23,10 +22,9 @@ type Builder struct {
 	covFiles map[string]*FileCoverage
 }
 
-type scopeKey struct{ scope, id string }
-
 // scopeState is the retry history of one test id inside one suite.
 type scopeState struct {
+	scope   string
 	outcome Outcome
 	message string
 	passed  bool // some attempt passed
@@ -34,9 +32,20 @@ type scopeState struct {
 	flaky   bool // the runner reported a retry that passed
 }
 
-// caseState is a test id's outcome merged over every suite it ran in.
+// caseState is a test id's outcome merged over every suite it ran in. Most
+// ids run in one suite, so the suites are a short list, not a map.
 type caseState struct {
-	scopes []*scopeState
+	scopes []scopeState
+}
+
+func (c *caseState) scope(name string) *scopeState {
+	for i := range c.scopes {
+		if c.scopes[i].scope == name {
+			return &c.scopes[i]
+		}
+	}
+	c.scopes = append(c.scopes, scopeState{scope: name})
+	return &c.scopes[len(c.scopes)-1]
 }
 
 type covSum struct {
@@ -51,9 +60,8 @@ type covSum struct {
 // NewBuilder returns an empty Builder.
 func NewBuilder(opts ...Option) *Builder {
 	return &Builder{
-		cfg:    newConfig(opts),
-		cases:  make(map[string]*caseState),
-		scopes: make(map[scopeKey]*scopeState),
+		cfg:   newConfig(opts),
+		cases: make(map[string]*caseState),
 	}
 }
 
@@ -91,19 +99,13 @@ func (b *Builder) addExecution(e *Execution) {
 		b.Incomplete(fmt.Sprintf("a test case with id %q and outcome %q cannot be read", e.ID, e.Outcome))
 		return
 	}
-	k := scopeKey{e.Scope, e.ID}
-	s, seen := b.scopes[k]
-	if !seen {
-		s = &scopeState{}
-		b.scopes[k] = s
-		c, ok := b.cases[e.ID]
-		if !ok {
-			c = &caseState{}
-			b.cases[e.ID] = c
-			b.order = append(b.order, e.ID)
-		}
-		c.scopes = append(c.scopes, s)
+	c, ok := b.cases[e.ID]
+	if !ok {
+		c = &caseState{scopes: make([]scopeState, 0, 1)}
+		b.cases[e.ID] = c
+		b.order = append(b.order, e.ID)
 	}
+	s := c.scope(e.Scope)
 	// Retries inside one suite: the last outcome wins.
 	s.outcome = e.Outcome
 	if e.Outcome.Failing() {
@@ -125,7 +127,8 @@ func (c *caseState) merged() (Outcome, string, bool) {
 	var out Outcome
 	var msg string
 	flaky := false
-	for i, s := range c.scopes {
+	for i := range c.scopes {
+		s := &c.scopes[i]
 		if i == 0 || s.outcome.Severity() > out.Severity() {
 			out, msg = s.outcome, s.message
 		}
