@@ -71,6 +71,16 @@ run_go() {
 	collect go
 }
 
+run_jest() {
+	prep jest
+	npm ci --no-audit --no-fund
+	# jest exits 1: tests fail on purpose. Suite errors (a test file that
+	# fails to load) are written only when asked.
+	JEST_JUNIT_OUTPUT_DIR=reports JEST_JUNIT_OUTPUT_NAME=jest-junit.xml \
+		JEST_JUNIT_REPORT_TEST_SUITE_ERRORS=true npx jest --ci || true
+	collect jest
+}
+
 all=(pytest go jest vitest mocha playwright maven ant phpunit ctest)
 for r in "${@:-${all[@]}}"; do
 	"run_$r"
