@@ -81,6 +81,15 @@ run_jest() {
 	collect jest
 }
 
+run_vitest() {
+	prep vitest
+	npm ci --no-audit --no-fund
+	# vitest exits 1: tests fail on purpose.
+	npx vitest run --reporter=default --reporter=junit \
+		--outputFile.junit=reports/vitest-junit.xml || true
+	collect vitest
+}
+
 all=(pytest go jest vitest mocha playwright maven ant phpunit ctest)
 for r in "${@:-${all[@]}}"; do
 	"run_$r"
