@@ -1,0 +1,135 @@
+package testresultsprocessor
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/hangar-dev/testresults/semconv"
+)
+
+// DefaultAuthAttribute is the client auth attribute that auth_subjects are
+// compared with when auth_attribute is not set.
+const DefaultAuthAttribute = "subject"
+
+// Config is the configuration of the testresults processor.
+type Config struct {
+	// SpanNames lists the names of the spans whose test.run events are
+	// recomputed. Default: job.verify and job.provision (the span of the base
+	// run).
+	SpanNames []string `mapstructure:"span_names"`
+
+	// TrustedSources lists the senders whose runs may come out trusted. A
+	// source is trusted when at least one entry matches it. It must not be
+	// empty unless TrustAllSources is true.
+	TrustedSources []TrustedSource `mapstructure:"trusted_sources"`
+
+	// TrustAllSources makes every sender trusted. It must be said explicitly
+	// and cannot be combined with TrustedSources.
+	TrustAllSources bool `mapstructure:"trust_all_sources"`
+
+	// AuthAttribute is the attribute of the receiver's authenticated client
+	// (client.Info.Auth) that auth_subjects are compared with. Default: subject.
+	AuthAttribute string `mapstructure:"auth_attribute"`
+
+	// prevent unkeyed literal initialization
+	_ struct{}
+}
+
+// TrustedSource describes one trusted sender. Every criterion that is set
+// must match; at least one must be set.
+type TrustedSource struct {
+	// ResourceAttributes must all be present on the resource of the spans, as
+	// string attributes with exactly these values.
+	ResourceAttributes map[string]string `mapstructure:"resource_attributes"`
+
+	// AuthSubjects: the receiver's authenticator must have set the attribute
+	// named by auth_attribute to one of these strings.
+	AuthSubjects []string `mapstructure:"auth_subjects"`
+
+	// Metadata: the request metadata (receiver option include_metadata: true)
+	// must carry every key, with every value of the key equal to the one given
+	// here. Keys are case-insensitive.
+	Metadata map[string]string `mapstructure:"metadata"`
+
+	// prevent unkeyed literal initialization
+	_ struct{}
+}
+
+func createDefaultConfig() *Config {
+	return &Config{
+		SpanNames:     []string{semconv.SpanJobVerify, semconv.SpanJobProvision},
+		AuthAttribute: DefaultAuthAttribute,
+	}
+}
+
+// Validate checks the configuration. Its messages name the YAML keys.
+func (cfg *Config) Validate() error {
+	var errs []error
+	if len(cfg.SpanNames) == 0 {
+		errs = append(errs, errors.New("span_names: must not be empty"))
+	}
+	seen := make(map[string]int, len(cfg.SpanNames))
+	for i, name := range cfg.SpanNames {
+		if name == "" {
+			errs = append(errs, fmt.Errorf("span_names[%d]: must not be empty", i))
+			continue
+		}
+		if j, dup := seen[name]; dup {
+			errs = append(errs, fmt.Errorf("span_names[%d]: %q repeats span_names[%d]", i, name, j))
+			continue
+		}
+		seen[name] = i
+	}
+
+	switch {
+	case cfg.TrustAllSources && len(cfg.TrustedSources) > 0:
+		errs = append(errs, errors.New("trust_all_sources: must not be true when trusted_sources is set"))
+	case !cfg.TrustAllSources && len(cfg.TrustedSources) == 0:
+		errs = append(errs, errors.New("trusted_sources: must not be empty (set trust_all_sources: true to trust every sender)"))
+	}
+	for i := range cfg.TrustedSources {
+		errs = append(errs, cfg.TrustedSources[i].validate(fmt.Sprintf("trusted_sources[%d]", i))...)
+	}
+
+	if cfg.AuthAttribute == "" {
+		errs = append(errs, errors.New("auth_attribute: must not be empty"))
+	}
+	return errors.Join(errs...)
+}
+
+func (s *TrustedSource) validate(path string) []error {
+	var errs []error
+	if len(s.ResourceAttributes) == 0 && len(s.AuthSubjects) == 0 && len(s.Metadata) == 0 {
+		return []error{fmt.Errorf("%s: must set resource_attributes, auth_subjects or metadata", path)}
+	}
+	for _, k := range sortedKeys(s.ResourceAttributes) {
+		if k == "" {
+			errs = append(errs, fmt.Errorf("%s.resource_attributes: keys must not be empty", path))
+		} else if s.ResourceAttributes[k] == "" {
+			errs = append(errs, fmt.Errorf("%s.resource_attributes[%s]: value must not be empty", path, k))
+		}
+	}
+	for i, subject := range s.AuthSubjects {
+		if subject == "" {
+			errs = append(errs, fmt.Errorf("%s.auth_subjects[%d]: must not be empty", path, i))
+		}
+	}
+	for _, k := range sortedKeys(s.Metadata) {
+		if k == "" {
+			errs = append(errs, fmt.Errorf("%s.metadata: keys must not be empty", path))
+		} else if s.Metadata[k] == "" {
+			errs = append(errs, fmt.Errorf("%s.metadata[%s]: value must not be empty", path, k))
+		}
+	}
+	return errs
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,226 @@
+package testresultsprocessor
+
+import (
+	"context"
+
+	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/hangar-dev/testresults/semconv"
+	"github.com/hangar-dev/testresults/testrun"
+)
+
+// Attribute keys as plain strings, for pcommon.Map.
+var (
+	keyKind     = string(semconv.TestRunKindKey)
+	keyGrade    = string(semconv.TestRunGradeKey)
+	keyTotal    = string(semconv.TestTotalKey)
+	keyComplete = string(semconv.TestCompleteKey)
+	keyTrusted  = string(semconv.TestRunTrustedKey)
+	keyCounted  = string(semconv.TestRunCountedKey)
+)
+
+type testresultsProcessor struct {
+	names     nameSet
+	sources   sources
+	telemetry *telemetry
+}
+
+func newProcessor(cfg *Config, tel *telemetry) *testresultsProcessor {
+	return &testresultsProcessor{
+		names:     newNameSet(cfg.SpanNames),
+		sources:   newSources(cfg),
+		telemetry: tel,
+	}
+}
+
+// processTraces recomputes the flags of every test.run event on the spans
+// named in span_names, in place. Nothing is added to, removed from or
+// reordered in any other span or event.
+func (p *testresultsProcessor) processTraces(ctx context.Context, td ptrace.Traces) (ptrace.Traces, error) {
+	var st stats
+	rss := td.ResourceSpans()
+	for i := 0; i < rss.Len(); i++ {
+		rs := rss.At(i)
+		// The source is looked at only once a span of ours is found in
+		// this resource, so batches of foreign spans never pay for it.
+		sourceKnown, sourceTrusted := false, false
+		sss := rs.ScopeSpans()
+		for j := 0; j < sss.Len(); j++ {
+			spans := sss.At(j).Spans()
+			for k := 0; k < spans.Len(); k++ {
+				span := spans.At(k)
+				if !p.names.has(span.Name()) {
+					continue
+				}
+				if !sourceKnown {
+					sourceTrusted = p.sources.trusted(ctx, rs.Resource())
+					sourceKnown = true
+				}
+				processSpan(span, sourceTrusted, &st)
+			}
+		}
+	}
+	if st != (stats{}) {
+		p.telemetry.record(ctx, &st)
+	}
+	return td, nil
+}
+
+// processSpan recomputes every test.run event of span, then the span's own
+// flags: true only when every test.run on it is. A span without test.run
+// events gets no flags; flags a sender put on it anyway are set to false.
+func processSpan(span ptrace.Span, sourceTrusted bool, st *stats) {
+	runs := 0
+	allTrusted, allCounted := true, true
+	events := span.Events()
+	for i := 0; i < events.Len(); i++ {
+		ev := events.At(i)
+		if ev.Name() != semconv.EventTestRun {
+			continue
+		}
+		runs++
+		trusted, counted := processRun(ev.Attributes(), sourceTrusted, st)
+		allTrusted = allTrusted && trusted
+		allCounted = allCounted && counted
+	}
+	attrs := span.Attributes()
+	if runs == 0 {
+		st.overwritten += overwriteIfPresent(attrs, keyTrusted, false)
+		st.overwritten += overwriteIfPresent(attrs, keyCounted, false)
+		return
+	}
+	st.overwritten += putFlag(attrs, keyTrusted, allTrusted)
+	st.overwritten += putFlag(attrs, keyCounted, allCounted)
+}
+
+// runInputs are the attributes of a test.run event that the rules read.
+type runInputs struct {
+	kind     testrun.Kind
+	grade    string
+	total    int64
+	complete bool
+
+	nKind, nGrade, nTotal, nComplete int  // occurrences of each key
+	bad                              bool // a present value is mistyped or out of range
+}
+
+func readRun(attrs pcommon.Map) runInputs {
+	var in runInputs
+	attrs.Range(func(k string, v pcommon.Value) bool {
+		switch k {
+		case keyKind:
+			in.nKind++
+			if v.Type() != pcommon.ValueTypeStr {
+				in.bad = true
+				break
+			}
+			in.kind = testrun.Kind(v.Str())
+			if !in.kind.Valid() {
+				in.bad = true
+			}
+		case keyGrade:
+			in.nGrade++
+			if v.Type() != pcommon.ValueTypeStr {
+				in.bad = true
+				break
+			}
+			in.grade = v.Str()
+		case keyTotal:
+			in.nTotal++
+			if v.Type() != pcommon.ValueTypeInt || v.Int() < 0 {
+				in.bad = true
+				break
+			}
+			in.total = v.Int()
+		case keyComplete:
+			in.nComplete++
+			if v.Type() != pcommon.ValueTypeBool {
+				in.bad = true
+				break
+			}
+			in.complete = v.Bool()
+		}
+		return true
+	})
+	return in
+}
+
+// flags applies the rules of package testrun to the inputs, failing closed:
+//   - a mistyped, out-of-range or repeated attribute, or a missing kind,
+//     makes the run neither trusted nor counted;
+//   - a missing total or complete makes it not counted (absence is never
+//     zero), while trust, which reads only kind and grade, still applies.
+//
+// malformed reports whether any of these was the case.
+func (in *runInputs) flags() (trusted, counted, malformed bool) {
+	if in.bad || in.nKind != 1 || in.nGrade > 1 || in.nTotal > 1 || in.nComplete > 1 {
+		return false, false, true
+	}
+	trusted = testrun.IsTrusted(in.kind, in.grade)
+	if in.nTotal != 1 || in.nComplete != 1 {
+		return trusted, false, true
+	}
+	return trusted, testrun.IsCounted(in.kind, in.grade, in.total, in.complete), false
+}
+
+func processRun(attrs pcommon.Map, sourceTrusted bool, st *stats) (trusted, counted bool) {
+	in := readRun(attrs)
+	trusted, counted, malformed := in.flags()
+	st.seen++
+	if malformed {
+		st.malformed++
+	}
+	if !sourceTrusted {
+		st.untrustedSource++
+		trusted, counted = false, false
+	}
+	if trusted {
+		st.trusted++
+	}
+	if counted {
+		st.counted++
+	}
+	st.overwritten += putFlag(attrs, keyTrusted, trusted)
+	st.overwritten += putFlag(attrs, keyCounted, counted)
+	return trusted, counted
+}
+
+// putFlag sets key to v, overwriting what the sender put there, and returns
+// how many of the sender's values differed from v: one of another type or
+// value, plus every repetition of the key (which is removed, so no reader can
+// pick a forged duplicate).
+func putFlag(attrs pcommon.Map, key string, v bool) int64 {
+	n, differ := flagState(attrs, key, v)
+	if n > 1 {
+		attrs.RemoveIf(func(k string, _ pcommon.Value) bool { return k == key })
+	}
+	if n != 1 || differ > 0 {
+		attrs.PutBool(key, v)
+	}
+	return differ
+}
+
+// overwriteIfPresent sets key to v only when the sender set it.
+func overwriteIfPresent(attrs pcommon.Map, key string, v bool) int64 {
+	if _, ok := attrs.Get(key); !ok {
+		return 0
+	}
+	return putFlag(attrs, key, v)
+}
+
+// flagState counts the occurrences of key and how many of them are not the
+// bool v (every occurrence after the first counts as differing).
+func flagState(attrs pcommon.Map, key string, v bool) (n int, differ int64) {
+	attrs.Range(func(k string, val pcommon.Value) bool {
+		if k != key {
+			return true
+		}
+		n++
+		if n > 1 || val.Type() != pcommon.ValueTypeBool || val.Bool() != v {
+			differ++
+		}
+		return true
+	})
+	return n, differ
+}

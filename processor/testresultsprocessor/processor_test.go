@@ -1,0 +1,468 @@
+package testresultsprocessor
+
+import (
+	"context"
+	"testing"
+
+	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/pdatatest/ptracetest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/client"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/hangar-dev/testresults/semconv"
+)
+
+// TestTrustTable runs every row of the trust table through the processor,
+// from a trusted source, and compares the whole output with the input plus
+// the expected flags on the event and on the span.
+func TestTrustTable(t *testing.T) {
+	tests := []struct {
+		name        string
+		attrs       []attr
+		trusted     bool
+		counted     bool
+		malformed   bool
+		overwritten int64
+	}{
+		{name: "base", attrs: runAttrs(), trusted: true, counted: true},
+		{name: "after_turn", attrs: runAttrs(attr{keyKind, "after_turn"}), trusted: true, counted: true},
+		{name: "rerun", attrs: runAttrs(attr{keyKind, "rerun"}), trusted: true, counted: true},
+		{name: "attempt", attrs: runAttrs(attr{keyKind, "attempt"}), trusted: true, counted: true},
+		{name: "setup", attrs: runAttrs(attr{keyKind, "setup"}), trusted: true, counted: true},
+		{name: "acceptance", attrs: runAttrs(attr{keyKind, "acceptance"}), trusted: true, counted: true},
+		{name: "gate", attrs: runAttrs(attr{keyKind, "gate"})},
+		{name: "grader isolated", attrs: runAttrs(attr{keyKind, "grader"}, attr{keyGrade, "isolated"}), trusted: true, counted: true},
+		{name: "grader lower grade", attrs: runAttrs(attr{keyKind, "grader"}, attr{keyGrade, "sandboxed"})},
+		{name: "grader empty grade", attrs: runAttrs(attr{keyKind, "grader"}, attr{keyGrade, ""})},
+		{name: "grader missing grade", attrs: runAttrs(attr{keyKind, "grader"})},
+		{name: "grader grade in other case", attrs: runAttrs(attr{keyKind, "grader"}, attr{keyGrade, "Isolated"})},
+		{name: "grade on a base run is not read", attrs: runAttrs(attr{keyGrade, "lower"}), trusted: true, counted: true},
+		{name: "total 0", attrs: runAttrs(attr{keyTotal, int64(0)}), trusted: true},
+		{name: "incomplete", attrs: runAttrs(attr{keyComplete, false}), trusted: true},
+		{name: "gate total 0 incomplete", attrs: runAttrs(attr{keyKind, "gate"}, attr{keyTotal, int64(0)}, attr{keyComplete, false})},
+		{name: "missing total", attrs: runAttrs(attr{keyTotal, absent}), trusted: true, malformed: true},
+		{name: "missing complete", attrs: runAttrs(attr{keyComplete, absent}), trusted: true, malformed: true},
+		{name: "missing kind", attrs: runAttrs(attr{keyKind, absent}), malformed: true},
+		{name: "missing everything", attrs: nil, malformed: true},
+		{name: "unknown kind", attrs: runAttrs(attr{keyKind, "nightly"}), malformed: true},
+		{name: "kind in other case", attrs: runAttrs(attr{keyKind, "Base"}), malformed: true},
+		{name: "empty kind", attrs: runAttrs(attr{keyKind, ""}), malformed: true},
+		{name: "kind as int", attrs: runAttrs(attr{keyKind, int64(1)}), malformed: true},
+		{name: "grade as int", attrs: runAttrs(attr{keyKind, "grader"}, attr{keyGrade, int64(1)}), malformed: true},
+		{name: "grade as bool on base", attrs: runAttrs(attr{keyGrade, true}), malformed: true},
+		{name: "total as string", attrs: runAttrs(attr{keyTotal, "3"}), malformed: true},
+		{name: "total as double", attrs: runAttrs(attr{keyTotal, 3.0}), malformed: true},
+		{name: "total negative", attrs: runAttrs(attr{keyTotal, int64(-1)}), malformed: true},
+		{name: "complete as string", attrs: runAttrs(attr{keyComplete, "true"}), malformed: true},
+		{name: "complete as int", attrs: runAttrs(attr{keyComplete, int64(1)}), malformed: true},
+		{name: "kind repeated gate then base", attrs: runAttrs(attr{keyKind, "gate"}, attr{dupPrefix + keyKind, "base"}), malformed: true},
+		{name: "kind repeated base then gate", attrs: runAttrs(attr{dupPrefix + keyKind, "gate"}), malformed: true},
+		{name: "kind repeated same value", attrs: runAttrs(attr{dupPrefix + keyKind, "base"}), malformed: true},
+		{name: "total repeated", attrs: runAttrs(attr{dupPrefix + keyTotal, int64(5)}), malformed: true},
+		{name: "complete repeated", attrs: runAttrs(attr{dupPrefix + keyComplete, true}), malformed: true},
+		{name: "grade repeated", attrs: runAttrs(attr{keyKind, "grader"}, attr{keyGrade, "isolated"}, attr{dupPrefix + keyGrade, "isolated"}), malformed: true},
+		{
+			name:        "forged flags on gate",
+			attrs:       runAttrs(attr{keyKind, "gate"}, attr{keyTrusted, true}, attr{keyCounted, true}),
+			overwritten: 2,
+		},
+		{
+			name:        "forged counted on total 0",
+			attrs:       runAttrs(attr{keyTotal, int64(0)}, attr{keyTrusted, true}, attr{keyCounted, true}),
+			trusted:     true,
+			overwritten: 1,
+		},
+		{
+			name:        "forged flags on malformed run",
+			attrs:       runAttrs(attr{keyTotal, "1000"}, attr{keyTrusted, true}, attr{keyCounted, true}),
+			malformed:   true,
+			overwritten: 2,
+		},
+		{
+			name:        "forged flag repeated",
+			attrs:       runAttrs(attr{keyKind, "gate"}, attr{keyTrusted, false}, attr{dupPrefix + keyTrusted, true}),
+			overwritten: 1,
+		},
+		{
+			name:        "flags as strings",
+			attrs:       runAttrs(attr{keyTrusted, "true"}, attr{keyCounted, "true"}),
+			trusted:     true,
+			counted:     true,
+			overwritten: 2,
+		},
+		{
+			name:    "sender's flags already right",
+			attrs:   runAttrs(attr{keyTrusted, true}, attr{keyCounted, true}),
+			trusted: true,
+			counted: true,
+		},
+		{
+			name:    "sender's false flags on a counted run",
+			attrs:   runAttrs(attr{keyTrusted, false}, attr{keyCounted, false}),
+			trusted: true, counted: true, overwritten: 2,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := traces(t, verifierResource(), span{name: semconv.SpanJobVerify, events: []event{runEvent(tt.attrs...)}})
+			got := consume(t, context.Background(), verifierConfig(), in)
+
+			want := ptrace.NewTraces()
+			in.CopyTo(want)
+			wantSpan := want.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0)
+			setFlags(wantSpan.Events().At(0).Attributes(), tt.trusted, tt.counted)
+			setFlags(wantSpan.Attributes(), tt.trusted, tt.counted)
+			require.NoError(t, ptracetest.CompareTraces(want, got))
+
+			// Exactly one value of each flag is left, whatever the sender wrote.
+			gotEvent := got.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).Events().At(0)
+			assert.Equal(t, []any{tt.trusted}, flagsOf(gotEvent.Attributes(), keyTrusted))
+			assert.Equal(t, []any{tt.counted}, flagsOf(gotEvent.Attributes(), keyCounted))
+
+			// The counts the telemetry reports for this run.
+			var st stats
+			ev := ptrace.NewTraces()
+			in.CopyTo(ev)
+			processRun(ev.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).Events().At(0).Attributes(), true, &st)
+			want2 := stats{seen: 1, overwritten: tt.overwritten}
+			if tt.trusted {
+				want2.trusted = 1
+			}
+			if tt.counted {
+				want2.counted = 1
+			}
+			if tt.malformed {
+				want2.malformed = 1
+			}
+			assert.Equal(t, want2, st)
+		})
+	}
+}
+
+// TestUntrustedSource: a sender that matches no trusted source can never get
+// a run out as trusted or counted, whatever it wrote.
+func TestUntrustedSource(t *testing.T) {
+	tests := []struct {
+		name     string
+		resource []attr
+	}{
+		{name: "other service", resource: []attr{{string(semconv.ServiceNameKey), "agent"}}},
+		{name: "no resource attributes", resource: nil},
+		{name: "service name in other case", resource: []attr{{string(semconv.ServiceNameKey), "Hangar-Verifier"}}},
+		{name: "service name with another type", resource: []attr{{"service.name", int64(1)}}},
+		{
+			name:     "service name repeated with another value",
+			resource: []attr{{string(semconv.ServiceNameKey), verifier}, {dupPrefix + string(semconv.ServiceNameKey), "agent"}},
+		},
+		{
+			name:     "service name repeated, forged first",
+			resource: []attr{{string(semconv.ServiceNameKey), "agent"}, {dupPrefix + string(semconv.ServiceNameKey), verifier}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			forged := runAttrs(attr{keyTrusted, true}, attr{keyCounted, true})
+			in := traces(t, tt.resource, span{
+				name:   semconv.SpanJobVerify,
+				attrs:  []attr{{keyTrusted, true}, {keyCounted, true}},
+				events: []event{runEvent(forged...), runEvent(runAttrs(attr{keyKind, "acceptance"})...)},
+			})
+			got := consume(t, context.Background(), verifierConfig(), in)
+
+			want := ptrace.NewTraces()
+			in.CopyTo(want)
+			wantSpan := want.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0)
+			setFlags(wantSpan.Events().At(0).Attributes(), false, false)
+			setFlags(wantSpan.Events().At(1).Attributes(), false, false)
+			setFlags(wantSpan.Attributes(), false, false)
+			require.NoError(t, ptracetest.CompareTraces(want, got))
+
+			var st stats
+			in2 := ptrace.NewTraces()
+			in.CopyTo(in2)
+			processSpan(in2.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0), false, &st)
+			assert.Equal(t, stats{seen: 2, untrustedSource: 2, overwritten: 4}, st)
+		})
+	}
+}
+
+// TestSourceMatching covers auth subjects, request metadata and combined
+// criteria, with the client information the receiver puts in the context.
+func TestSourceMatching(t *testing.T) {
+	subjectSource := TrustedSource{AuthSubjects: []string{"verifier@ci", "grader@ci"}}
+	metadataSource := TrustedSource{Metadata: map[string]string{"X-Hangar-Source": "verifier"}}
+	combined := TrustedSource{
+		ResourceAttributes: map[string]string{"service.name": verifier},
+		AuthSubjects:       []string{"verifier@ci"},
+	}
+	withAuth := func(a authData) context.Context {
+		return client.NewContext(context.Background(), client.Info{Auth: a})
+	}
+	withMetadata := func(md map[string][]string) context.Context {
+		return client.NewContext(context.Background(), client.Info{Metadata: client.NewMetadata(md)})
+	}
+	agent := []attr{{"service.name", "agent"}}
+
+	tests := []struct {
+		name          string
+		sources       []TrustedSource
+		authAttribute string
+		ctx           context.Context
+		resource      []attr
+		trusted       bool
+	}{
+		{name: "subject listed", sources: []TrustedSource{subjectSource}, ctx: withAuth(authData{"subject": "verifier@ci"}), resource: agent, trusted: true},
+		{name: "second subject listed", sources: []TrustedSource{subjectSource}, ctx: withAuth(authData{"subject": "grader@ci"}), resource: agent, trusted: true},
+		{name: "subject not listed", sources: []TrustedSource{subjectSource}, ctx: withAuth(authData{"subject": "agent@ci"})},
+		{name: "subject not a string", sources: []TrustedSource{subjectSource}, ctx: withAuth(authData{"subject": []string{"verifier@ci"}})},
+		{name: "no subject attribute", sources: []TrustedSource{subjectSource}, ctx: withAuth(authData{"user": "verifier@ci"})},
+		{name: "no auth data", sources: []TrustedSource{subjectSource}, ctx: context.Background()},
+		{name: "no auth, trusted resource", sources: []TrustedSource{subjectSource}, ctx: context.Background(), resource: verifierResource()},
+		{
+			name: "custom auth attribute", sources: []TrustedSource{subjectSource}, authAttribute: "username",
+			ctx: withAuth(authData{"username": "verifier@ci", "subject": "agent@ci"}), trusted: true,
+		},
+		{
+			name: "custom auth attribute, only subject set", sources: []TrustedSource{subjectSource}, authAttribute: "username",
+			ctx: withAuth(authData{"subject": "verifier@ci"}),
+		},
+		{name: "metadata matches", sources: []TrustedSource{metadataSource}, ctx: withMetadata(map[string][]string{"x-hangar-source": {"verifier"}}), trusted: true},
+		{name: "metadata key case differs", sources: []TrustedSource{metadataSource}, ctx: withMetadata(map[string][]string{"X-HANGAR-SOURCE": {"verifier"}}), trusted: true},
+		{name: "metadata other value", sources: []TrustedSource{metadataSource}, ctx: withMetadata(map[string][]string{"x-hangar-source": {"agent"}})},
+		{name: "metadata second value forged", sources: []TrustedSource{metadataSource}, ctx: withMetadata(map[string][]string{"x-hangar-source": {"verifier", "agent"}})},
+		{name: "metadata missing", sources: []TrustedSource{metadataSource}, ctx: withMetadata(map[string][]string{"other": {"verifier"}})},
+		{name: "combined, both match", sources: []TrustedSource{combined}, ctx: withAuth(authData{"subject": "verifier@ci"}), resource: verifierResource(), trusted: true},
+		{name: "combined, resource only", sources: []TrustedSource{combined}, ctx: withAuth(authData{"subject": "agent@ci"}), resource: verifierResource()},
+		{name: "combined, subject only", sources: []TrustedSource{combined}, ctx: withAuth(authData{"subject": "verifier@ci"}), resource: agent},
+		{
+			name: "several resource attributes, all match", ctx: context.Background(), trusted: true,
+			sources:  []TrustedSource{{ResourceAttributes: map[string]string{"service.name": verifier, "deployment.environment.name": "ci"}}},
+			resource: []attr{{"deployment.environment.name", "ci"}, {"service.name", verifier}},
+		},
+		{
+			name: "several resource attributes, one missing", ctx: context.Background(),
+			sources:  []TrustedSource{{ResourceAttributes: map[string]string{"service.name": verifier, "deployment.environment.name": "ci"}}},
+			resource: verifierResource(),
+		},
+		{
+			name: "second entry matches", ctx: withAuth(authData{"subject": "verifier@ci"}), resource: agent, trusted: true,
+			sources: []TrustedSource{{ResourceAttributes: map[string]string{"service.name": verifier}}, subjectSource},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := createDefaultConfig()
+			cfg.TrustedSources = tt.sources
+			if tt.authAttribute != "" {
+				cfg.AuthAttribute = tt.authAttribute
+			}
+			in := traces(t, tt.resource, span{name: semconv.SpanJobVerify, events: []event{runEvent(runAttrs()...)}})
+			got := consume(t, tt.ctx, cfg, in)
+			s := got.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0)
+			assert.Equal(t, []any{tt.trusted}, flagsOf(s.Events().At(0).Attributes(), keyTrusted))
+			assert.Equal(t, []any{tt.trusted}, flagsOf(s.Events().At(0).Attributes(), keyCounted))
+			assert.Equal(t, []any{tt.trusted}, flagsOf(s.Attributes(), keyTrusted))
+		})
+	}
+}
+
+func TestTrustAllSources(t *testing.T) {
+	cfg := createDefaultConfig()
+	cfg.TrustAllSources = true
+	in := traces(t, nil, span{name: semconv.SpanJobVerify, events: []event{
+		runEvent(runAttrs()...),
+		runEvent(runAttrs(attr{keyKind, "gate"}, attr{keyTrusted, true})...),
+	}})
+	got := consume(t, context.Background(), cfg, in)
+	s := got.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0)
+	assert.Equal(t, []any{true}, flagsOf(s.Events().At(0).Attributes(), keyCounted))
+	assert.Equal(t, []any{false}, flagsOf(s.Events().At(1).Attributes(), keyTrusted))
+}
+
+// TestSpanFlags: the span's flags are true only when every test.run on it is.
+func TestSpanFlags(t *testing.T) {
+	counted := runAttrs()
+	trustedOnly := runAttrs(attr{keyComplete, false})
+	gate := runAttrs(attr{keyKind, "gate"})
+	tests := []struct {
+		name      string
+		spanAttrs []attr
+		events    []event
+		trusted   []any // nil: absent
+		counted   []any
+	}{
+		{name: "all counted", events: []event{runEvent(counted...), runEvent(counted...)}, trusted: []any{true}, counted: []any{true}},
+		{name: "one not counted", events: []event{runEvent(counted...), runEvent(trustedOnly...)}, trusted: []any{true}, counted: []any{false}},
+		{name: "one gate", events: []event{runEvent(counted...), runEvent(gate...), runEvent(trustedOnly...)}, trusted: []any{false}, counted: []any{false}},
+		{name: "one malformed", events: []event{runEvent(counted...), runEvent(runAttrs(attr{keyTotal, 1.5})...)}, trusted: []any{false}, counted: []any{false}},
+		{
+			name:      "forged span flags over a gate run",
+			spanAttrs: []attr{{keyTrusted, true}, {keyCounted, true}},
+			events:    []event{runEvent(gate...)},
+			trusted:   []any{false}, counted: []any{false},
+		},
+		{name: "no runs, no flags", events: []event{{name: semconv.EventTestCase}}},
+		{
+			name:      "no runs, forged flags",
+			spanAttrs: []attr{{keyTrusted, true}, {keyCounted, "yes"}},
+			events:    []event{{name: "exception"}},
+			trusted:   []any{false}, counted: []any{false},
+		},
+		{
+			name:      "no runs, repeated forged flag",
+			spanAttrs: []attr{{keyTrusted, false}, {dupPrefix + keyTrusted, true}},
+			trusted:   []any{false},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := traces(t, verifierResource(), span{name: semconv.SpanJobVerify, attrs: tt.spanAttrs, events: tt.events})
+			got := consume(t, context.Background(), verifierConfig(), in)
+			s := got.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0)
+			assert.Equal(t, tt.trusted, flagsOf(s.Attributes(), keyTrusted))
+			assert.Equal(t, tt.counted, flagsOf(s.Attributes(), keyCounted))
+			assert.Equal(t, in.SpanCount(), got.SpanCount())
+			assert.Equal(t, len(tt.events), s.Events().Len())
+		})
+	}
+}
+
+// TestPassThrough: spans not named in span_names, and events other than
+// test.run on our spans, come out byte for byte as they went in, in order,
+// even when they carry forged flags.
+func TestPassThrough(t *testing.T) {
+	forged := runAttrs(attr{keyKind, "gate"}, attr{keyTrusted, true}, attr{keyCounted, true})
+	caseAttrs := []attr{
+		{string(semconv.TestCaseNameKey), "pkg.TestX"},
+		{string(semconv.TestCaseResultStatusKey), "fail"},
+		{keyTrusted, true},
+	}
+	in := traces(t, []attr{{"service.name", "agent"}},
+		span{name: "HTTP GET", attrs: []attr{{keyTrusted, true}}, events: []event{runEvent(forged...)}},
+		span{name: semconv.SpanJobVerify, events: []event{
+			{name: "exception", attrs: []attr{{"exception.message", "boom"}, {keyTrusted, true}}},
+			runEvent(forged...),
+			{name: semconv.EventTestCase, attrs: caseAttrs},
+			{name: "test.runs", attrs: forged},
+		}},
+		span{name: "job.verify ", events: []event{runEvent(forged...)}},
+		span{name: "JOB.VERIFY", events: []event{runEvent(forged...)}},
+		span{name: semconv.SpanTurn, events: []event{runEvent(forged...)}},
+		span{name: "", events: []event{runEvent(forged...)}},
+	)
+	// A second resource and scope, both foreign.
+	rs := in.ResourceSpans().AppendEmpty()
+	rs.Resource().Attributes().PutStr("service.name", verifier)
+	ss := rs.ScopeSpans().AppendEmpty()
+	ss.Spans().AppendEmpty().SetName("db.query")
+	ss.Spans().AppendEmpty().SetName("session")
+
+	got := consume(t, context.Background(), verifierConfig(), in)
+
+	want := ptrace.NewTraces()
+	in.CopyTo(want)
+	verify := want.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(1)
+	setFlags(verify.Events().At(1).Attributes(), false, false)
+	setFlags(verify.Attributes(), false, false)
+	require.NoError(t, ptracetest.CompareTraces(want, got))
+
+	// Everything but the one test.run event and its span's flags is byte-identical.
+	m := ptrace.ProtoMarshaler{}
+	gotSpans := got.ResourceSpans().At(0).ScopeSpans().At(0).Spans()
+	inSpans := in.ResourceSpans().At(0).ScopeSpans().At(0).Spans()
+	for _, i := range []int{0, 2, 3, 4, 5} {
+		assert.Equal(t, spanBytes(t, m, inSpans.At(i)), spanBytes(t, m, gotSpans.At(i)), "span %d", i)
+	}
+	for _, i := range []int{0, 2, 3} {
+		assert.Equal(t, eventBytes(t, m, inSpans.At(1).Events().At(i)), eventBytes(t, m, gotSpans.At(1).Events().At(i)), "event %d", i)
+	}
+	a, err := m.MarshalTraces(tracesOf(in.ResourceSpans().At(1)))
+	require.NoError(t, err)
+	b, err := m.MarshalTraces(tracesOf(got.ResourceSpans().At(1)))
+	require.NoError(t, err)
+	assert.Equal(t, a, b)
+}
+
+func tracesOf(rs ptrace.ResourceSpans) ptrace.Traces {
+	td := ptrace.NewTraces()
+	rs.CopyTo(td.ResourceSpans().AppendEmpty())
+	return td
+}
+
+func spanBytes(t *testing.T, m ptrace.ProtoMarshaler, s ptrace.Span) []byte {
+	t.Helper()
+	td := ptrace.NewTraces()
+	s.CopyTo(td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans().AppendEmpty())
+	b, err := m.MarshalTraces(td)
+	require.NoError(t, err)
+	return b
+}
+
+func eventBytes(t *testing.T, m ptrace.ProtoMarshaler, e ptrace.SpanEvent) []byte {
+	t.Helper()
+	td := ptrace.NewTraces()
+	e.CopyTo(td.ResourceSpans().AppendEmpty().ScopeSpans().AppendEmpty().Spans().AppendEmpty().Events().AppendEmpty())
+	b, err := m.MarshalTraces(td)
+	require.NoError(t, err)
+	return b
+}
+
+// TestOrderAndCountsPreserved: several resources, scopes and spans, ours and
+// foreign, come out in the same order and number, with every event.
+func TestOrderAndCountsPreserved(t *testing.T) {
+	in := ptrace.NewTraces()
+	for r := 0; r < 3; r++ {
+		part := traces(t, verifierResource(),
+			span{name: "a", events: []event{{name: "e1"}}},
+			span{name: semconv.SpanJobProvision, events: []event{runEvent(runAttrs()...)}},
+			span{name: "b"},
+			span{name: semconv.SpanJobVerify, events: []event{{name: "x"}, runEvent(runAttrs(attr{keyKind, "after_turn"})...), {name: "y"}}},
+		)
+		part.ResourceSpans().MoveAndAppendTo(in.ResourceSpans())
+	}
+	got := consume(t, context.Background(), verifierConfig(), in)
+
+	want := ptrace.NewTraces()
+	in.CopyTo(want)
+	for r := 0; r < 3; r++ {
+		spans := want.ResourceSpans().At(r).ScopeSpans().At(0).Spans()
+		setFlags(spans.At(1).Events().At(0).Attributes(), true, true)
+		setFlags(spans.At(1).Attributes(), true, true)
+		setFlags(spans.At(3).Events().At(1).Attributes(), true, true)
+		setFlags(spans.At(3).Attributes(), true, true)
+	}
+	require.NoError(t, ptracetest.CompareTraces(want, got))
+	assert.Equal(t, 12, got.SpanCount())
+}
+
+// TestSpanNames: only the configured names are processed.
+func TestSpanNames(t *testing.T) {
+	cfg := verifierConfig()
+	cfg.SpanNames = []string{"check", "a-very-long-span-name-that-is-longer-than-sixty-four-bytes-in-total"}
+	forged := runAttrs(attr{keyKind, "gate"}, attr{keyTrusted, true})
+	in := traces(t, verifierResource(),
+		span{name: "check", events: []event{runEvent(forged...)}},
+		span{name: semconv.SpanJobVerify, events: []event{runEvent(forged...)}},
+		span{name: cfg.SpanNames[1], events: []event{runEvent(forged...)}},
+		span{name: cfg.SpanNames[1] + "!", events: []event{runEvent(forged...)}},
+	)
+	got := consume(t, context.Background(), cfg, in)
+	spans := got.ResourceSpans().At(0).ScopeSpans().At(0).Spans()
+	for i, want := range []bool{false, true, false, true} {
+		assert.Equal(t, []any{want}, flagsOf(spans.At(i).Events().At(0).Attributes(), keyTrusted), "span %d", i)
+	}
+}
+
+func TestNameSet(t *testing.T) {
+	long := "x123456789012345678901234567890123456789012345678901234567890123456789"
+	s := newNameSet([]string{"job.verify", "job.provision", long})
+	for name, want := range map[string]bool{
+		"job.verify": true, "job.provision": true, long: true,
+		"job.verifx": false, "": false, "job": false, long + "x": false, long[:63]: false, long[:64]: false,
+	} {
+		assert.Equal(t, want, s.has(name), name)
+	}
+	short := newNameSet([]string{"a"})
+	assert.False(t, short.has(long))
+}
