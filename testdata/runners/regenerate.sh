@@ -36,6 +36,13 @@ prep() {
 	cd "$SCRATCH/$r"
 }
 
+# npm_deps: install the locked npm packages. npm ci refuses some lock files
+# that npm install itself wrote (optional platform packages), hence the
+# fallback, which still follows the lock file.
+npm_deps() {
+	npm ci --no-audit --no-fund || npm install --no-audit --no-fund
+}
+
 # collect RUNNER: copy the reports written in the scratch copy back.
 collect() {
 	local r=$1
@@ -73,7 +80,7 @@ run_go() {
 
 run_jest() {
 	prep jest
-	npm ci --no-audit --no-fund
+	npm_deps
 	# jest exits 1: tests fail on purpose. Suite errors (a test file that
 	# fails to load) are written only when asked.
 	JEST_JUNIT_OUTPUT_DIR=reports JEST_JUNIT_OUTPUT_NAME=jest-junit.xml \
@@ -83,7 +90,7 @@ run_jest() {
 
 run_vitest() {
 	prep vitest
-	npm ci --no-audit --no-fund
+	npm_deps
 	# vitest exits 1: tests fail on purpose.
 	npx vitest run --reporter=default --reporter=junit \
 		--outputFile.junit=reports/vitest-junit.xml || true
