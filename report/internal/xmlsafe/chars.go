@@ -1,0 +1,133 @@
+package xmlsafe
+
+import (
+	"fmt"
+	"unicode/utf8"
+)
+
+var (
+	nameStart   [256]bool
+	nameByte    [256]bool
+	attrSpecial [256]bool
+)
+
+func init() {
+	for c := 0; c < 256; c++ {
+		b := byte(c)
+		start := 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' || b == '_' || b == ':' || b >= 0x80
+		nameStart[c] = start
+		nameByte[c] = start || '0' <= b && b <= '9' || b == '-' || b == '.'
+	}
+	for _, c := range []byte{'"', '\'', '<', '&', '\r'} {
+		attrSpecial[c] = true
+	}
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\n' || c == '\t' || c == '\r' }
+
+// isNameStart and isNameByte accept the ASCII name characters of XML 1.0
+// and any non-ASCII byte (names are compared as bytes, never interpreted).
+func isNameStart(c byte) bool { return nameStart[c] }
+func isNameByte(c byte) bool  { return nameByte[c] }
+
+// checkRef checks the reference at the start of s (s[0] == '&') and returns
+// its length. A reference to anything but the five predefined entities or
+// a character is ErrEntity. errShort means s ends before the reference does
+// and more input may follow (atEOF false).
+func checkRef(s []byte, atEOF bool) (int, error) {
+	end := -1
+	for i := 1; i < len(s) && i <= maxRefBytes; i++ {
+		if s[i] == ';' {
+			end = i
+			break
+		}
+		if !isNameByte(s[i]) && s[i] != '#' {
+			break
+		}
+	}
+	if end < 0 {
+		if !atEOF && len(s) <= maxRefBytes {
+			return 0, errShort
+		}
+		return 0, fmt.Errorf("'&' that does not start a reference (write &amp;)")
+	}
+	body := s[1:end]
+	if len(body) == 0 {
+		return 0, fmt.Errorf("empty reference &;")
+	}
+	if body[0] == '#' {
+		if _, ok := charRef(body[1:]); !ok {
+			return 0, fmt.Errorf("invalid character reference &%s;", body)
+		}
+		return end + 1, nil
+	}
+	switch string(body) {
+	case "lt", "gt", "amp", "apos", "quot":
+		return end + 1, nil
+	}
+	if !isNameStart(body[0]) {
+		return 0, fmt.Errorf("malformed reference &%s;", body)
+	}
+	return 0, Reason(ErrEntity, "reference to undefined entity &%s; refused", body)
+}
+
+// charRef parses the digits of &#...; (without '#').
+func charRef(d []byte) (rune, bool) {
+	if len(d) == 0 {
+		return 0, false
+	}
+	base := rune(10)
+	if d[0] == 'x' {
+		base = 16
+		d = d[1:]
+		if len(d) == 0 {
+			return 0, false
+		}
+	}
+	var v rune
+	for _, c := range d {
+		var n rune
+		switch {
+		case '0' <= c && c <= '9':
+			n = rune(c - '0')
+		case base == 16 && 'a' <= c && c <= 'f':
+			n = rune(c-'a') + 10
+		case base == 16 && 'A' <= c && c <= 'F':
+			n = rune(c-'A') + 10
+		default:
+			return 0, false
+		}
+		v = v*base + n
+		if v > utf8.MaxRune {
+			return 0, false
+		}
+	}
+	if v == 0 || !utf8.ValidRune(v) || v == 0xFFFE || v == 0xFFFF {
+		return 0, false
+	}
+	return v, true
+}
+
+// decodeRef decodes a reference already checked by checkRef.
+func decodeRef(s []byte) (int, rune) {
+	end := 1
+	for s[end] != ';' {
+		end++
+	}
+	body := s[1:end]
+	if body[0] == '#' {
+		v, _ := charRef(body[1:])
+		return end + 1, v
+	}
+	switch string(body) {
+	case "lt":
+		return end + 1, '<'
+	case "gt":
+		return end + 1, '>'
+	case "amp":
+		return end + 1, '&'
+	case "apos":
+		return end + 1, '\''
+	}
+	return end + 1, '"'
+}

@@ -1,0 +1,54 @@
+package xmlsafe
+
+// Defaults of the limits applied to one report and to one run.
+const (
+	// DefaultMaxBytes is the largest report file read, in bytes (8 MiB).
+	DefaultMaxBytes = 8 << 20
+	// DefaultMaxElements is the largest number of XML elements in one report.
+	DefaultMaxElements = 2_000_000
+	// DefaultMaxDepth is the deepest element nesting allowed in one report.
+	DefaultMaxDepth = 64
+	// DefaultMaxCases is the largest number of test cases in one report.
+	DefaultMaxCases = 100_000
+	// DefaultMaxFiles is the largest number of report files read for one run.
+	DefaultMaxFiles = 64
+	// DefaultMaxRunBytes is the largest total size of the report files read
+	// for one run, in bytes (32 MiB).
+	DefaultMaxRunBytes = 32 << 20
+	// DefaultMaxMessage is how many bytes of a failure message a parser keeps
+	// (8 KiB); the run clips it further when it is kept.
+	DefaultMaxMessage = 8 << 10
+	// DefaultMaxRecords is the largest number of lcov records (lines) in one
+	// coverage file.
+	DefaultMaxRecords = 2_000_000
+)
+
+// Limits bound what one report may hold. A zero or negative field means
+// its default.
+type Limits struct {
+	MaxBytes    int64 // default DefaultMaxBytes
+	MaxElements int64 // default DefaultMaxElements
+	MaxDepth    int64 // default DefaultMaxDepth
+	MaxCases    int64 // default DefaultMaxCases
+	MaxRecords  int64 // default DefaultMaxRecords (lcov lines)
+}
+
+// WithDefaults returns l with every unset field set to its default.
+func (l Limits) WithDefaults() Limits {
+	if l.MaxBytes <= 0 {
+		l.MaxBytes = DefaultMaxBytes
+	}
+	if l.MaxElements <= 0 {
+		l.MaxElements = DefaultMaxElements
+	}
+	if l.MaxDepth <= 0 {
+		l.MaxDepth = DefaultMaxDepth
+	}
+	if l.MaxCases <= 0 {
+		l.MaxCases = DefaultMaxCases
+	}
+	if l.MaxRecords <= 0 {
+		l.MaxRecords = DefaultMaxRecords
+	}
+	return l
+}

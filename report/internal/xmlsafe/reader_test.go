@@ -1,0 +1,287 @@
+package xmlsafe
+
+import (
+	"bytes"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/iotest"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// events renders a document as one line per token, with adjacent text
+// merged, for comparison with encoding/xml.
+func events(t testing.TB, src io.Reader, lim Limits) (string, error) {
+	t.Helper()
+	rd := NewReader(src, "doc.xml", lim)
+	var out strings.Builder
+	var text []byte
+	flush := func() {
+		if len(text) > 0 {
+			fmt.Fprintf(&out, "T %q\n", text)
+			text = text[:0]
+		}
+	}
+	for {
+		tok, err := rd.Next()
+		if err == io.EOF {
+			flush()
+			return out.String(), nil
+		}
+		if err != nil {
+			return out.String(), err
+		}
+		switch tok.Kind {
+		case StartElement:
+			flush()
+			fmt.Fprintf(&out, "S %s", tok.Name)
+			for i := range tok.Attrs {
+				fmt.Fprintf(&out, " %s=%q", tok.Attrs[i].Name, rd.Value(&tok.Attrs[i]))
+			}
+			out.WriteString("\n")
+		case EndElement:
+			flush()
+			fmt.Fprintf(&out, "E %s\n", tok.Name)
+		case Text:
+			text = rd.AppendText(text, tok, -1)
+		}
+	}
+}
+
+// stdEvents renders a document the same way with encoding/xml.
+func stdEvents(data []byte) (string, error) {
+	d := xml.NewDecoder(bytes.NewReader(data))
+	d.Strict = true
+	d.CharsetReader = func(label string, r io.Reader) (io.Reader, error) {
+		return nil, fmt.Errorf("charset %s", label)
+	}
+	var out strings.Builder
+	var text []byte
+	flush := func() {
+		if len(text) > 0 {
+			fmt.Fprintf(&out, "T %q\n", text)
+			text = text[:0]
+		}
+	}
+	depth := 0
+	for {
+		tok, err := d.RawToken()
+		if err == io.EOF {
+			flush()
+			return out.String(), nil
+		}
+		if err != nil {
+			return out.String(), err
+		}
+		switch tok := tok.(type) {
+		case xml.StartElement:
+			flush()
+			depth++
+			fmt.Fprintf(&out, "S %s", qname(tok.Name))
+			for _, a := range tok.Attr {
+				fmt.Fprintf(&out, " %s=%q", qname(a.Name), a.Value)
+			}
+			out.WriteString("\n")
+		case xml.EndElement:
+			flush()
+			depth--
+			fmt.Fprintf(&out, "E %s\n", qname(tok.Name))
+		case xml.CharData:
+			if depth > 0 {
+				text = append(text, tok...)
+			}
+		}
+	}
+}
+
+func qname(n xml.Name) string {
+	if n.Space != "" {
+		return n.Space + ":" + n.Local
+	}
+	return n.Local
+}
+
+func corpusDir(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	require.NoError(t, err)
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Skip("go.mod not found")
+		}
+		dir = parent
+	}
+	c := filepath.Join(dir, "..", "shared", "corpus")
+	if _, err := os.Stat(filepath.Join(c, "MANIFEST.tsv")); err != nil {
+		t.Skipf("report corpus not found at %s: %v", c, err)
+	}
+	return c
+}
+
+// TestCorpusMatchesEncodingXML reads every XML file of the corpus with this
+// reader and with encoding/xml (strict) and compares the token streams, also
+// through a reader that returns one byte at a time (every token crosses a
+// buffer boundary).
+func TestCorpusMatchesEncodingXML(t *testing.T) {
+	dir := corpusDir(t)
+	files, err := filepath.Glob(filepath.Join(dir, "*", "*.xml"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files)
+	for _, f := range files {
+		rel, _ := filepath.Rel(dir, f)
+		t.Run(rel, func(t *testing.T) {
+			data, err := os.ReadFile(f)
+			require.NoError(t, err)
+			got, err := events(t, bytes.NewReader(data), Limits{})
+			want, stdErr := stdEvents(data)
+			if err != nil {
+				t.Logf("refused: %v (encoding/xml: %v)", err, stdErr)
+				return
+			}
+			if stdErr != nil {
+				t.Fatalf("read, but encoding/xml refuses it: %v", stdErr)
+			}
+			requireSameLines(t, want, got)
+			slow, err := events(t, iotest.OneByteReader(bytes.NewReader(data)), Limits{})
+			require.NoError(t, err)
+			requireSameLines(t, got, slow)
+		})
+	}
+}
+
+func TestReaderRefuses(t *testing.T) {
+	tests := []struct {
+		name string
+		doc  string
+		want error
+	}{
+		{"empty", "", ErrEmpty},
+		{"white space only", " \n\t ", ErrEmpty},
+		{"not xml", "FAIL: TestX\n", ErrNotXML},
+		{"nul byte", "<a>\x00</a>", ErrBinary},
+		{"invalid utf-8", "<a>\xff\xfe</a>", ErrBinary},
+		{"truncated in content", "<a><b>text", ErrTruncated},
+		{"truncated in tag", "<a><b x=\"1", ErrTruncated},
+		{"truncated in comment", "<a><!-- x", ErrTruncated},
+		{"truncated in cdata", "<a><![CDATA[x", ErrTruncated},
+		{"no root", "<?xml version=\"1.0\"?><!-- c -->", ErrTruncated},
+		{"entity declaration", "<!DOCTYPE a [<!ENTITY x \"y\">]><a>&x;</a>", ErrEntity},
+		{"external entity", "<!DOCTYPE a [<!ENTITY x SYSTEM \"file:///etc/passwd\">]><a>&x;</a>", ErrEntity},
+		{"parameter entity", "<!DOCTYPE a [%p;]><a/>", ErrEntity},
+		{"entity at top level", "<!ENTITY % p \"<!ENTITY x 'y'>\">", ErrEntity},
+		{"undefined entity in text", "<a>&nbsp;</a>", ErrEntity},
+		{"undefined entity in attribute", "<a b=\"&x;\"/>", ErrEntity},
+		{"element declaration", "<!DOCTYPE a [<!ELEMENT a ANY>]><a/>", ErrDTD},
+		{"utf-16 bom", "\xff\xfe<\x00a\x00/\x00>\x00", ErrEncoding},
+		{"unsupported encoding", "<?xml version=\"1.0\" encoding=\"Shift_JIS\"?><a/>", ErrEncoding},
+		{"depth", strings.Repeat("<a>", 65) + strings.Repeat("</a>", 65), ErrLimit},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := events(t, strings.NewReader(tt.doc), Limits{})
+			require.Error(t, err)
+			assert.ErrorIs(t, err, tt.want)
+		})
+	}
+}
+
+func TestReaderSyntaxErrors(t *testing.T) {
+	docs := map[string]string{
+		"mismatched end":       "<a></b>",
+		"second root":          "<a/><b/>",
+		"text after root":      "<a/>x",
+		"lt in attribute":      "<a b=\"<\"/>",
+		"bare ampersand":       "<a>fish & chips</a>",
+		"unquoted attribute":   "<a b=c/>",
+		"repeated attribute":   "<a b=\"1\" b=\"2\"/>",
+		"no space before attr": "<a b=\"1\"c=\"2\"/>",
+		"declaration late":     "<a/><?xml version=\"1.0\"?>",
+		"cdata in prolog":      "<![CDATA[x]]><a/>",
+		"bad char ref":         "<a>&#0;</a>",
+		"surrogate ref":        "<a>&#xD800;</a>",
+		"end tag at top":       "</a>",
+	}
+	for name, doc := range docs {
+		t.Run(name, func(t *testing.T) {
+			_, err := events(t, strings.NewReader(doc), Limits{})
+			var se *SyntaxError
+			require.ErrorAs(t, err, &se)
+			assert.Equal(t, "doc.xml", se.File)
+			assert.Equal(t, 1, se.Line)
+		})
+	}
+}
+
+func TestReaderDecodes(t *testing.T) {
+	doc := "\xef\xbb\xbf<?xml version='1.0' encoding='UTF-8'?>\n" +
+		"<!DOCTYPE coverage SYSTEM \"http://cobertura.sourceforge.net/xml/coverage-04.dtd\">\n" +
+		"<!-- comment --><?pi x?>\n" +
+		"<r a='x&amp;y' b=\"&#10;&#x41;\" c='l1\r\nl2'>one&lt;two<![CDATA[<raw&>]]>\r\nthree &#x1F600;<e/></r>\n"
+	got, err := events(t, strings.NewReader(doc), Limits{})
+	require.NoError(t, err)
+	assert.Equal(t, "S r a=\"x&y\" b=\"\\nA\" c=\"l1\\nl2\"\n"+
+		"T \"one<two<raw&>\\nthree 😀\"\nS e\nE e\nE r\n", got)
+}
+
+func TestReaderLatin1(t *testing.T) {
+	doc := "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><r n=\"caf\xe9\">\xfcber</r>"
+	got, err := events(t, strings.NewReader(doc), Limits{})
+	require.NoError(t, err)
+	assert.Equal(t, "S r n=\"café\"\nT \"über\"\nE r\n", got)
+}
+
+func TestReaderLimits(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("<r>")
+	for i := 0; i < 100; i++ {
+		b.WriteString("<c/>")
+	}
+	b.WriteString("</r>")
+	_, err := events(t, strings.NewReader(b.String()), Limits{MaxElements: 50})
+	var le *LimitError
+	require.ErrorAs(t, err, &le)
+	assert.Equal(t, "elements", le.Limit)
+	assert.EqualValues(t, 50, le.Max)
+
+	_, err = events(t, strings.NewReader(b.String()), Limits{MaxBytes: 100})
+	require.ErrorAs(t, err, &le)
+	assert.Equal(t, "bytes", le.Limit)
+	assert.True(t, errors.Is(err, ErrLimit))
+}
+
+func TestAppendTextBounded(t *testing.T) {
+	rd := NewReader(strings.NewReader("<r>héllo &amp; wörld</r>"), "", Limits{})
+	_, err := rd.Next()
+	require.NoError(t, err)
+	tok, err := rd.Next()
+	require.NoError(t, err)
+	require.Equal(t, Text, tok.Kind)
+	for max := 0; max < 20; max++ {
+		got := rd.AppendText(nil, tok, max)
+		assert.LessOrEqual(t, len(got), max)
+		assert.True(t, strings.HasPrefix("héllo & wörld", string(got)), "max %d: %q", max, got)
+	}
+}
+
+// requireSameLines fails at the first differing line (documents are long).
+func requireSameLines(t *testing.T, want, got string) {
+	t.Helper()
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	for i := 0; i < len(w) && i < len(g); i++ {
+		if w[i] != g[i] {
+			t.Fatalf("line %d differs:\nwant %.300s\ngot  %.300s", i+1, w[i], g[i])
+		}
+	}
+	require.Equal(t, len(w), len(g), "number of lines")
+}

@@ -1,0 +1,418 @@
+package junit
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/hangar-dev/testresults/report/internal/xmlsafe"
+	"github.com/hangar-dev/testresults/testrun"
+)
+
+// SuiteErrorName is the name of the test case that stands for a <failure> or
+// <error> written directly under a <testsuite>, with no <testcase> (Ant
+// writes one when a test class cannot even be loaded). Its id is
+// "<suite name>::<suite-level error>", or the name alone when the suite has
+// no name.
+const SuiteErrorName = "<suite-level error>"
+
+// Report is what one JUnit file holds.
+type Report struct {
+	// Dialect names the runner that wrote the file, as far as it can be
+	// told (see Detect); "junit" when it cannot.
+	Dialect string
+	// Executions are the test cases in document order, one per <testcase>
+	// element (plus one per suite-level failure or error). Executions in the
+	// same <testsuite> share a Scope ("name#N", N the suite's position in
+	// the document, 0 for cases outside any suite); a case repeated within
+	// one scope is a retry.
+	Executions []testrun.Execution
+}
+
+// result kinds of the children of a <testcase>, in message priority order.
+const (
+	rFailure = iota
+	rError
+	rRerunFailure
+	rRerunError
+	rFlakyFailure
+	rFlakyError
+	rSkipped
+	nResults
+)
+
+func resultKind(local string) int {
+	switch local {
+	case "failure":
+		return rFailure
+	case "error":
+		return rError
+	case "skipped":
+		return rSkipped
+	case "rerunFailure":
+		return rRerunFailure
+	case "rerunError":
+		return rRerunError
+	case "flakyFailure":
+		return rFlakyFailure
+	case "flakyError":
+		return rFlakyError
+	}
+	return -1
+}
+
+type suite struct {
+	depth int
+	scope string
+	name  string
+}
+
+type testCase struct {
+	depth    int
+	id       string
+	scope    string
+	seen     [nResults]bool
+	msg      [nResults]string
+	statusAs testrun.Outcome // outcome the status/result attribute states, "" when none
+}
+
+type parser struct {
+	cfg  config
+	rd   *xmlsafe.Reader
+	name string
+	rep  *Report
+	det  detector
+
+	suites  []suite
+	nsuites int
+	cur     *testCase
+	caseBuf testCase
+	cases   int64
+	// the current case stands for a failure or error written directly in
+	// a suite
+	suiteLevel bool
+
+	// the result child being read, -1 when none
+	result      int
+	resultDepth int
+	collect     bool // gathering the body text of the result
+	textDepth   int  // depth whose text is gathered
+	body        []byte
+	idBuf       []byte
+}
+
+// Parse reads one JUnit report from r. name identifies the report (its path)
+// in errors and in the Scope of its executions. On error the returned Report
+// still holds what was read before it (never nil), so that a caller can
+// record it as partial.
+func Parse(r io.Reader, name string, opts ...Option) (*Report, error) {
+	cfg := newConfig(opts)
+	p := &parser{
+		cfg:    cfg,
+		rd:     xmlsafe.NewReader(r, name, cfg.limits),
+		name:   name,
+		rep:    &Report{},
+		result: -1,
+	}
+	err := p.run()
+	p.rep.Dialect = p.det.dialect()
+	return p.rep, err
+}
+
+func localName(b []byte) []byte {
+	if i := bytes.LastIndexByte(b, ':'); i >= 0 {
+		return b[i+1:]
+	}
+	return b
+}
+
+func (p *parser) run() error {
+	for {
+		tok, err := p.rd.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		switch tok.Kind {
+		case xmlsafe.StartElement:
+			if err := p.start(tok); err != nil {
+				return err
+			}
+		case xmlsafe.EndElement:
+			p.end()
+		case xmlsafe.Text:
+			if p.collect && p.rd.Depth() == p.textDepth && len(p.body) < p.cfg.maxMessage {
+				p.body = p.rd.AppendText(p.body, tok, p.cfg.maxMessage)
+			} else if p.det.wantText && p.rd.Depth() == p.det.textDepth {
+				p.det.text(p.rd, tok)
+			}
+		}
+	}
+}
+
+func (p *parser) start(tok *xmlsafe.Token) error {
+	depth := p.rd.Depth()
+	local := localName(tok.Name)
+	if depth == 1 {
+		switch string(local) {
+		case "testsuites", "testsuite":
+		default:
+			return fmt.Errorf("%w: root element <%s>", ErrNotJUnit, tok.Name)
+		}
+		p.det.root(p.rd, tok, string(local))
+	}
+	if p.cur != nil {
+		return p.inCase(tok, local, depth)
+	}
+	switch string(local) {
+	case "testsuite":
+		p.nsuites++
+		s := suite{depth: depth, scope: p.name + "#" + strconv.Itoa(p.nsuites)}
+		if a, ok := tok.Attr("name"); ok {
+			s.name = p.rd.String(a)
+		}
+		p.suites = append(p.suites, s)
+		p.det.suite(p.rd, tok, p.nsuites)
+	case "testcase":
+		return p.startCase(tok, depth)
+	case "property":
+		p.det.property(p.rd, tok)
+	case "system-out":
+		if p.det.bazelCandidate() {
+			p.det.wantText, p.det.textDepth = true, depth
+		}
+	default:
+		// A failure or error written directly in a suite, with no
+		// testcase: the suite itself failed.
+		if k := resultKind(string(local)); (k == rFailure || k == rError) && len(p.suites) > 0 && p.suites[len(p.suites)-1].depth == depth-1 {
+			s := p.suites[len(p.suites)-1]
+			id := SuiteErrorName
+			if s.name != "" {
+				id = s.name + "::" + SuiteErrorName
+			}
+			if err := p.countCase(); err != nil {
+				return err
+			}
+			p.caseBuf = testCase{depth: depth - 1, id: id, scope: s.scope}
+			p.cur = &p.caseBuf
+			p.suiteLevel = true
+			return p.inCase(tok, local, depth)
+		}
+	}
+	return nil
+}
+
+func (p *parser) countCase() error {
+	p.cases++
+	if p.cases > p.cfg.limits.MaxCases {
+		return &xmlsafe.LimitError{Limit: "cases", Max: p.cfg.limits.MaxCases}
+	}
+	return nil
+}
+
+func (p *parser) startCase(tok *xmlsafe.Token, depth int) error {
+	if err := p.countCase(); err != nil {
+		return err
+	}
+	var classname, name, class *xmlsafe.Attr
+	tc := &p.caseBuf
+	*tc = testCase{depth: depth}
+	for i := range tok.Attrs {
+		a := &tok.Attrs[i]
+		switch string(a.Name) {
+		case "classname":
+			classname = a
+		case "name":
+			name = a
+		case "class":
+			class = a
+		case "status", "result":
+			tc.statusAs = statusOutcome(p.rd.Value(a), tc.statusAs)
+		}
+	}
+	p.det.testcase(tok)
+	if classname == nil {
+		classname = class
+	}
+	id := p.idBuf[:0]
+	if classname != nil {
+		id = append(id, p.rd.Value(classname)...)
+	}
+	if len(id) > 0 {
+		id = append(id, "::"...)
+	}
+	if name != nil {
+		id = append(id, p.rd.Value(name)...)
+	}
+	p.idBuf = id
+	tc.id = string(id)
+	if len(p.suites) > 0 {
+		tc.scope = p.suites[len(p.suites)-1].scope
+	} else {
+		tc.scope = p.name + "#0"
+	}
+	p.cur = tc
+	return nil
+}
+
+// statusOutcome reads a testcase's status= or result= attribute (CTest,
+// Google Test, Bazel and other C++ runners): a test that says it did not
+// run is skipped, one that says it failed is failed. Values that say
+// nothing (run, completed, passed) change nothing.
+func statusOutcome(v []byte, prev testrun.Outcome) testrun.Outcome {
+	var o testrun.Outcome
+	switch strings.ToLower(string(v)) {
+	case "disabled", "notrun", "not_run", "not run", "skip", "skipped", "suppressed", "ignored", "pending":
+		o = testrun.OutcomeSkipped
+	case "fail", "failed", "failure":
+		o = testrun.OutcomeFailed
+	case "error", "errored":
+		o = testrun.OutcomeError
+	default:
+		return prev
+	}
+	if prev == "" || rank(o) > rank(prev) {
+		return o
+	}
+	return prev
+}
+
+// rank orders what a case's markers say: skipped < failed < error.
+func rank(o testrun.Outcome) int {
+	switch o {
+	case testrun.OutcomeSkipped:
+		return 1
+	case testrun.OutcomeFailed:
+		return 2
+	case testrun.OutcomeError:
+		return 3
+	}
+	return 0
+}
+
+// inCase handles an element inside the current test case.
+func (p *parser) inCase(tok *xmlsafe.Token, local []byte, depth int) error {
+	switch string(local) {
+	case "testcase", "testsuite":
+		return &xmlsafe.SyntaxError{File: p.name, Line: p.rd.Line(),
+			Err: fmt.Errorf("%w: <%s> inside <testcase>", ErrStructure, tok.Name)}
+	}
+	if depth == p.cur.depth+1 {
+		k := resultKind(string(local))
+		if k < 0 {
+			return nil
+		}
+		p.det.resultElement(k)
+		p.cur.seen[k] = true
+		p.result, p.resultDepth = k, depth
+		if p.cur.msg[k] != "" {
+			return nil
+		}
+		if a, ok := tok.Attr("message"); ok {
+			p.body = p.rd.AppendValue(p.body[:0], a, p.cfg.maxMessage)
+			if m := strings.TrimSpace(string(p.body)); m != "" {
+				p.cur.msg[k] = m
+				return nil
+			}
+		}
+		p.collect, p.textDepth = true, depth
+		p.body = p.body[:0]
+		return nil
+	}
+	// Surefire and nextest put the stack trace of a rerun or flaky
+	// attempt in a <stackTrace> child.
+	if p.result >= 0 && depth == p.resultDepth+1 && string(local) == "stackTrace" && p.collect && len(bytes.TrimSpace(p.body)) == 0 {
+		p.textDepth = depth
+	}
+	return nil
+}
+
+func (p *parser) end() {
+	depth := p.rd.Depth() + 1 // depth of the element that ended
+	if p.det.wantText && depth == p.det.textDepth {
+		p.det.wantText = false
+	}
+	if p.cur == nil {
+		if n := len(p.suites); n > 0 && p.suites[n-1].depth == depth {
+			p.suites = p.suites[:n-1]
+		}
+		return
+	}
+	if p.result >= 0 {
+		if depth == p.textDepth && depth != p.resultDepth {
+			p.textDepth = p.resultDepth // back from <stackTrace>
+			if len(bytes.TrimSpace(p.body)) > 0 {
+				p.collect = false
+				p.cur.msg[p.result] = strings.TrimSpace(string(p.body))
+			}
+		}
+		if depth == p.resultDepth {
+			if p.collect {
+				p.collect = false
+				if m := strings.TrimSpace(string(p.body)); m != "" && p.cur.msg[p.result] == "" {
+					p.cur.msg[p.result] = m
+				}
+			}
+			p.result = -1
+			if p.suiteLevel {
+				p.finishCase()
+			}
+		}
+		return
+	}
+	if depth == p.cur.depth {
+		p.finishCase()
+	}
+}
+
+// finishCase decides the current case's outcome: the worst of what its
+// children and status say (error > failed > skipped > passed); a retry that
+// failed and then passed (flakyFailure, flakyError) is passed and flaky,
+// and stays failed when a failure is also written (nextest configured to
+// fail flaky tests); rerunFailure and rerunError (failed on every retry)
+// are failures.
+func (p *parser) finishCase() {
+	tc := p.cur
+	p.cur = nil
+	p.suiteLevel = false
+	out := testrun.OutcomePassed
+	switch {
+	case tc.seen[rError] || tc.seen[rRerunError] || tc.statusAs == testrun.OutcomeError:
+		out = testrun.OutcomeError
+	case tc.seen[rFailure] || tc.seen[rRerunFailure] || tc.statusAs == testrun.OutcomeFailed:
+		out = testrun.OutcomeFailed
+	case tc.seen[rFlakyFailure] || tc.seen[rFlakyError]:
+		out = testrun.OutcomePassed
+	case tc.seen[rSkipped] || tc.statusAs == testrun.OutcomeSkipped:
+		out = testrun.OutcomeSkipped
+	}
+	var order []int
+	switch out {
+	case testrun.OutcomeError:
+		order = []int{rError, rRerunError, rFailure, rRerunFailure}
+	case testrun.OutcomeFailed:
+		order = []int{rFailure, rRerunFailure, rFlakyFailure, rFlakyError}
+	case testrun.OutcomePassed:
+		order = []int{rFlakyFailure, rFlakyError}
+	case testrun.OutcomeSkipped:
+		order = []int{rSkipped}
+	}
+	msg := ""
+	for _, k := range order {
+		if tc.msg[k] != "" {
+			msg = tc.msg[k]
+			break
+		}
+	}
+	p.rep.Executions = append(p.rep.Executions, testrun.Execution{
+		ID:          tc.id,
+		Scope:       tc.scope,
+		Outcome:     out,
+		Message:     msg,
+		RunnerFlaky: tc.seen[rFlakyFailure] || tc.seen[rFlakyError],
+	})
+}
