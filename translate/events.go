@@ -1,0 +1,332 @@
+package translate
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"go.opentelemetry.io/otel/attribute"
+
+	"github.com/hangar-dev/testresults/semconv"
+	"github.com/hangar-dev/testresults/testrun"
+)
+
+// Event is one span event, independent of the SDK and of pdata. It is the
+// single definition that both faces apply: AddEvents onto an SDK span,
+// AppendEvents onto a pdata span.
+type Event struct {
+	Name  string
+	Time  time.Time
+	Attrs []attribute.KeyValue
+}
+
+// RunEvents returns the events of one run: its test.run event followed by
+// its test.case events, capped by WithMaxCaseEvents and WithMaxEventBytes.
+func RunEvents(run *testrun.Run, opts ...Option) ([]Event, error) {
+	cfg := newConfig(opts)
+	plans, err := planRuns([]*testrun.Run{run}, cfg, cfg.now())
+	if err != nil {
+		return nil, err
+	}
+	return spanEvents(plans, cfg), nil
+}
+
+// runPlan is one validated run with its resolved times and the ordered list
+// of tests that deserve a test.case event.
+type runPlan struct {
+	run        *testrun.Run
+	start, end time.Time
+	cases      []caseRef
+	// newFailure reports whether the comparison with the base is available.
+	compare     bool
+	baseFailing map[string]bool
+	// kept is how many of cases are exported after the cap and the budget.
+	kept int
+}
+
+type caseRef struct {
+	id      string
+	outcome testrun.Outcome // failing outcome, or "" for a flaky test that passed
+	flaky   bool
+	message string
+}
+
+// planRuns validates runs and orders their test cases. now stands in for
+// the times of a run whose end and start are both unknown.
+func planRuns(runs []*testrun.Run, cfg config, now time.Time) ([]runPlan, error) {
+	if len(runs) == 0 {
+		return nil, fmt.Errorf("no runs to export: %w", ErrInvalid)
+	}
+	var baseFailing map[string]bool
+	baseKnown := false
+	if cfg.base != nil {
+		baseFailing, baseKnown = failingSet(cfg.base)
+	}
+	plans := make([]runPlan, len(runs))
+	for i, r := range runs {
+		if err := validate(r); err != nil {
+			return nil, err
+		}
+		cases, err := caseList(r)
+		if err != nil {
+			return nil, err
+		}
+		start, end := runTimes(r, now)
+		p := runPlan{run: r, start: start, end: end, cases: cases}
+		if baseKnown && r.Complete && r.Counts != nil {
+			p.compare = true
+			p.baseFailing = baseFailing
+		}
+		plans[i] = p
+	}
+	return plans, nil
+}
+
+func validate(r *testrun.Run) error {
+	if r == nil {
+		return fmt.Errorf("nil run: %w", ErrInvalid)
+	}
+	if r.ID == "" {
+		return fmt.Errorf("run without id: %w", ErrInvalid)
+	}
+	if r.Kind != "" && !r.Kind.Valid() {
+		return fmt.Errorf("run %q: unknown kind %q: %w", r.ID, r.Kind, ErrInvalid)
+	}
+	if r.Status != "" && !r.Status.Valid() {
+		return fmt.Errorf("run %q: unknown status %q: %w", r.ID, r.Status, ErrInvalid)
+	}
+	return nil
+}
+
+// runTimes resolves a run's span interval. The end is EndedAt, else
+// StartedAt, else now; the start is StartedAt, else the end (an unknown
+// start adds no duration), and never after the end.
+func runTimes(r *testrun.Run, now time.Time) (start, end time.Time) {
+	switch {
+	case !r.EndedAt.IsZero():
+		end = r.EndedAt
+	case !r.StartedAt.IsZero():
+		end = r.StartedAt
+	default:
+		end = now
+	}
+	start = end
+	if !r.StartedAt.IsZero() && r.StartedAt.Before(end) {
+		start = r.StartedAt
+	}
+	return start, end
+}
+
+// caseList orders the tests of a run that get a test.case event: the
+// failures in Failures order first, then the other failing ids of Cases
+// sorted, then the flaky ids that passed, sorted.
+func caseList(r *testrun.Run) ([]caseRef, error) {
+	flaky := make(map[string]bool, len(r.Flaky))
+	for _, id := range r.Flaky {
+		flaky[id] = true
+	}
+	seen := make(map[string]bool, len(r.Failures))
+	cases := make([]caseRef, 0, len(r.Failures))
+	for _, f := range r.Failures {
+		if !f.Outcome.Failing() {
+			return nil, fmt.Errorf("run %q: failure %q has outcome %q: %w", r.ID, f.ID, f.Outcome, ErrInvalid)
+		}
+		if seen[f.ID] {
+			continue
+		}
+		seen[f.ID] = true
+		cases = append(cases, caseRef{id: f.ID, outcome: f.Outcome, flaky: f.Flaky || flaky[f.ID], message: f.Message})
+	}
+	var failing []string
+	for id, o := range r.Cases {
+		if !o.Valid() {
+			return nil, fmt.Errorf("run %q: case %q has outcome %q: %w", r.ID, id, o, ErrInvalid)
+		}
+		if o.Failing() && !seen[id] {
+			failing = append(failing, id)
+		}
+	}
+	slices.Sort(failing)
+	for _, id := range failing {
+		seen[id] = true
+		cases = append(cases, caseRef{id: id, outcome: r.Cases[id], flaky: flaky[id]})
+	}
+	var passed []string
+	for id := range flaky {
+		if !seen[id] {
+			passed = append(passed, id)
+		}
+	}
+	slices.Sort(passed)
+	for _, id := range passed {
+		cases = append(cases, caseRef{id: id, flaky: true})
+	}
+	return cases, nil
+}
+
+// failingSet returns the failing ids of base and whether they are all
+// known: the run is complete, has counts, and lists at least as many
+// failing ids as it counts failed and errored tests.
+func failingSet(base *testrun.Run) (map[string]bool, bool) {
+	if base.Counts == nil || !base.Complete {
+		return nil, false
+	}
+	set := make(map[string]bool)
+	for _, f := range base.Failures {
+		set[f.ID] = true
+	}
+	for id, o := range base.Cases {
+		if o.Failing() {
+			set[id] = true
+		}
+	}
+	if len(set) < base.Counts.Failed+base.Counts.Errors {
+		return nil, false
+	}
+	return set, true
+}
+
+// spanEvents applies the per-run cap and the span's byte budget and returns
+// the events of plans in order: each run's test.run event followed by its
+// test.case events.
+func spanEvents(plans []runPlan, cfg config) []Event {
+	// Reserve room for every test.run event, sized as if it carried the
+	// largest omitted count, then spend the rest on test.case events.
+	budget := cfg.maxEventBytes
+	for i := range plans {
+		budget -= EventSize(runEvent(&plans[i], math.MaxInt64))
+	}
+	caseEvents := make([][]Event, len(plans))
+	total := 0
+	for i := range plans {
+		p := &plans[i]
+		limit := min(len(p.cases), cfg.maxCaseEvents)
+		evs := make([]Event, 0, limit)
+		for _, c := range p.cases[:limit] {
+			ev := caseEvent(p, c)
+			size := EventSize(ev)
+			if size > budget {
+				break
+			}
+			budget -= size
+			evs = append(evs, ev)
+		}
+		p.kept = len(evs)
+		caseEvents[i] = evs
+		total += 1 + len(evs)
+	}
+	out := make([]Event, 0, total)
+	for i := range plans {
+		p := &plans[i]
+		out = append(out, runEvent(p, int64(len(p.cases)-p.kept)))
+		out = append(out, caseEvents[i]...)
+	}
+	return out
+}
+
+var runStatus = map[testrun.Status]attribute.KeyValue{
+	testrun.StatusSuccess:  semconv.TestSuiteRunStatusSuccess,
+	testrun.StatusFailure:  semconv.TestSuiteRunStatusFailure,
+	testrun.StatusTimedOut: semconv.TestSuiteRunStatusTimedOut,
+	testrun.StatusAborted:  semconv.TestSuiteRunStatusAborted,
+}
+
+// runEvent builds the test.run event of p. Unknown values are omitted,
+// never written as zero or "".
+func runEvent(p *runPlan, omitted int64) Event {
+	r := p.run
+	attrs := make([]attribute.KeyValue, 0, 20)
+	if r.Command != "" {
+		attrs = append(attrs, semconv.TestSuiteNameKey.String(valid(r.Command)))
+	}
+	if kv, ok := runStatus[r.Status]; ok {
+		attrs = append(attrs, kv)
+	}
+	if c := r.Counts; c != nil {
+		attrs = append(attrs,
+			semconv.TestTotalKey.Int64(int64(c.Total)),
+			semconv.TestPassedKey.Int64(int64(c.Passed)),
+			semconv.TestFailedKey.Int64(int64(c.Failed)),
+			semconv.TestErrorsKey.Int64(int64(c.Errors)),
+			semconv.TestSkippedKey.Int64(int64(c.Skipped)),
+			semconv.TestFlakyCountKey.Int64(int64(c.Flaky)),
+		)
+	}
+	attrs = append(attrs, semconv.TestCompleteKey.Bool(r.Complete))
+	if c := r.Coverage; c != nil && c.LineRate != nil && !math.IsNaN(*c.LineRate) && !math.IsInf(*c.LineRate, 0) {
+		attrs = append(attrs, semconv.TestCoverageLineRate.Float64(*c.LineRate))
+	}
+	attrs = append(attrs, semconv.TestRunIDKey.String(valid(r.ID)))
+	if r.Kind != "" {
+		attrs = append(attrs, semconv.TestRunKindKey.String(string(r.Kind)))
+	}
+	if r.Grade != "" {
+		attrs = append(attrs, semconv.TestRunGradeKey.String(valid(r.Grade)))
+	}
+	if omitted > 0 {
+		attrs = append(attrs, semconv.TestCaseEventsOmitted.Int64(omitted))
+	}
+	if r.ExitCode != nil {
+		attrs = append(attrs, semconv.TestExitCodeKey.Int64(int64(*r.ExitCode)))
+	}
+	attrs = append(attrs,
+		semconv.TestRunTrustedKey.Bool(r.Trusted()),
+		semconv.TestRunCountedKey.Bool(r.Counted()),
+	)
+	if r.Commit != "" {
+		attrs = append(attrs, semconv.VCSRefHeadRevisionKey.String(valid(r.Commit)))
+	}
+	if r.AgentRunID != "" {
+		attrs = append(attrs, semconv.RunIDKey.String(valid(r.AgentRunID)))
+	}
+	return Event{Name: semconv.EventTestRun, Time: p.end, Attrs: attrs}
+}
+
+// caseEvent builds the test.case event of c.
+func caseEvent(p *runPlan, c caseRef) Event {
+	attrs := make([]attribute.KeyValue, 0, 6)
+	attrs = append(attrs, semconv.TestCaseNameKey.String(valid(c.id)))
+	if c.outcome.Failing() {
+		attrs = append(attrs,
+			semconv.TestCaseResultStatusFail,
+			semconv.TestOutcomeKey.String(string(c.outcome)),
+		)
+	} else {
+		attrs = append(attrs, semconv.TestCaseResultStatusPass)
+	}
+	attrs = append(attrs, semconv.TestFlakyKey.Bool(c.flaky))
+	if p.compare {
+		attrs = append(attrs, semconv.TestNewFailureKey.Bool(c.outcome.Failing() && !p.baseFailing[c.id]))
+	}
+	if c.message != "" {
+		attrs = append(attrs, semconv.TestMessageKey.String(head(valid(c.message), MessageLength)))
+	}
+	return Event{Name: semconv.EventTestCase, Time: p.end, Attrs: attrs}
+}
+
+// valid returns s with invalid UTF-8 replaced: protobuf strings must be
+// valid UTF-8, and one bad byte would fail the whole export.
+func valid(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	return strings.ToValidUTF8(s, "\uFFFD")
+}
+
+// head returns the first n characters of s.
+func head(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := 0
+	for j := range s {
+		if i == n {
+			return s[:j]
+		}
+		i++
+	}
+	return s
+}

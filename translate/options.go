@@ -1,0 +1,114 @@
+package translate
+
+import (
+	"time"
+
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/hangar-dev/testresults/testrun"
+)
+
+const (
+	// DefaultMaxCaseEvents is how many test.case events one run exports at
+	// most. The number left out is recorded on its test.run event as
+	// hangar.test.case_events.omitted.
+	DefaultMaxCaseEvents = 1000
+
+	// DefaultMaxEventBytes is the budget, in bytes of the OTLP protobuf
+	// encoding, of the events on one span. The test.run events always fit;
+	// test.case events are added in order while they fit and the rest are
+	// counted as omitted. With the default, one span stays well under the
+	// 4 MiB a collector's OTLP gRPC receiver accepts in one message.
+	DefaultMaxEventBytes = 3 << 20
+
+	// MessageLength is how many characters of a failure's (clipped,
+	// redacted) message hangar.test.message carries.
+	MessageLength = 512
+)
+
+type config struct {
+	base          *testrun.Run
+	maxCaseEvents int
+	maxEventBytes int
+	parent        trace.SpanContext
+	now           func() time.Time
+}
+
+func newConfig(opts []Option) config {
+	c := config{
+		maxCaseEvents: DefaultMaxCaseEvents,
+		maxEventBytes: DefaultMaxEventBytes,
+		now:           time.Now,
+	}
+	for _, o := range opts {
+		c = o.apply(c)
+	}
+	return c
+}
+
+// Option configures a translation.
+type Option interface {
+	apply(config) config
+}
+
+type optionFunc func(config) config
+
+func (f optionFunc) apply(c config) config { return f(c) }
+
+// WithBase compares the exported runs with base: each test.case event then
+// carries hangar.test.new_failure, true for a test that fails here and did
+// not fail in base. When either run is incomplete, lacks counts, or the
+// base's failing ids are not all known, the comparison is unavailable and
+// the attribute is omitted (never a false that reads as "nothing new").
+func WithBase(base *testrun.Run) Option {
+	return optionFunc(func(c config) config {
+		c.base = base
+		return c
+	})
+}
+
+// WithMaxCaseEvents sets how many test.case events one run exports at most
+// (default DefaultMaxCaseEvents; 0 or less keeps the default).
+func WithMaxCaseEvents(n int) Option {
+	return optionFunc(func(c config) config {
+		if n > 0 {
+			c.maxCaseEvents = n
+		}
+		return c
+	})
+}
+
+// WithMaxEventBytes sets the budget of the encoded events on one span
+// (default DefaultMaxEventBytes; 0 or less keeps the default).
+func WithMaxEventBytes(n int) Option {
+	return optionFunc(func(c config) config {
+		if n > 0 {
+			c.maxEventBytes = n
+		}
+		return c
+	})
+}
+
+// WithParent attaches the exported spans under a remote parent (for example
+// one read from TRACEPARENT): they take its trace id, trace state and trace
+// flags. Span ids stay derived from the exported ids. An invalid span
+// context is ignored.
+func WithParent(sc trace.SpanContext) Option {
+	return optionFunc(func(c config) config {
+		if sc.IsValid() {
+			c.parent = sc
+		}
+		return c
+	})
+}
+
+// WithClock sets the clock read once per translation for runs whose end and
+// start times are both unknown (default time.Now).
+func WithClock(now func() time.Time) Option {
+	return optionFunc(func(c config) config {
+		if now != nil {
+			c.now = now
+		}
+		return c
+	})
+}

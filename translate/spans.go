@@ -1,0 +1,181 @@
+package translate
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/hangar-dev/testresults/semconv"
+	"github.com/hangar-dev/testresults/testrun"
+)
+
+// Span is one span of an export, independent of the SDK and of pdata.
+// Record starts it with an SDK tracer; Traces writes it into pdata.
+type Span struct {
+	Name    string
+	TraceID trace.TraceID
+	SpanID  trace.SpanID
+	// ParentSpanID is the parent's span id: another span of the export or
+	// the remote parent; zero for a root span.
+	ParentSpanID trace.SpanID
+	// RemoteParent is true when the parent is the remote parent given with
+	// WithParent.
+	RemoteParent bool
+	// TraceFlags and TraceState are the span's: the remote parent's, with
+	// the sampled flag set.
+	TraceFlags trace.TraceFlags
+	TraceState trace.TraceState
+	Start, End time.Time
+	Attrs      []attribute.KeyValue
+	Events     []Event
+}
+
+// Job is the job a job export puts its runs on.
+type Job struct {
+	// ID is the job id (hangar.job.id); optional. Without it, the ids are
+	// derived from the ids of the runs, in order.
+	ID string
+	// Provision puts the runs on the job's provisioning span
+	// (semconv.SpanJobProvision), where the base run belongs, instead of
+	// its verification span (semconv.SpanJobVerify).
+	Provision bool
+}
+
+// Session is a session export: a session span with one child span per turn.
+type Session struct {
+	// ID is the session id (hangar.session.id); required.
+	ID string
+	// Turns are the session's turns, each with its runs.
+	Turns []Turn
+}
+
+// Turn is one turn of a session and the runs that checked it.
+type Turn struct {
+	// Number is the turn's number (hangar.session.turn), 0 or more.
+	Number int
+	Runs   []*testrun.Run
+}
+
+// JobSpans returns the one span of a job export: the job's verification span
+// (or its provisioning span) carrying the events of runs, in order. The span
+// runs from the earliest start to the latest end of the runs.
+func JobSpans(job Job, runs []*testrun.Run, opts ...Option) ([]Span, error) {
+	cfg := newConfig(opts)
+	plans, err := planRuns(runs, cfg, cfg.now())
+	if err != nil {
+		return nil, err
+	}
+	var key []string
+	if job.ID != "" {
+		key = []string{"job", job.ID}
+	} else {
+		key = make([]string, 0, 1+len(runs))
+		key = append(key, "runs")
+		for _, r := range runs {
+			key = append(key, r.ID)
+		}
+	}
+	name := semconv.SpanJobVerify
+	if job.Provision {
+		name = semconv.SpanJobProvision
+	}
+	s := newSpan(cfg, name, key)
+	if job.ID != "" {
+		s.Attrs = []attribute.KeyValue{semconv.JobIDKey.String(valid(job.ID))}
+	}
+	s.Start, s.End = interval(plans)
+	s.Events = spanEvents(plans, cfg)
+	return []Span{s}, nil
+}
+
+// SessionSpans returns the spans of a session export: the session span first,
+// then one span per turn in turn order, each the session span's child and
+// carrying the events of its turn's runs.
+func SessionSpans(session Session, opts ...Option) ([]Span, error) {
+	cfg := newConfig(opts)
+	if session.ID == "" {
+		return nil, fmt.Errorf("session without id: %w", ErrInvalid)
+	}
+	if len(session.Turns) == 0 {
+		return nil, fmt.Errorf("session %q without turns: %w", session.ID, ErrInvalid)
+	}
+	turns := slices.Clone(session.Turns)
+	slices.SortStableFunc(turns, func(a, b Turn) int { return a.Number - b.Number })
+	now := cfg.now()
+	root := newSpan(cfg, semconv.SpanSession, []string{"session", session.ID})
+	root.Attrs = []attribute.KeyValue{semconv.SessionIDKey.String(valid(session.ID))}
+	spans := make([]Span, 1, 1+len(turns))
+	for i, t := range turns {
+		if t.Number < 0 {
+			return nil, fmt.Errorf("session %q: turn %d: negative number: %w", session.ID, t.Number, ErrInvalid)
+		}
+		if i > 0 && turns[i-1].Number == t.Number {
+			return nil, fmt.Errorf("session %q: turn %d given twice: %w", session.ID, t.Number, ErrInvalid)
+		}
+		plans, err := planRuns(t.Runs, cfg, now)
+		if err != nil {
+			return nil, fmt.Errorf("session %q: turn %d: %w", session.ID, t.Number, err)
+		}
+		n := strconv.Itoa(t.Number)
+		s := Span{
+			Name:       semconv.SpanTurn,
+			TraceID:    root.TraceID,
+			SpanID:     deriveSpanID(semconv.SpanTurn, "session", session.ID, "turn", n),
+			TraceFlags: root.TraceFlags,
+			TraceState: root.TraceState,
+			Attrs: []attribute.KeyValue{
+				semconv.SessionIDKey.String(valid(session.ID)),
+				semconv.TurnKey.Int(t.Number),
+			},
+		}
+		s.ParentSpanID = root.SpanID
+		s.Start, s.End = interval(plans)
+		s.Events = spanEvents(plans, cfg)
+		if i == 0 || s.Start.Before(root.Start) {
+			root.Start = s.Start
+		}
+		if i == 0 || s.End.After(root.End) {
+			root.End = s.End
+		}
+		spans = append(spans, s)
+	}
+	spans[0] = root
+	return spans, nil
+}
+
+// newSpan returns a span named name whose ids derive from key: a root span,
+// or the child of the remote parent of cfg, whose trace it joins.
+func newSpan(cfg config, name string, key []string) Span {
+	s := Span{
+		Name:       name,
+		SpanID:     deriveSpanID(append([]string{name}, key...)...),
+		TraceFlags: trace.FlagsSampled,
+	}
+	if p := cfg.parent; p.IsValid() {
+		s.TraceID = p.TraceID()
+		s.ParentSpanID = p.SpanID()
+		s.RemoteParent = true
+		s.TraceFlags = p.TraceFlags().WithSampled(true)
+		s.TraceState = p.TraceState()
+	} else {
+		s.TraceID = deriveTraceID(key...)
+	}
+	return s
+}
+
+// interval is the earliest start and the latest end of plans.
+func interval(plans []runPlan) (start, end time.Time) {
+	for i, p := range plans {
+		if i == 0 || p.start.Before(start) {
+			start = p.start
+		}
+		if i == 0 || p.end.After(end) {
+			end = p.end
+		}
+	}
+	return start, end
+}
