@@ -97,6 +97,18 @@ run_vitest() {
 	collect vitest
 }
 
+run_mocha() {
+	prep mocha
+	npm_deps
+	# mocha exits with the number of failures: tests fail on purpose.
+	npx mocha --reporter xunit --reporter-option output=reports/mocha-xunit.xml \
+		sample.test.js || true
+	npx mocha --reporter mocha-junit-reporter \
+		--reporter-option mochaFile=reports/mocha-junit-reporter.xml,includePending=true \
+		sample.test.js || true
+	collect mocha
+}
+
 all=(pytest go jest vitest mocha playwright maven ant phpunit ctest)
 for r in "${@:-${all[@]}}"; do
 	"run_$r"
