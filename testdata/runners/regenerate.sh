@@ -109,6 +109,14 @@ run_mocha() {
 	collect mocha
 }
 
+run_playwright() {
+	prep playwright
+	npm_deps
+	# No browser is installed or needed. Exits 1: tests fail on purpose.
+	npx playwright test || true
+	collect playwright
+}
+
 all=(pytest go jest vitest mocha playwright maven ant phpunit ctest)
 for r in "${@:-${all[@]}}"; do
 	"run_$r"
