@@ -1,0 +1,171 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/hangar-dev/testresults/report"
+	"github.com/hangar-dev/testresults/testrun"
+)
+
+func init() {
+	register(command{name: "parse", synopsis: "parse report files or folders into a run (JSON on stdout)", run: runParse})
+}
+
+const parseUsage = `Usage: testresults parse [flags] PATH...
+
+Reads the JUnit XML, Cobertura XML and lcov reports in each PATH (a file, or
+a folder walked for *.xml, *.lcov, lcov.info and *.lcov.info) and prints the
+run they describe as JSON on stdout. Symbolic links are refused; limits per
+report: 8 MiB, 2,000,000 elements, 64 levels, 100,000 cases; per run: 64
+files, 32 MiB.
+
+The run id defaults to the first 32 hex digits of a SHA-256 over the sorted
+SHA-256 digests of the reports read (and the paths and reasons of those
+refused), so the same reports always give the same id.
+
+Exit codes: 0 the reports were parsed (the run may still be incomplete:
+see "complete" and "incomplete_reasons"); 2 usage error; 3 no report could
+be read (every input refused or skipped; the run is still printed and the
+reasons go to stderr).
+
+Flags:
+`
+
+type parseOptions struct {
+	kind     string
+	grade    string
+	commit   string
+	exitCode int
+	command  string
+	id       string
+}
+
+func newParseFlags() (*pflag.FlagSet, *parseOptions) {
+	o := &parseOptions{}
+	fs := pflag.NewFlagSet("parse", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	fs.SortFlags = false
+	kinds := make([]string, len(testrun.Kinds))
+	for i, k := range testrun.Kinds {
+		kinds[i] = string(k)
+	}
+	fs.StringVar(&o.kind, "kind", "", "the run's kind: "+strings.Join(kinds, ", "))
+	fs.StringVar(&o.grade, "grade", "", "with --kind grader: the grader's grade (isolated, or a lower grade)")
+	fs.StringVar(&o.commit, "commit", "", "the commit the check ran on (hex SHA)")
+	fs.IntVar(&o.exitCode, "exit-code", 0, "the check's own exit code (0-255); sets status success or failure")
+	fs.StringVar(&o.command, "command", "", "the check's command line")
+	fs.StringVar(&o.id, "id", "", "the run id (default: derived from the reports' SHA-256)")
+	return fs, o
+}
+
+var commitRE = regexp.MustCompile(`^[0-9a-fA-F]{4,64}$`)
+
+func runParse(_ context.Context, args []string, env Env) int {
+	fs, o := newParseFlags()
+	usageTo := func(w io.Writer) {
+		fmt.Fprint(w, parseUsage)
+		fmt.Fprint(w, fs.FlagUsages())
+	}
+	usageErr := func(format string, a ...any) int {
+		fmt.Fprintf(env.Stderr, "testresults parse: "+format+"\n\n", a...)
+		usageTo(env.Stderr)
+		return exitUsage
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			usageTo(env.Stdout)
+			return exitOK
+		}
+		return usageErr("%v", err)
+	}
+	paths := fs.Args()
+	if len(paths) == 0 {
+		return usageErr("no PATH given")
+	}
+	kind := testrun.Kind(o.kind)
+	if o.kind != "" && !kind.Valid() {
+		return usageErr("unknown --kind %q", o.kind)
+	}
+	if fs.Changed("grade") {
+		if kind != testrun.KindGrader {
+			return usageErr("--grade is only for --kind grader")
+		}
+		if strings.TrimSpace(o.grade) == "" {
+			return usageErr("--grade is empty")
+		}
+	}
+	if o.commit != "" && !commitRE.MatchString(o.commit) {
+		return usageErr("--commit %q is not a hex commit SHA", o.commit)
+	}
+	if fs.Changed("exit-code") && (o.exitCode < 0 || o.exitCode > 255) {
+		return usageErr("--exit-code %d is not between 0 and 255", o.exitCode)
+	}
+
+	run, err := report.ReadRun(paths, report.WithRunOptions(testrun.WithRedactor(testrun.NewRedactor(env.Environ()))))
+	run.ID = o.id
+	if run.ID == "" {
+		run.ID = runID(run.Reports)
+	}
+	run.Kind = kind
+	run.Grade = o.grade
+	run.Commit = o.commit
+	run.Command = o.command
+	if fs.Changed("exit-code") {
+		code := o.exitCode
+		run.ExitCode = &code
+		run.Status = testrun.StatusSuccess
+		if code != 0 {
+			run.Status = testrun.StatusFailure
+		}
+	}
+	enc := json.NewEncoder(env.Stdout)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if merr := enc.Encode(run); merr != nil {
+		fmt.Fprintf(env.Stderr, "testresults parse: %v\n", merr)
+		return exitRejected
+	}
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "testresults parse: %v\n", err)
+		for _, r := range run.Reports {
+			if r.Error != "" {
+				fmt.Fprintf(env.Stderr, "  %s: %s\n", r.Path, r.Error)
+			}
+		}
+		return exitRejected
+	}
+	return exitOK
+}
+
+// runID derives a run id from the reports: the first 32 hex digits of a
+// SHA-256 over their sorted SHA-256 digests (for a report not read whole,
+// its path and reason), so the same reports give the same id.
+func runID(reports []testrun.ReportInfo) string {
+	keys := make([]string, 0, len(reports))
+	for _, r := range reports {
+		if r.SHA256 != "" {
+			keys = append(keys, "sha256:"+r.SHA256)
+		} else {
+			keys = append(keys, "path:"+r.Path+"\x00"+r.Error)
+		}
+	}
+	sort.Strings(keys)
+	h := sha256.New()
+	for _, k := range keys {
+		h.Write([]byte(k))
+		h.Write([]byte{'\n'})
+	}
+	return hex.EncodeToString(h.Sum(nil))[:32]
+}

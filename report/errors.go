@@ -1,0 +1,57 @@
+package report
+
+import (
+	"errors"
+
+	"github.com/hangar-dev/testresults/report/internal/xmlsafe"
+)
+
+// LimitError reports an input over a limit; errors.Is(err, ErrLimit).
+// Limit is "bytes", "elements", "depth", "cases", "records", "files" or
+// "run bytes".
+type LimitError = xmlsafe.LimitError
+
+// SyntaxError is a report that is not well-formed or is refused, at a line
+// of a file. It unwraps to what is wrong (ErrEntity, ErrTruncated, ...).
+// junit.SyntaxError, cobertura.SyntaxError and lcov.SyntaxError are the
+// same type.
+type SyntaxError = xmlsafe.SyntaxError
+
+// Errors of refused reports. Test with errors.Is.
+var (
+	// ErrLimit is matched by every *LimitError.
+	ErrLimit = xmlsafe.ErrLimit
+	// ErrEntity: an entity declaration, a parameter entity or a reference to
+	// an undefined entity. Such a report is always refused.
+	ErrEntity = xmlsafe.ErrEntity
+	// ErrDTD: an internal DTD subset that declares something.
+	ErrDTD = xmlsafe.ErrDTD
+	// ErrEncoding: a document neither UTF-8, US-ASCII nor ISO-8859-1.
+	ErrEncoding = xmlsafe.ErrEncoding
+	// ErrEmpty: an empty file.
+	ErrEmpty = xmlsafe.ErrEmpty
+	// ErrBinary: a NUL byte or invalid UTF-8.
+	ErrBinary = xmlsafe.ErrBinary
+	// ErrTruncated: a document or tracefile cut short.
+	ErrTruncated = xmlsafe.ErrTruncated
+	// ErrNotXML: a file that is neither XML nor an lcov tracefile.
+	ErrNotXML = xmlsafe.ErrNotXML
+)
+
+var (
+	// ErrSymlink is the reason a path holding a symbolic link is refused.
+	ErrSymlink = errors.New("report: symbolic link refused")
+	// ErrNotRegular is the reason a path that is neither a regular file nor
+	// a folder is refused.
+	ErrNotRegular = errors.New("report: not a regular file")
+	// ErrNotReport is the reason a well-formed file that is not a test or
+	// coverage report is skipped (not refused: it does not make the run
+	// incomplete).
+	ErrNotReport = errors.New("report: not a test or coverage report")
+	// ErrStale is the reason a file older than WithNewerThan's time is
+	// skipped.
+	ErrStale = errors.New("report: older than the run")
+	// ErrNoReports is returned by ReadRun when no report could be read at
+	// all: none was found, or every input was refused or skipped.
+	ErrNoReports = errors.New("report: no report could be read")
+)

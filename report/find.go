@@ -1,0 +1,210 @@
+package report
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Entry is one path Find found.
+type Entry struct {
+	// Path is the file's path: as given, or joined under the folder given.
+	Path string
+	// Size is the file's size in bytes when known.
+	Size int64
+	// Err is nil for a file to read. Otherwise it says why the path is not
+	// read: refused (a symbolic link, not a regular file, unreadable) or,
+	// when Skip is set, skipped (ErrStale).
+	Err  error
+	Skip bool
+}
+
+// Found is what Find found, in the order of the paths given (files in a
+// folder in lexical order).
+type Found struct {
+	Entries []Entry
+	// Reasons make the run incomplete without naming one file (more report
+	// files than the files limit).
+	Reasons []string
+}
+
+// skipDirs are folders never walked into: they hold no report a check
+// writes.
+var skipDirs = map[string]bool{".git": true, "node_modules": true}
+
+// IsCandidate reports whether a file found in a folder is read as a
+// possible report: *.xml (JUnit, Cobertura; other XML is skipped by
+// content), *.lcov, lcov.info and *.lcov.info.
+func IsCandidate(name string) bool {
+	n := strings.ToLower(name)
+	return strings.HasSuffix(n, ".xml") || strings.HasSuffix(n, ".lcov") ||
+		n == "lcov.info" || strings.HasSuffix(n, ".lcov.info")
+}
+
+// Find lists the report files in paths: files as given (any name; their
+// content decides), folders walked for candidate names (see IsCandidate),
+// never into .git or node_modules. A path with a symbolic link in it (in
+// any component, or a link found in a folder) is refused, as is anything
+// that is not a regular file. At most the files limit (WithMaxFiles) are
+// listed; more make the run incomplete.
+func Find(paths []string, opts ...Option) *Found {
+	cfg := newConfig(opts)
+	return find(paths, &cfg)
+}
+
+func find(paths []string, cfg *config) *Found {
+	f := &Found{}
+	seen := map[string]bool{}
+	files, dropped := 0, 0
+	add := func(e Entry) {
+		key := e.Path
+		if abs, err := filepath.Abs(e.Path); err == nil {
+			key = abs
+		}
+		if seen[key] {
+			return
+		}
+		seen[key] = true
+		if e.Err == nil {
+			if files >= cfg.maxFiles {
+				dropped++
+				return
+			}
+			files++
+		}
+		f.Entries = append(f.Entries, e)
+	}
+	for _, p := range paths {
+		if err := checkPath(p); err != nil {
+			add(Entry{Path: p, Err: err})
+			continue
+		}
+		fi, err := os.Lstat(p)
+		if err != nil {
+			add(Entry{Path: p, Err: fmt.Errorf("report: %w", err)})
+			continue
+		}
+		switch {
+		case fi.Mode().IsRegular():
+			if cfg.stale(fi) {
+				add(Entry{Path: p, Size: fi.Size(), Err: staleErr(fi), Skip: true})
+				continue
+			}
+			add(Entry{Path: p, Size: fi.Size()})
+		case fi.IsDir():
+			walk(p, cfg, add)
+		default:
+			add(Entry{Path: p, Err: fmt.Errorf("%w: %s", ErrNotRegular, fi.Mode().Type())})
+		}
+	}
+	if dropped > 0 {
+		f.Reasons = append(f.Reasons, fmt.Sprintf("%d more report files were not read: over the limit of %d files", dropped, cfg.maxFiles))
+	}
+	return f
+}
+
+func staleErr(fi fs.FileInfo) error {
+	return fmt.Errorf("%w: modified %s", ErrStale, fi.ModTime().UTC().Format("2006-01-02T15:04:05Z"))
+}
+
+func (c *config) stale(fi fs.FileInfo) bool {
+	return !c.newerThan.IsZero() && fi.ModTime().Before(c.newerThan)
+}
+
+func walk(root string, cfg *config, add func(Entry)) {
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if path == root {
+				return err
+			}
+			add(Entry{Path: path, Err: fmt.Errorf("report: %w", err)})
+			if d != nil && d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if path == root {
+			return nil
+		}
+		name := d.Name()
+		switch t := d.Type(); {
+		case t&fs.ModeSymlink != 0:
+			if IsCandidate(name) {
+				add(Entry{Path: path, Err: fmt.Errorf("%w: %s is a symbolic link", ErrSymlink, path)})
+			} else if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+				add(Entry{Path: path, Err: fmt.Errorf("%w: %s is a symbolic link to a folder (not followed)", ErrSymlink, path)})
+			}
+			return nil
+		case d.IsDir():
+			if skipDirs[name] {
+				return filepath.SkipDir
+			}
+			return nil
+		case !IsCandidate(name):
+			return nil
+		case !t.IsRegular():
+			add(Entry{Path: path, Err: fmt.Errorf("%w: %s", ErrNotRegular, t)})
+			return nil
+		}
+		fi, err := d.Info()
+		if err != nil {
+			add(Entry{Path: path, Err: fmt.Errorf("report: %w", err)})
+			return nil
+		}
+		if cfg.stale(fi) {
+			return nil
+		}
+		add(Entry{Path: path, Size: fi.Size()})
+		return nil
+	})
+	if err != nil {
+		add(Entry{Path: root, Err: fmt.Errorf("report: %w", err)})
+	}
+}
+
+// linkInPath returns the first component of path that is a symbolic link
+// ("" when none). Components are checked as written, ".." included, so a
+// link cannot hide behind a parent reference; a relative path is taken from
+// the working directory, whose own components are checked too.
+func linkInPath(path string) (string, error) {
+	if path == "" {
+		return "", errors.New("empty path")
+	}
+	cur := ""
+	rest := path
+	if !filepath.IsAbs(path) {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", err
+		}
+		if link, err := linkInPath(wd); err != nil || link != "" {
+			return link, err
+		}
+		cur = wd
+	} else {
+		vol := filepath.VolumeName(path)
+		cur = vol + string(filepath.Separator)
+		rest = path[len(vol):]
+	}
+	for _, part := range strings.Split(filepath.ToSlash(rest), "/") {
+		if part == "" || part == "." {
+			continue
+		}
+		if strings.HasSuffix(cur, string(filepath.Separator)) {
+			cur += part
+		} else {
+			cur += string(filepath.Separator) + part
+		}
+		fi, err := os.Lstat(cur)
+		if err != nil {
+			return "", err
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			return cur, nil
+		}
+	}
+	return "", nil
+}

@@ -1,0 +1,236 @@
+package lcov
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/hangar-dev/testresults/report/internal/xmlsafe"
+	"github.com/hangar-dev/testresults/testrun"
+)
+
+// Limits bound what one file may hold; a zero field means its default
+// (MaxBytes and MaxRecords apply to lcov). It is the same type as
+// report.Limits.
+type Limits = xmlsafe.Limits
+
+// SyntaxError is a malformed line of a tracefile. It is the same type as
+// report.SyntaxError.
+type SyntaxError = xmlsafe.SyntaxError
+
+// ErrMalformed is wrapped by the SyntaxError of a malformed record.
+var ErrMalformed = errors.New("lcov: malformed record")
+
+// MaxLineBytes is the longest line read (a longer one is malformed).
+const MaxLineBytes = 64 << 10
+
+// Sniff reports whether the start of a file looks like an lcov tracefile:
+// its first non-blank line is a known record.
+func Sniff(head []byte) bool {
+	head = bytes.TrimPrefix(head, []byte{0xEF, 0xBB, 0xBF})
+	for len(head) > 0 {
+		line := head
+		if i := bytes.IndexByte(head, '\n'); i >= 0 {
+			line, head = head[:i], head[i+1:]
+		} else {
+			head = nil
+		}
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 {
+			continue
+		}
+		if string(line) == "end_of_record" {
+			return true
+		}
+		i := bytes.IndexByte(line, ':')
+		if i <= 0 {
+			return false
+		}
+		switch string(line[:i]) {
+		case "TN", "SF", "VER", "FN", "FNDA", "FNF", "FNH", "FNL", "FNA", "DA", "LF", "LH", "BRDA", "BRF", "BRH":
+			return true
+		}
+		return false
+	}
+	return false
+}
+
+// Parse reads one tracefile from r; name identifies it in errors. The
+// returned report is nil on error.
+func Parse(r io.Reader, name string, opts ...Option) (*testrun.CoverageReport, error) {
+	cfg := newConfig(opts)
+	p := parser{name: name, lim: cfg.limits, files: map[string]*testrun.FileCoverage{}}
+	if err := p.run(r); err != nil {
+		return nil, err
+	}
+	return &testrun.CoverageReport{Files: p.files}, nil
+}
+
+type parser struct {
+	name  string
+	lim   Limits
+	files map[string]*testrun.FileCoverage
+	line  int
+
+	// the open record
+	open   bool
+	sf     string
+	lines  map[int64]bool
+	lf, lh int64
+	hasLF  bool
+}
+
+func (p *parser) malformed(format string, args ...any) error {
+	return &SyntaxError{File: p.name, Line: p.line, Err: fmt.Errorf("%w: "+format, append([]any{ErrMalformed}, args...)...)}
+}
+
+func (p *parser) run(r io.Reader) error {
+	lr := &limitReader{r: r, max: p.lim.MaxBytes}
+	br := bufio.NewReaderSize(lr, MaxLineBytes)
+	for {
+		raw, err := br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			p.line++
+			return p.malformed("line longer than %d bytes", MaxLineBytes)
+		}
+		if err != nil && err != io.EOF {
+			if errors.Is(err, xmlsafe.ErrLimit) {
+				return err
+			}
+			return fmt.Errorf("lcov: read %s: %w", p.name, err)
+		}
+		if len(raw) > 0 {
+			p.line++
+			if int64(p.line) > p.lim.MaxRecords {
+				return &xmlsafe.LimitError{Limit: "records", Max: p.lim.MaxRecords}
+			}
+			if e := p.record(bytes.TrimRight(raw, "\r\n")); e != nil {
+				return e
+			}
+		}
+		if err == io.EOF {
+			break
+		}
+	}
+	if p.open {
+		return &SyntaxError{File: p.name, Line: p.line, Err: fmt.Errorf("%w: the record of %s has no end_of_record", xmlsafe.ErrTruncated, p.sf)}
+	}
+	if p.line == 0 {
+		return xmlsafe.ErrEmpty
+	}
+	return nil
+}
+
+func (p *parser) record(line []byte) error {
+	if bytes.IndexByte(line, 0) >= 0 {
+		return &SyntaxError{File: p.name, Line: p.line, Err: xmlsafe.Reason(xmlsafe.ErrBinary, "NUL byte: binary content")}
+	}
+	if len(bytes.TrimSpace(line)) == 0 {
+		return nil
+	}
+	if string(line) == "end_of_record" {
+		if !p.open {
+			return p.malformed("end_of_record outside a record")
+		}
+		return p.close()
+	}
+	key, val, ok := bytes.Cut(line, []byte{':'})
+	if !ok {
+		return p.malformed("%q is not a record", clip(line))
+	}
+	switch string(key) {
+	case "SF":
+		if p.open {
+			return p.malformed("SF:%s starts before the record of %s ends", clip(val), p.sf)
+		}
+		if len(val) == 0 {
+			return p.malformed("SF with no file name")
+		}
+		p.open, p.sf = true, string(val)
+		p.lines, p.lf, p.lh, p.hasLF = nil, 0, 0, false
+	case "DA":
+		if !p.open {
+			return p.malformed("DA outside a record")
+		}
+		parts := bytes.SplitN(val, []byte{','}, 3)
+		if len(parts) < 2 {
+			return p.malformed("DA:%s needs a line and a hit count", clip(val))
+		}
+		ln, err1 := strconv.ParseInt(string(parts[0]), 10, 64)
+		hits, err2 := strconv.ParseInt(string(parts[1]), 10, 64)
+		if err1 != nil || err2 != nil || ln < 0 || hits < 0 {
+			return p.malformed("DA:%s is not line,hits", clip(val))
+		}
+		if p.lines == nil {
+			p.lines = map[int64]bool{}
+		}
+		p.lines[ln] = p.lines[ln] || hits > 0
+	case "LF", "LH":
+		if !p.open {
+			return p.malformed("%s outside a record", key)
+		}
+		n, err := strconv.ParseInt(string(bytes.TrimSpace(val)), 10, 64)
+		if err != nil || n < 0 {
+			return p.malformed("%s:%s is not a count", key, clip(val))
+		}
+		if key[1] == 'F' {
+			p.lf, p.hasLF = n, true
+		} else {
+			p.lh = n
+		}
+	}
+	// TN, FN*, BR*, VER and any other record carry nothing line coverage
+	// needs.
+	return nil
+}
+
+// close merges the open record into its source file.
+func (p *parser) close() error {
+	if p.lh > p.lf && p.hasLF {
+		return p.malformed("LH:%d is over LF:%d in the record of %s", p.lh, p.lf, p.sf)
+	}
+	f := p.files[p.sf]
+	if f == nil {
+		f = &testrun.FileCoverage{}
+		p.files[p.sf] = f
+	}
+	if len(p.lines) > 0 {
+		if f.Lines == nil {
+			f.Lines = make(map[int64]bool, len(p.lines))
+		}
+		for ln, hit := range p.lines {
+			f.Lines[ln] = f.Lines[ln] || hit
+		}
+	} else if p.hasLF {
+		f.Found = max(f.Found, p.lf)
+		f.Hit = max(f.Hit, p.lh)
+	}
+	p.open, p.lines = false, nil
+	return nil
+}
+
+func clip(b []byte) string {
+	if len(b) > 80 {
+		return string(b[:80]) + "..."
+	}
+	return string(b)
+}
+
+// limitReader fails with a LimitError once more than max bytes were read.
+type limitReader struct {
+	r   io.Reader
+	n   int64
+	max int64
+}
+
+func (l *limitReader) Read(b []byte) (int, error) {
+	n, err := l.r.Read(b)
+	l.n += int64(n)
+	if l.n > l.max {
+		return 0, &xmlsafe.LimitError{Limit: "bytes", Max: l.max}
+	}
+	return n, err
+}

@@ -1,0 +1,251 @@
+package report
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/hangar-dev/testresults/report/cobertura"
+	"github.com/hangar-dev/testresults/report/internal/xmlsafe"
+	"github.com/hangar-dev/testresults/report/junit"
+	"github.com/hangar-dev/testresults/report/lcov"
+	"github.com/hangar-dev/testresults/testrun"
+)
+
+// Coverage dialects, as ReportInfo.Dialect names them; JUnit dialects are
+// named by package junit.
+const (
+	DialectCobertura = "cobertura"
+	DialectLcov      = "lcov"
+)
+
+// Result is one report file read (or refused, or skipped).
+type Result struct {
+	// Info describes the file; Info.Error says why it was refused or
+	// skipped, Info.Skipped tells which.
+	Info testrun.ReportInfo
+	// Executions are the test cases of a JUnit report. A report refused
+	// part way keeps the cases read before the error: the run still lists
+	// them but is incomplete.
+	Executions []testrun.Execution
+	// Coverage is what a coverage report states (nil for test reports and
+	// for refused files).
+	Coverage *testrun.CoverageReport
+}
+
+// foreignRoots names well-formed XML documents that are not reports this
+// package reads; they are skipped, not refused.
+var foreignRoots = map[string]string{
+	"project":          "a Maven POM",
+	"failsafe-summary": "a failsafe summary (the results are in the TEST-*.xml files)",
+	"test-results":     "an NUnit 2 result file (not JUnit XML)",
+	"test-run":         "an NUnit 3 result file (not JUnit XML)",
+	"assemblies":       "an xUnit.net v2 result file (not JUnit XML)",
+	"TestRun":          "a Visual Studio TRX result file (not JUnit XML)",
+	"testng-results":   "a TestNG result file (not JUnit XML)",
+	"Site":             "a CTest dashboard file (use ctest --output-junit)",
+	"report":           "a JaCoCo coverage file (not Cobertura)",
+	"checkstyle":       "a Checkstyle report",
+	"html":             "an HTML document",
+}
+
+// Parse reads one report from r, whatever its format: JUnit XML, Cobertura
+// XML or an lcov tracefile, told apart by content. name is the report's
+// path as it should be listed. The Result is never nil; on error its Info
+// says why, and errors.Is(err, ErrNotReport) tells a skipped file from a
+// refused one.
+func Parse(r io.Reader, name string, opts ...Option) (*Result, error) {
+	cfg := newConfig(opts)
+	return parse(r, name, &cfg)
+}
+
+// ParseFile reads the report at path. A path with a symbolic link anywhere
+// in it, or one that is not a regular file, is refused.
+func ParseFile(path string, opts ...Option) (*Result, error) {
+	cfg := newConfig(opts)
+	return parseFile(path, &cfg)
+}
+
+func parseFile(path string, cfg *config) (*Result, error) {
+	refuse := func(err error) (*Result, error) {
+		return &Result{Info: testrun.ReportInfo{Path: path, Error: Describe(err)}}, err
+	}
+	if err := checkPath(path); err != nil {
+		return refuse(err)
+	}
+	f, err := openNoFollow(path)
+	if err != nil {
+		return refuse(fmt.Errorf("report: %w", err))
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return refuse(fmt.Errorf("report: %w", err))
+	}
+	if !fi.Mode().IsRegular() {
+		return refuse(fmt.Errorf("%w: %s", ErrNotRegular, fi.Mode().Type()))
+	}
+	if fi.Size() > cfg.limits.MaxBytes {
+		res, err := refuse(&LimitError{Limit: "bytes", Max: cfg.limits.MaxBytes})
+		res.Info.Bytes = fi.Size()
+		return res, err
+	}
+	res, err := parse(f, path, cfg)
+	res.Info.Bytes = max(res.Info.Bytes, fi.Size())
+	return res, err
+}
+
+// checkPath refuses a path with a symbolic link in any of its components,
+// relative paths being taken from the working directory.
+func checkPath(path string) error {
+	if link, err := linkInPath(path); err != nil {
+		return fmt.Errorf("report: %w", err)
+	} else if link != "" {
+		return fmt.Errorf("%w: %s is a symbolic link", ErrSymlink, link)
+	}
+	return nil
+}
+
+type hashReader struct {
+	r io.Reader
+	h hash.Hash
+	n int64
+}
+
+func (h *hashReader) Read(p []byte) (int, error) {
+	n, err := h.r.Read(p)
+	h.h.Write(p[:n])
+	h.n += int64(n)
+	return n, err
+}
+
+func parse(r io.Reader, name string, cfg *config) (*Result, error) {
+	h := &hashReader{r: r, h: sha256.New()}
+	res := &Result{Info: testrun.ReportInfo{Path: name}}
+	err := parseInto(h, name, cfg, res)
+	res.Info.Bytes = h.n
+	if err != nil {
+		res.Info.Error = Describe(err)
+		res.Info.Skipped = errors.Is(err, ErrNotReport)
+		res.Info.Tests = nil
+		res.Coverage = nil
+		return res, err
+	}
+	res.Info.SHA256 = hex.EncodeToString(h.h.Sum(nil))
+	return res, nil
+}
+
+const sniffBytes = 4096
+
+func parseInto(r io.Reader, name string, cfg *config, res *Result) error {
+	br := bufio.NewReaderSize(r, sniffBytes)
+	head, _ := br.Peek(sniffBytes)
+	switch sniffFormat(head) {
+	case formatEmpty:
+		return ErrEmpty
+	case formatLcov:
+		res.Info.Dialect = DialectLcov
+		cov, err := lcov.Parse(br, name, lcov.WithLimits(cfg.limits))
+		res.Coverage = cov
+		return err
+	case formatXML:
+	default:
+		if bytes.IndexByte(head, 0) >= 0 || !utf8.Valid(head[:completeRunes(head)]) {
+			return &SyntaxError{File: name, Line: 1, Err: xmlsafe.Reason(ErrBinary, "binary content, not a text report")}
+		}
+		return &SyntaxError{File: name, Line: 1, Err: xmlsafe.Reason(ErrNotXML, "neither XML nor an lcov tracefile")}
+	}
+	root, replay, err := xmlsafe.Sniff(br, name, cfg.limits)
+	if err != nil {
+		return err
+	}
+	local := root[strings.LastIndexByte(root, ':')+1:]
+	switch local {
+	case "testsuites", "testsuite":
+		rep, err := junit.Parse(replay, name, junit.WithLimits(cfg.limits), junit.WithMaxMessage(cfg.maxMessage))
+		res.Info.Dialect = rep.Dialect
+		res.Executions = rep.Executions
+		n := len(rep.Executions)
+		res.Info.Tests = &n
+		return err
+	case "coverage":
+		res.Info.Dialect = DialectCobertura
+		cov, err := cobertura.Parse(replay, name, cobertura.WithLimits(cfg.limits))
+		if errors.Is(err, cobertura.ErrNotCobertura) {
+			res.Info.Dialect = ""
+			return fmt.Errorf("%w: %v", ErrNotReport, err)
+		}
+		res.Coverage = cov
+		return err
+	}
+	what, ok := foreignRoots[local]
+	if !ok {
+		what = "XML of another kind"
+	}
+	return fmt.Errorf("%w: %s (root element <%s>)", ErrNotReport, what, root)
+}
+
+type format int
+
+const (
+	formatOther format = iota
+	formatEmpty
+	formatXML
+	formatLcov
+)
+
+func sniffFormat(head []byte) format {
+	if bytes.HasPrefix(head, []byte{0xFE, 0xFF}) || bytes.HasPrefix(head, []byte{0xFF, 0xFE}) {
+		return formatXML // UTF-16: the XML reader refuses it by name
+	}
+	s := bytes.TrimLeft(bytes.TrimPrefix(head, []byte{0xEF, 0xBB, 0xBF}), " \t\r\n")
+	switch {
+	case len(s) == 0 && len(head) < sniffBytes:
+		return formatEmpty
+	case len(s) == 0:
+		return formatXML // a long run of white space: let the reader decide
+	case s[0] == '<':
+		return formatXML
+	case lcov.Sniff(s):
+		return formatLcov
+	}
+	return formatOther
+}
+
+func completeRunes(s []byte) int {
+	for k := 1; k <= 3 && k <= len(s); k++ {
+		if c := s[len(s)-k]; c >= 0xC0 {
+			if utf8.FullRune(s[len(s)-k:]) {
+				return len(s)
+			}
+			return len(s) - k
+		} else if c < 0x80 {
+			break
+		}
+	}
+	return len(s)
+}
+
+// Describe renders an error of this package for ReportInfo.Error and the
+// run's incomplete reasons: the reason without the "report:" prefix or the
+// file name (the report's path is listed beside it).
+func Describe(err error) string {
+	var se *SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Sprintf("line %d: %s", se.Line, strings.TrimPrefix(se.Err.Error(), "report: "))
+	}
+	var le *LimitError
+	if errors.As(err, &le) {
+		return fmt.Sprintf("over the limit of %d %s", le.Max, le.Limit)
+	}
+	return strings.TrimPrefix(err.Error(), "report: ")
+}
+
+

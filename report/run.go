@@ -1,0 +1,63 @@
+package report
+
+import (
+	"fmt"
+
+	"github.com/hangar-dev/testresults/testrun"
+)
+
+// ReadRun finds the reports in paths (see Find), reads each (see Parse)
+// within the per-report and per-run limits, and builds the run they
+// describe. Only the result fields of the run are set (counts, cases,
+// failures, flaky, coverage, complete, reports); the caller sets its
+// identity and metadata.
+//
+// A report refused (hostile, over a limit, truncated, binary, malformed, a
+// symbolic link) is listed with its reason and makes the run incomplete; a
+// file that is not a report (ErrNotReport) or is stale (ErrStale) is listed
+// as skipped. The run is always returned. The error is ErrNoReports (with
+// the count of refused and skipped files) when not one report could be read,
+// so that a caller can reject the input as a whole.
+func ReadRun(paths []string, opts ...Option) (*testrun.Run, error) {
+	cfg := newConfig(opts)
+	found := find(paths, &cfg)
+	b := testrun.NewBuilder(cfg.runOpts...)
+	var total int64
+	read, refused, skipped := 0, 0, 0
+	for _, e := range found.Entries {
+		if e.Err != nil {
+			b.AddReport(testrun.ReportInfo{Path: e.Path, Bytes: e.Size, Error: Describe(e.Err), Skipped: e.Skip}, nil, nil)
+			if e.Skip {
+				skipped++
+			} else {
+				refused++
+			}
+			continue
+		}
+		if total+e.Size > cfg.maxRunBytes {
+			err := &LimitError{Limit: "run bytes", Max: cfg.maxRunBytes}
+			b.AddReport(testrun.ReportInfo{Path: e.Path, Bytes: e.Size, Error: Describe(err)}, nil, nil)
+			refused++
+			continue
+		}
+		res, err := parseFile(e.Path, &cfg)
+		total += res.Info.Bytes
+		b.AddReport(res.Info, res.Executions, res.Coverage)
+		switch {
+		case err == nil:
+			read++
+		case res.Info.Skipped:
+			skipped++
+		default:
+			refused++
+		}
+	}
+	for _, r := range found.Reasons {
+		b.Incomplete(r)
+	}
+	run := b.Build()
+	if read == 0 {
+		return run, fmt.Errorf("%w: %d refused, %d skipped", ErrNoReports, refused, skipped)
+	}
+	return run, nil
+}
