@@ -247,5 +247,3 @@ func Describe(err error) string {
 	}
 	return strings.TrimPrefix(err.Error(), "report: ")
 }
-
-
