@@ -58,7 +58,7 @@ type caseRef struct {
 // the times of a run whose end and start are both unknown.
 func planRuns(runs []*testrun.Run, cfg config, now time.Time) ([]runPlan, error) {
 	if len(runs) == 0 {
-		return nil, fmt.Errorf("no runs to export: %w", ErrInvalid)
+		return nil, fmt.Errorf("%w: no runs to export", ErrInvalid)
 	}
 	var baseFailing map[string]bool
 	baseKnown := false
@@ -87,16 +87,16 @@ func planRuns(runs []*testrun.Run, cfg config, now time.Time) ([]runPlan, error)
 
 func validate(r *testrun.Run) error {
 	if r == nil {
-		return fmt.Errorf("nil run: %w", ErrInvalid)
+		return fmt.Errorf("%w: nil run", ErrInvalid)
 	}
 	if r.ID == "" {
-		return fmt.Errorf("run without id: %w", ErrInvalid)
+		return fmt.Errorf("%w: run without id", ErrInvalid)
 	}
 	if r.Kind != "" && !r.Kind.Valid() {
-		return fmt.Errorf("run %q: unknown kind %q: %w", r.ID, r.Kind, ErrInvalid)
+		return fmt.Errorf("%w: run %q: unknown kind %q", ErrInvalid, r.ID, r.Kind)
 	}
 	if r.Status != "" && !r.Status.Valid() {
-		return fmt.Errorf("run %q: unknown status %q: %w", r.ID, r.Status, ErrInvalid)
+		return fmt.Errorf("%w: run %q: unknown status %q", ErrInvalid, r.ID, r.Status)
 	}
 	return nil
 }
@@ -124,39 +124,42 @@ func runTimes(r *testrun.Run, now time.Time) (start, end time.Time) {
 // failures in Failures order first, then the other failing ids of Cases
 // sorted, then the flaky ids that passed, sorted.
 func caseList(r *testrun.Run) ([]caseRef, error) {
-	flaky := make(map[string]bool, len(r.Flaky))
-	for _, id := range r.Flaky {
-		flaky[id] = true
+	var flaky map[string]bool
+	if len(r.Flaky) > 0 {
+		flaky = make(map[string]bool, len(r.Flaky))
+		for _, id := range r.Flaky {
+			flaky[id] = true
+		}
 	}
-	seen := make(map[string]bool, len(r.Failures))
+	listed := make(map[string]bool, len(r.Failures))
 	cases := make([]caseRef, 0, len(r.Failures))
 	for _, f := range r.Failures {
 		if !f.Outcome.Failing() {
-			return nil, fmt.Errorf("run %q: failure %q has outcome %q: %w", r.ID, f.ID, f.Outcome, ErrInvalid)
+			return nil, fmt.Errorf("%w: run %q: failure %q has outcome %q", ErrInvalid, r.ID, f.ID, f.Outcome)
 		}
-		if seen[f.ID] {
+		if listed[f.ID] {
 			continue
 		}
-		seen[f.ID] = true
+		listed[f.ID] = true
 		cases = append(cases, caseRef{id: f.ID, outcome: f.Outcome, flaky: f.Flaky || flaky[f.ID], message: f.Message})
 	}
-	var failing []string
+	failing := make([]string, 0, max(0, len(r.Cases)-len(listed)))
 	for id, o := range r.Cases {
 		if !o.Valid() {
-			return nil, fmt.Errorf("run %q: case %q has outcome %q: %w", r.ID, id, o, ErrInvalid)
+			return nil, fmt.Errorf("%w: run %q: case %q has outcome %q", ErrInvalid, r.ID, id, o)
 		}
-		if o.Failing() && !seen[id] {
+		if o.Failing() && !listed[id] {
 			failing = append(failing, id)
 		}
 	}
 	slices.Sort(failing)
+	cases = slices.Grow(cases, len(failing))
 	for _, id := range failing {
-		seen[id] = true
 		cases = append(cases, caseRef{id: id, outcome: r.Cases[id], flaky: flaky[id]})
 	}
 	var passed []string
 	for id := range flaky {
-		if !seen[id] {
+		if !listed[id] && !r.Cases[id].Failing() {
 			passed = append(passed, id)
 		}
 	}

@@ -29,12 +29,12 @@ func AddEvents(span trace.Span, events []Event) error {
 		return nil
 	}
 	if d := ro.DroppedEvents() - before; d > 0 {
-		return fmt.Errorf("%d of %d events: %w", d, len(events), ErrDropped)
+		return fmt.Errorf("%w: %d of %d events", ErrDropped, d, len(events))
 	}
 	recorded := ro.Events()
 	for _, e := range recorded[len(recorded)-len(events):] {
 		if e.DroppedAttributeCount > 0 {
-			return fmt.Errorf("event %q lost %d attributes: %w", e.Name, e.DroppedAttributeCount, ErrDropped)
+			return fmt.Errorf("%w: event %q lost %d attributes", ErrDropped, e.Name, e.DroppedAttributeCount)
 		}
 	}
 	return nil
@@ -70,7 +70,7 @@ func Record(ctx context.Context, tracer trace.Tracer, spans []Span) error {
 			p, ok := started[s.ParentSpanID]
 			if !ok {
 				end()
-				return fmt.Errorf("span %q: parent %s is not started before it: %w", s.Name, s.ParentSpanID, ErrInvalid)
+				return fmt.Errorf("%w: span %q: parent %s is not started before it", ErrInvalid, s.Name, s.ParentSpanID)
 			}
 			pctx = p
 		}
@@ -83,11 +83,11 @@ func Record(ctx context.Context, tracer trace.Tracer, spans []Span) error {
 		sc := span.SpanContext()
 		if sc.TraceID() != s.TraceID || sc.SpanID() != s.SpanID {
 			end()
-			return fmt.Errorf("span %q got ids %s/%s: %w", s.Name, sc.TraceID(), sc.SpanID(), ErrIDs)
+			return fmt.Errorf("%w: span %q got ids %s/%s", ErrIDs, s.Name, sc.TraceID(), sc.SpanID())
 		}
 		if err := AddEvents(span, s.Events); err != nil {
 			end()
-			return fmt.Errorf("span %q: %w", s.Name, err)
+			return fmt.Errorf("%w (span %q)", err, s.Name)
 		}
 		started[s.SpanID] = trace.ContextWithSpan(ctx, span)
 	}

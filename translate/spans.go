@@ -98,10 +98,10 @@ func JobSpans(job Job, runs []*testrun.Run, opts ...Option) ([]Span, error) {
 func SessionSpans(session Session, opts ...Option) ([]Span, error) {
 	cfg := newConfig(opts)
 	if session.ID == "" {
-		return nil, fmt.Errorf("session without id: %w", ErrInvalid)
+		return nil, fmt.Errorf("%w: session without id", ErrInvalid)
 	}
 	if len(session.Turns) == 0 {
-		return nil, fmt.Errorf("session %q without turns: %w", session.ID, ErrInvalid)
+		return nil, fmt.Errorf("%w: session %q without turns", ErrInvalid, session.ID)
 	}
 	turns := slices.Clone(session.Turns)
 	slices.SortStableFunc(turns, func(a, b Turn) int { return a.Number - b.Number })
@@ -111,14 +111,14 @@ func SessionSpans(session Session, opts ...Option) ([]Span, error) {
 	spans := make([]Span, 1, 1+len(turns))
 	for i, t := range turns {
 		if t.Number < 0 {
-			return nil, fmt.Errorf("session %q: turn %d: negative number: %w", session.ID, t.Number, ErrInvalid)
+			return nil, fmt.Errorf("%w: session %q: turn %d: negative number", ErrInvalid, session.ID, t.Number)
 		}
 		if i > 0 && turns[i-1].Number == t.Number {
-			return nil, fmt.Errorf("session %q: turn %d given twice: %w", session.ID, t.Number, ErrInvalid)
+			return nil, fmt.Errorf("%w: session %q: turn %d given twice", ErrInvalid, session.ID, t.Number)
 		}
 		plans, err := planRuns(t.Runs, cfg, now)
 		if err != nil {
-			return nil, fmt.Errorf("session %q: turn %d: %w", session.ID, t.Number, err)
+			return nil, fmt.Errorf("%w (session %q, turn %d)", err, session.ID, t.Number)
 		}
 		n := strconv.Itoa(t.Number)
 		s := Span{
