@@ -159,15 +159,15 @@ func (p *parser) record(line []byte) error {
 		if len(parts) < 2 {
 			return p.malformed("DA:%s needs a line and a hit count", clip(val))
 		}
-		ln, err1 := strconv.ParseInt(string(parts[0]), 10, 64)
-		hits, err2 := strconv.ParseInt(string(parts[1]), 10, 64)
-		if err1 != nil || err2 != nil || ln < 0 || hits < 0 {
+		ln, err := strconv.ParseInt(string(parts[0]), 10, 64)
+		hit, ok := hitCount(parts[1])
+		if err != nil || ln < 0 || !ok {
 			return p.malformed("DA:%s is not line,hits", clip(val))
 		}
 		if p.lines == nil {
 			p.lines = map[int64]bool{}
 		}
-		p.lines[ln] = p.lines[ln] || hits > 0
+		p.lines[ln] = p.lines[ln] || hit
 	case "LF", "LH":
 		if !p.open {
 			return p.malformed("%s outside a record", key)
@@ -210,6 +210,23 @@ func (p *parser) close() error {
 	}
 	p.open, p.lines = false, nil
 	return nil
+}
+
+// hitCount reads a DA hit count: decimal digits of any length (istanbul
+// writes counts past 2^63), true when it is not zero.
+func hitCount(b []byte) (hit, ok bool) {
+	if len(b) == 0 {
+		return false, false
+	}
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return false, false
+		}
+		if c != '0' {
+			hit = true
+		}
+	}
+	return hit, true
 }
 
 func clip(b []byte) string {

@@ -732,14 +732,21 @@ func (r *Reader) scanDoctype() (int, error) {
 	return 0, errShort
 }
 
-// scanSubset scans an internal DTD subset from p to just past its ']'.
+// scanSubset scans an internal DTD subset from p to just past its ']'. An
+// entity declaration or parameter entity reference anywhere in it is
+// ErrEntity (checked first: it is what makes a subset hostile); any other
+// declaration is ErrDTD.
 func (r *Reader) scanSubset(s []byte, p int) (int, error) {
+	decl := -1
 	for p < len(s) {
 		c := s[p]
 		switch {
 		case isSpace(c):
 			p++
 		case c == ']':
+			if decl >= 0 {
+				return 0, r.syntax(r.r+decl, Reason(ErrDTD, "declaration in the internal DTD subset refused"))
+			}
 			return p + 1, nil
 		case c == '%':
 			return 0, r.syntax(r.r+p, Reason(ErrEntity, "parameter entity reference in the DTD subset refused"))
@@ -762,8 +769,29 @@ func (r *Reader) scanSubset(s []byte, p int) (int, error) {
 				p += 2 + q + 2
 			case len(rest) < len(entityWord):
 				return 0, errShort
+			case bytes.HasPrefix(rest, []byte("<!")):
+				// <!ELEMENT, <!ATTLIST, <!NOTATION: refused once the subset
+				// has been checked for entities.
+				if decl < 0 {
+					decl = p
+				}
+				q := p + 2
+				for q < len(s) && s[q] != '>' {
+					if s[q] == '"' || s[q] == '\'' {
+						e := bytes.IndexByte(s[q+1:], s[q])
+						if e < 0 {
+							return 0, errShort
+						}
+						q += e + 1
+					}
+					q++
+				}
+				if q == len(s) {
+					return 0, errShort
+				}
+				p = q + 1
 			default:
-				return 0, r.syntax(r.r+p, Reason(ErrDTD, "declaration in the internal DTD subset refused"))
+				return 0, r.syntax(r.r+p, Reason(ErrDTD, "content in the internal DTD subset refused"))
 			}
 		default:
 			return 0, r.syntax(r.r+p, Reason(ErrDTD, "content in the internal DTD subset refused"))
