@@ -126,6 +126,14 @@ run_maven() {
 	collect maven
 }
 
+run_ant() {
+	prep ant
+	# build.xml: <junit> with the xml formatter writes reports/TEST-*.xml,
+	# <junitreport> merges them into reports/TESTS-TestSuites.xml.
+	ant -noinput test
+	collect ant
+}
+
 all=(pytest go jest vitest mocha playwright maven ant phpunit ctest)
 for r in "${@:-${all[@]}}"; do
 	"run_$r"
