@@ -134,6 +134,13 @@ run_ant() {
 	collect ant
 }
 
+run_phpunit() {
+	prep phpunit
+	# phpunit exits 2: tests fail on purpose.
+	phpunit --do-not-cache-result --log-junit reports/phpunit-junit.xml tests || true
+	collect phpunit
+}
+
 all=(pytest go jest vitest mocha playwright maven ant phpunit ctest)
 for r in "${@:-${all[@]}}"; do
 	"run_$r"
