@@ -101,7 +101,7 @@ func find(paths []string, cfg *config) *Found {
 		}
 	}
 	if dropped > 0 {
-		f.Reasons = append(f.Reasons, fmt.Sprintf("%d more report files were not read: over the limit of %d files", dropped, cfg.maxFiles))
+		f.Reasons = append(f.Reasons, fmt.Sprintf("%d more report files were not read: files limit of %d exceeded", dropped, cfg.maxFiles))
 	}
 	return f
 }

@@ -243,7 +243,7 @@ func Describe(err error) string {
 	}
 	var le *LimitError
 	if errors.As(err, &le) {
-		return fmt.Sprintf("over the limit of %d %s", le.Max, le.Limit)
+		return fmt.Sprintf("%s limit of %d exceeded", le.Limit, le.Max)
 	}
 	return strings.TrimPrefix(err.Error(), "report: ")
 }

@@ -44,7 +44,7 @@ type LimitError struct {
 }
 
 func (e *LimitError) Error() string {
-	return fmt.Sprintf("report: over the limit of %d %s", e.Max, e.Limit)
+	return fmt.Sprintf("report: %s limit of %d exceeded", e.Limit, e.Max)
 }
 
 // Is reports whether target is ErrLimit.

@@ -265,9 +265,9 @@ func (r *Reader) start() error {
 		r.r += 3
 		bom = true
 	case bytes.HasPrefix(s, []byte{0xFE, 0xFF}), bytes.HasPrefix(s, []byte{0xFF, 0xFE}):
-		return r.fail(Reason(ErrEncoding, "report: %s: UTF-16 documents are not supported", r.file))
+		return r.syntax(r.r, Reason(ErrEncoding, "UTF-16 documents are not supported"))
 	case bytes.HasPrefix(s, []byte{0, 0, 0xFE, 0xFF}), bytes.HasPrefix(s, []byte{0xFF, 0xFE, 0, 0}):
-		return r.fail(Reason(ErrEncoding, "report: %s: UTF-32 documents are not supported", r.file))
+		return r.syntax(r.r, Reason(ErrEncoding, "UTF-32 documents are not supported"))
 	}
 	if err := r.ensure(6); err != nil {
 		return err
@@ -339,11 +339,11 @@ func (r *Reader) decl(bom bool) error {
 	case "", "utf-8", "utf8", "us-ascii", "ascii":
 	case "iso-8859-1", "iso8859-1", "iso_8859-1", "latin1", "latin-1", "l1", "iso-latin-1":
 		if bom {
-			return r.fail(Reason(ErrEncoding, "report: %s: UTF-8 byte order mark but encoding %q declared", r.file, enc))
+			return r.syntax(p, Reason(ErrEncoding, "UTF-8 byte order mark but encoding %q declared", enc))
 		}
 		r.latin1 = true
 	default:
-		return r.fail(Reason(ErrEncoding, "report: %s: unsupported encoding %q (only UTF-8, US-ASCII and ISO-8859-1 are read)", r.file, enc))
+		return r.syntax(p, Reason(ErrEncoding, "unsupported encoding %q (only UTF-8, US-ASCII and ISO-8859-1 are read)", enc))
 	}
 	return nil
 }

@@ -1,0 +1,242 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/hangar-dev/testresults/testrun"
+)
+
+// Generous bounds for one hostile input on a slow, shared machine.
+const (
+	hostileTime = 20 * time.Second
+	hostileHeap = 96 << 20
+)
+
+// checkRefused reads paths as a run and checks that it is never a pass: not
+// complete, not counted, the reason recorded, in bounded time and memory.
+func checkRefused(t *testing.T, paths []string, opts ...Option) *testrun.Run {
+	t.Helper()
+	var run *testrun.Run
+	start := time.Now()
+	peak := peakHeap(func() {
+		run, _ = ReadRun(paths, opts...)
+	})
+	elapsed := time.Since(start)
+	require.NotNil(t, run)
+	run.Kind = testrun.KindBase
+	assert.False(t, run.Complete, "complete")
+	assert.False(t, run.Counted(), "counted")
+	assert.NotEmpty(t, run.IncompleteReasons)
+	assert.Less(t, elapsed, hostileTime)
+	assert.Less(t, peak, int64(hostileHeap), "peak heap")
+	t.Logf("%v, peak heap %.1f MiB, reasons %q", elapsed.Round(time.Millisecond), float64(peak)/(1<<20), run.IncompleteReasons)
+	return run
+}
+
+func TestHostileFiles(t *testing.T) {
+	tests := []struct {
+		file string
+		want error
+	}{
+		{"billion-laughs.xml", ErrEntity},
+		{"external-entity.xml", ErrEntity},
+		{"parameter-entity.xml", ErrEntity},
+		{"undefined-entity.xml", ErrEntity},
+		{"internal-subset.xml", ErrDTD},
+		{"truncated.xml", ErrTruncated},
+		{"empty.xml", ErrEmpty},
+		{"binary.xml", ErrBinary},
+		{"utf16-declared.xml", ErrEncoding},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			path := filepath.Join("testdata", "hostile", tt.file)
+			res, err := ParseFile(path)
+			require.ErrorIs(t, err, tt.want)
+			assert.False(t, res.Info.Skipped)
+			assert.Empty(t, res.Info.SHA256)
+			run := checkRefused(t, []string{path})
+			_, err = ReadRun([]string{path})
+			assert.ErrorIs(t, err, ErrNoReports)
+			require.Len(t, run.Reports, 1)
+			assert.NotEmpty(t, run.Reports[0].Error)
+		})
+	}
+}
+
+// writeGenerated writes a generated hostile file into a fresh folder.
+func writeGenerated(t *testing.T, name string, data []byte) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	require.NoError(t, os.WriteFile(path, data, 0o644))
+	return path
+}
+
+func TestHostileGenerated(t *testing.T) {
+	deep := strings.Repeat("<testsuite>", 10_000) + strings.Repeat("</testsuite>", 10_000)
+
+	var big bytes.Buffer
+	big.WriteString(`<testsuite name="s">`)
+	for big.Len() <= DefaultMaxBytes {
+		big.WriteString(`<testcase classname="c" name="t"><system-out>` + strings.Repeat("x", 4000) + `</system-out></testcase>`)
+	}
+	big.WriteString(`</testsuite>`)
+
+	var many bytes.Buffer
+	many.WriteString(`<testsuite name="s">`)
+	for i := 0; i <= DefaultMaxCases; i++ {
+		fmt.Fprintf(&many, `<testcase name="t%d"/>`, i)
+	}
+	many.WriteString(`</testsuite>`)
+
+	elements := `<testsuite name="s">` + strings.Repeat("<p/>", DefaultMaxElements) + `</testsuite>`
+
+	tests := []struct {
+		name  string
+		data  string
+		limit string
+	}{
+		{"10000-deep.xml", deep, "depth"},
+		{"over-8MiB.xml", big.String(), "bytes"},
+		{"100001-cases.xml", many.String(), "cases"},
+		{"2000001-elements.xml", elements, "elements"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := writeGenerated(t, tt.name, []byte(tt.data))
+			_, err := ParseFile(path)
+			var le *LimitError
+			require.ErrorAs(t, err, &le)
+			assert.Equal(t, tt.limit, le.Limit)
+			assert.ErrorIs(t, err, ErrLimit)
+			checkRefused(t, []string{path})
+
+			// The same input streamed (no size known up front) is refused
+			// by the reader itself.
+			res, err := Parse(strings.NewReader(tt.data), tt.name)
+			require.ErrorAs(t, err, &le)
+			assert.Equal(t, tt.limit, le.Limit)
+			assert.Empty(t, res.Info.SHA256)
+		})
+	}
+}
+
+func TestHostileSymlinks(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "reports", "junit.xml")
+	require.NoError(t, os.MkdirAll(filepath.Dir(good), 0o755))
+	require.NoError(t, os.WriteFile(good, []byte(`<testsuite name="s"><testcase name="t"/></testsuite>`), 0o644))
+	outside := filepath.Join(dir, "outside")
+	require.NoError(t, os.MkdirAll(outside, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(outside, "secret.xml"), []byte(`<testsuite name="x"><testcase name="planted"/></testsuite>`), 0o644))
+
+	fileLink := filepath.Join(dir, "reports", "link.xml")
+	require.NoError(t, os.Symlink(filepath.Join(outside, "secret.xml"), fileLink))
+	dirLink := filepath.Join(dir, "linked-dir")
+	require.NoError(t, os.Symlink(outside, dirLink))
+
+	t.Run("file link", func(t *testing.T) {
+		_, err := ParseFile(fileLink)
+		require.ErrorIs(t, err, ErrSymlink)
+		run := checkRefused(t, []string{fileLink})
+		assert.Nil(t, run.Counts)
+	})
+	t.Run("link in a parent component", func(t *testing.T) {
+		p := filepath.Join(dirLink, "secret.xml")
+		_, err := ParseFile(p)
+		require.ErrorIs(t, err, ErrSymlink)
+		checkRefused(t, []string{p})
+	})
+	t.Run("link behind a parent reference", func(t *testing.T) {
+		p := dirLink + string(filepath.Separator) + filepath.Join("..", "reports", "junit.xml")
+		_, err := ParseFile(p)
+		require.ErrorIs(t, err, ErrSymlink)
+	})
+	t.Run("link found in a folder", func(t *testing.T) {
+		run := checkRefused(t, []string{filepath.Join(dir, "reports")})
+		require.NotNil(t, run.Counts)
+		assert.Equal(t, 1, run.Counts.Total, "the regular report is still read")
+		_, planted := run.Cases["planted"]
+		assert.False(t, planted)
+	})
+	t.Run("link to a folder found in a folder", func(t *testing.T) {
+		run := checkRefused(t, []string{dir})
+		_, planted := run.Cases["x::planted"]
+		assert.False(t, planted)
+		assert.Contains(t, strings.Join(run.IncompleteReasons, "\n"), "linked-dir")
+	})
+}
+
+func TestHostileRunLimits(t *testing.T) {
+	dir := t.TempDir()
+	for i := 0; i < DefaultMaxFiles+3; i++ {
+		p := filepath.Join(dir, fmt.Sprintf("TEST-%03d.xml", i))
+		require.NoError(t, os.WriteFile(p, []byte(fmt.Sprintf(`<testsuite name="s%d"><testcase name="t"/></testsuite>`, i)), 0o644))
+	}
+	run := checkRefused(t, []string{dir})
+	assert.Len(t, run.Reports, DefaultMaxFiles)
+	assert.Contains(t, run.IncompleteReasons[0], "files limit of 64 exceeded")
+
+	big := t.TempDir()
+	body := `<testsuite name="s"><testcase name="t"><system-out>` + strings.Repeat("y", 7<<20) + `</system-out></testcase></testsuite>`
+	for i := 0; i < 5; i++ {
+		require.NoError(t, os.WriteFile(filepath.Join(big, fmt.Sprintf("r%d.xml", i)), []byte(body), 0o644))
+	}
+	run = checkRefused(t, []string{big})
+	assert.Contains(t, run.IncompleteReasons[len(run.IncompleteReasons)-1], "run bytes limit of 33554432 exceeded")
+	require.NotNil(t, run.Counts)
+	assert.Equal(t, 1, run.Counts.Total)
+}
+
+func TestPartialSetIsIncomplete(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.xml")
+	require.NoError(t, os.WriteFile(good, []byte(`<testsuite name="s"><testcase name="t"/></testsuite>`), 0o644))
+	run, err := ReadRun([]string{good, filepath.Join("testdata", "hostile", "billion-laughs.xml"), filepath.Join(dir, "missing.xml")})
+	require.NoError(t, err)
+	assert.False(t, run.Complete)
+	require.NotNil(t, run.Counts)
+	assert.Equal(t, 1, run.Counts.Total)
+	assert.Len(t, run.IncompleteReasons, 2)
+}
+
+// peakHeap runs f and returns the largest growth of the live heap over the
+// heap before it, sampled continuously.
+func peakHeap(f func()) int64 {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	base := int64(ms.HeapAlloc)
+	done := make(chan struct{})
+	var peak int64
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		var m runtime.MemStats
+		for {
+			runtime.ReadMemStats(&m)
+			peak = max(peak, int64(m.HeapAlloc)-base)
+			select {
+			case <-done:
+				return
+			case <-time.After(200 * time.Microsecond):
+			}
+		}
+	}()
+	f()
+	close(done)
+	wg.Wait()
+	return peak
+}
