@@ -141,6 +141,15 @@ run_phpunit() {
 	collect phpunit
 }
 
+run_ctest() {
+	prep ctest
+	cmake -S . -B build
+	# ctest exits 8: tests fail on purpose. Each test gets one retry.
+	(cd build && FLAKY_STATE_DIR=$(mktemp -d) ctest --repeat until-pass:2 \
+		--output-junit ../reports/ctest-junit.xml) || true
+	collect ctest
+}
+
 all=(pytest go jest vitest mocha playwright maven ant phpunit ctest)
 for r in "${@:-${all[@]}}"; do
 	"run_$r"
