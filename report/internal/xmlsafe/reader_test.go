@@ -285,3 +285,44 @@ func requireSameLines(t *testing.T, want, got string) {
 	}
 	require.Equal(t, len(w), len(g), "number of lines")
 }
+
+// FuzzReader checks the reader against encoding/xml: no panic, limits
+// respected, and when both read a document they see the same tokens.
+func FuzzReader(f *testing.F) {
+	for _, g := range []string{filepath.Join("..", "..", "testdata", "hostile", "*"), filepath.Join("..", "..", "..", "..", "shared", "corpus", "*", "*.xml")} {
+		files, _ := filepath.Glob(g)
+		for _, file := range files {
+			if data, err := os.ReadFile(file); err == nil && len(data) <= 16<<10 {
+				f.Add(data)
+			}
+		}
+	}
+	f.Add([]byte("<a b='&amp;&#x41;'>x<![CDATA[y]]><!--c--><?p q?><c/></a>"))
+	lim := Limits{MaxBytes: 64 << 10, MaxElements: 500, MaxDepth: 8}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		rd := NewReader(bytes.NewReader(data), "f.xml", lim)
+		for {
+			tok, err := rd.Next()
+			if err != nil {
+				break
+			}
+			if rd.Depth() > int(lim.MaxDepth) || rd.Elements() > lim.MaxElements {
+				t.Fatal("limit not enforced")
+			}
+			if tok.Kind == Text {
+				rd.AppendText(nil, tok, 10)
+			}
+		}
+		got, err := events(t, bytes.NewReader(data), lim)
+		if err != nil {
+			return
+		}
+		want, stdErr := stdEvents(data)
+		if stdErr != nil {
+			return // this reader is more lenient on a few points (C0 controls, name characters)
+		}
+		if got != want {
+			t.Fatalf("tokens differ from encoding/xml:\nours %q\nstd  %q", got, want)
+		}
+	})
+}

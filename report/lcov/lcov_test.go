@@ -1,0 +1,54 @@
+package lcov
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/hangar-dev/testresults/report/internal/xmlsafe"
+)
+
+func TestMerge(t *testing.T) {
+	f, err := os.Open(filepath.Join("testdata", "merged.info"))
+	require.NoError(t, err)
+	defer f.Close()
+	cov, err := Parse(f, "merged.info")
+	require.NoError(t, err)
+	require.Len(t, cov.Files, 2)
+	assert.Equal(t, map[int64]bool{1: true, 2: true, 3: false}, cov.Files["src/a.c"].Lines)
+	assert.EqualValues(t, 10, cov.Files["src/summary.rs"].Found)
+	assert.EqualValues(t, 7, cov.Files["src/summary.rs"].Hit)
+}
+
+func TestRefused(t *testing.T) {
+	tests := map[string]error{
+		"SF:a\nDA:1\nend_of_record\n":              ErrMalformed,
+		"SF:a\nDA:x,1\nend_of_record\n":            ErrMalformed,
+		"SF:a\nDA:1,-1\nend_of_record\n":           ErrMalformed,
+		"DA:1,1\n":                                 ErrMalformed,
+		"SF:a\nLF:1\nLH:2\nend_of_record\n":        ErrMalformed,
+		"SF:a\nSF:b\nend_of_record\n":              ErrMalformed,
+		"SF:a\nDA:1,1\n":                           xmlsafe.ErrTruncated,
+		"":                                         xmlsafe.ErrEmpty,
+		"SF:a\x00\nend_of_record\n":                xmlsafe.ErrBinary,
+		"SF:" + strings.Repeat("x", 70<<10) + "\n": ErrMalformed,
+	}
+	for doc, want := range tests {
+		_, err := Parse(strings.NewReader(doc), "f.info")
+		assert.ErrorIs(t, err, want, "%.40q", doc)
+	}
+	_, err := Parse(strings.NewReader(strings.Repeat("TN:x\n", 20)), "f.info", WithLimits(Limits{MaxRecords: 10}))
+	assert.ErrorIs(t, err, xmlsafe.ErrLimit)
+	_, err = Parse(strings.NewReader(strings.Repeat("TN:x\n", 20)), "f.info", WithLimits(Limits{MaxBytes: 50}))
+	assert.ErrorIs(t, err, xmlsafe.ErrLimit)
+}
+
+func TestHugeHitCount(t *testing.T) {
+	cov, err := Parse(strings.NewReader("SF:a\nDA:13,18446744073709551615\nDA:14,0000\nend_of_record\n"), "f.info")
+	require.NoError(t, err)
+	assert.Equal(t, map[int64]bool{13: true, 14: false}, cov.Files["a"].Lines)
+}
