@@ -1,0 +1,150 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func runCmd(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(context.Background(), args, Env{
+		Stdin:   bytes.NewReader(nil),
+		Stdout:  &out,
+		Stderr:  &errb,
+		Getenv:  func(string) string { return "" },
+		Environ: func() []string { return nil },
+	})
+	return code, out.String(), errb.String()
+}
+
+func writeReport(t *testing.T, dir, name, body string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
+	return p
+}
+
+const junitDoc = `<?xml version="1.0"?>
+<testsuites><testsuite name="pkg">
+<testcase classname="pkg.T" name="ok"/>
+<testcase classname="pkg.T" name="bad"><failure message="expected 1, got 2 token=abc123secret">trace</failure></testcase>
+<testcase classname="pkg.T" name="skip"><skipped/></testcase>
+</testsuite></testsuites>`
+
+func TestParseJSON(t *testing.T) {
+	dir := t.TempDir()
+	p := writeReport(t, dir, "junit.xml", junitDoc)
+	code, out, stderr := runCmd(t, "parse", "--kind", "base", "--commit", "0123abcd", "--exit-code", "1", "--command", "go test ./...", p)
+	require.Equal(t, exitOK, code, stderr)
+
+	var got map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &got))
+	for _, k := range []string{"id", "kind", "grade", "command", "status", "exit_code", "commit", "tree", "agent_run_id",
+		"started_at", "ended_at", "counts", "complete", "incomplete_reasons", "trusted", "counted", "failures", "cases",
+		"flaky", "coverage", "reports"} {
+		assert.Contains(t, got, k)
+	}
+	assert.Equal(t, "base", got["kind"])
+	assert.Equal(t, "failure", got["status"])
+	assert.EqualValues(t, 1, got["exit_code"])
+	assert.Equal(t, "0123abcd", got["commit"])
+	assert.Equal(t, "go test ./...", got["command"])
+	assert.Equal(t, true, got["complete"])
+	assert.Equal(t, true, got["trusted"])
+	assert.Equal(t, true, got["counted"])
+	assert.Nil(t, got["grade"])
+	assert.Nil(t, got["coverage"])
+	assert.Equal(t, map[string]any{"total": 3.0, "passed": 1.0, "failed": 1.0, "errors": 0.0, "skipped": 1.0, "flaky": 0.0}, got["counts"])
+	failures := got["failures"].([]any)
+	require.Len(t, failures, 1)
+	f := failures[0].(map[string]any)
+	assert.Equal(t, "pkg.T::bad", f["id"])
+	assert.NotContains(t, f["message"], "abc123secret", "messages are redacted")
+	reports := got["reports"].([]any)
+	require.Len(t, reports, 1)
+	r := reports[0].(map[string]any)
+	assert.Equal(t, "junit", r["dialect"])
+	assert.Len(t, r["sha256"], 64)
+	assert.EqualValues(t, 3, r["tests"])
+
+	// The same reports give the same run id.
+	code, out2, _ := runCmd(t, "parse", p)
+	require.Equal(t, exitOK, code)
+	var again map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out2), &again))
+	assert.Equal(t, got["id"], again["id"])
+	assert.Len(t, got["id"], 32)
+	assert.Nil(t, again["kind"])
+	assert.Equal(t, false, again["counted"])
+}
+
+func TestParsePartialSet(t *testing.T) {
+	dir := t.TempDir()
+	good := writeReport(t, dir, "good.xml", junitDoc)
+	bad := writeReport(t, dir, "bad.xml", `<!DOCTYPE r [<!ENTITY x "y">]><testsuite/>`)
+	code, out, _ := runCmd(t, "parse", "--kind", "base", good, bad)
+	require.Equal(t, exitOK, code)
+	var got map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &got))
+	assert.Equal(t, false, got["complete"])
+	assert.Equal(t, false, got["counted"])
+	assert.Len(t, got["incomplete_reasons"], 1)
+}
+
+func TestParseExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	good := writeReport(t, dir, "good.xml", junitDoc)
+	hostile := writeReport(t, dir, "bomb.xml", `<!DOCTYPE r [<!ENTITY a "aaaa"><!ENTITY b "&a;&a;">]><testsuite>&b;</testsuite>`)
+	pom := writeReport(t, dir, "pom.xml", `<project><modelVersion>4.0.0</modelVersion></project>`)
+	tests := []struct {
+		name string
+		args []string
+		want int
+	}{
+		{"ok", []string{good}, exitOK},
+		{"help", []string{"--help"}, exitOK},
+		{"no path", nil, exitUsage},
+		{"unknown flag", []string{"--nope", good}, exitUsage},
+		{"unknown kind", []string{"--kind", "nightly", good}, exitUsage},
+		{"grade without grader", []string{"--kind", "base", "--grade", "isolated", good}, exitUsage},
+		{"grader with grade", []string{"--kind", "grader", "--grade", "isolated", good}, exitOK},
+		{"bad commit", []string{"--commit", "main", good}, exitUsage},
+		{"bad exit code", []string{"--exit-code", "300", good}, exitUsage},
+		{"every input refused", []string{hostile}, exitRejected},
+		{"only a non-report", []string{pom}, exitRejected},
+		{"missing file", []string{filepath.Join(dir, "nope.xml")}, exitRejected},
+		{"empty folder", []string{t.TempDir()}, exitRejected},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, stderr := runCmd(t, append([]string{"parse"}, tt.args...)...)
+			assert.Equal(t, tt.want, code, "stdout %.200s\nstderr %.300s", out, stderr)
+			switch tt.want {
+			case exitUsage:
+				assert.Contains(t, stderr, "Usage: testresults parse")
+			case exitRejected:
+				assert.NotEmpty(t, stderr)
+				var got map[string]any
+				require.NoError(t, json.Unmarshal([]byte(out), &got), "the run is still printed")
+				assert.Equal(t, false, got["counted"])
+			}
+		})
+	}
+}
+
+func TestParseFlags(t *testing.T) {
+	fs, o := newParseFlags()
+	require.NoError(t, fs.Parse([]string{"--kind", "grader", "--grade", "isolated", "--id", "r1", "a.xml"}))
+	assert.Equal(t, "grader", o.kind)
+	assert.Equal(t, "isolated", o.grade)
+	assert.Equal(t, "r1", o.id)
+	assert.Equal(t, []string{"a.xml"}, fs.Args())
+}
