@@ -1,0 +1,214 @@
+package exporter
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/otel/sdk/resource"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/hangar-dev/testresults/semconv"
+	"github.com/hangar-dev/testresults/testrun"
+	"github.com/hangar-dev/testresults/translate"
+)
+
+// Format is where ExportRuns and ExportSession send spans.
+type Format string
+
+const (
+	// FormatOTLP sends spans over OTLP/gRPC (NewGRPCExporter).
+	FormatOTLP Format = "otlp"
+	// FormatOTel writes OTLP/JSON lines to Options.Output (FileExporter).
+	FormatOTel Format = "otel"
+)
+
+// Options configure ExportRuns and ExportSession; the CLI fills them from
+// its flags.
+type Options struct {
+	// Format is FormatOTLP (the default when empty) or FormatOTel.
+	Format Format
+	// Output receives the OTLP/JSON lines of FormatOTel.
+	Output io.Writer
+	// GRPC are the OTLP/gRPC settings of FormatOTLP.
+	GRPC GRPCOptions
+	// ServiceName overrides service.name (see NewResource).
+	ServiceName string
+	// Parent is a W3C traceparent to attach the spans under. When empty,
+	// the TRACEPARENT and TRACESTATE variables are read through Getenv.
+	Parent string
+	// Getenv reads TRACEPARENT and TRACESTATE (nil: os.Getenv). The OTEL_*
+	// variables are read from the process environment by the SDK.
+	Getenv func(string) string
+
+	// JobID and Provision place a job export (see translate.Job).
+	JobID     string
+	Provision bool
+	// Base is the base run test.case events are compared with.
+	Base *testrun.Run
+	// MaxCaseEvents caps the test.case events of one run
+	// (0: translate.DefaultMaxCaseEvents).
+	MaxCaseEvents int
+}
+
+// ExportRuns exports runs as a job export: one job.verify span (job.provision
+// with Provision) carrying every run's events.
+func ExportRuns(ctx context.Context, runs []*testrun.Run, o Options) error {
+	return export(ctx, o, func(topts []translate.Option) ([]translate.Span, error) {
+		return translate.JobSpans(translate.Job{ID: o.JobID, Provision: o.Provision}, runs, topts...)
+	})
+}
+
+// ExportSession exports a session: a session span with one child span per
+// turn carrying that turn's runs.
+func ExportSession(ctx context.Context, session translate.Session, o Options) error {
+	if o.JobID != "" || o.Provision {
+		return fmt.Errorf("%w: a session export has no job", ErrConfig)
+	}
+	return export(ctx, o, func(topts []translate.Option) ([]translate.Span, error) {
+		return translate.SessionSpans(session, topts...)
+	})
+}
+
+func export(ctx context.Context, o Options, build func([]translate.Option) ([]translate.Span, error)) (err error) {
+	var parent trace.SpanContext
+	if o.Parent != "" {
+		parent, err = ParseParent(o.Parent, "")
+	} else {
+		parent, err = ParentFromEnv(o.Getenv)
+	}
+	if err != nil {
+		return err
+	}
+	res, err := NewResource(ctx, o.ServiceName)
+	if err != nil {
+		return err
+	}
+	spans, err := build([]translate.Option{
+		translate.WithBase(o.Base),
+		translate.WithMaxCaseEvents(o.MaxCaseEvents),
+		translate.WithParent(parent),
+	})
+	if err != nil {
+		return fmt.Errorf("exporter: %w", err)
+	}
+	var exp sdktrace.SpanExporter
+	switch o.Format {
+	case FormatOTel:
+		if o.Output == nil {
+			return fmt.Errorf("%w: format %s without an output", ErrConfig, o.Format)
+		}
+		exp = NewFileExporter(o.Output)
+	case FormatOTLP, "":
+		exp, err = NewGRPCExporter(ctx, o.GRPC)
+		if err != nil {
+			return err
+		}
+	default:
+		return fmt.Errorf("%w: format %q (want %s or %s)", ErrConfig, o.Format, FormatOTLP, FormatOTel)
+	}
+	defer func() {
+		if serr := exp.Shutdown(context.WithoutCancel(ctx)); serr != nil {
+			err = errors.Join(err, fmt.Errorf("exporter: shutdown: %w", serr))
+		}
+	}()
+	return ExportSpans(ctx, exp, spans, res)
+}
+
+// ExportSpans records spans with an SDK tracer provider built for them and
+// exports them through exp. The provider has res as resource, the
+// deterministic ids of translate.IDGenerator, span limits raised so that no
+// event is dropped (translate.SpanLimits), and samples every span whatever
+// the parent's sampled flag or OTEL_TRACES_SAMPLER say: results are
+// evidence, not samples. Spans go out in as few requests as fit in
+// DefaultMaxRequestBytes each; the first failed request is returned as an
+// error. ExportSpans does not shut exp down.
+func ExportSpans(ctx context.Context, exp sdktrace.SpanExporter, spans []translate.Span, res *resource.Resource) error {
+	ended, err := RecordSpans(ctx, spans, res)
+	if err != nil {
+		return err
+	}
+	for _, batch := range Batches(ended, DefaultMaxRequestBytes) {
+		if err := exp.ExportSpans(ctx, batch); err != nil {
+			return fmt.Errorf("exporter: export %d spans: %w", len(batch), err)
+		}
+	}
+	return nil
+}
+
+// RecordSpans records spans as ExportSpans does and returns the ended SDK
+// spans, in order.
+func RecordSpans(ctx context.Context, spans []translate.Span, res *resource.Resource) ([]sdktrace.ReadOnlySpan, error) {
+	var col collector
+	tp := sdktrace.NewTracerProvider(
+		sdktrace.WithResource(res),
+		sdktrace.WithIDGenerator(translate.IDGenerator()),
+		sdktrace.WithSampler(sdktrace.AlwaysSample()),
+		sdktrace.WithSpanLimits(translate.SpanLimits(spans)),
+		sdktrace.WithSpanProcessor(&col),
+	)
+	tracer := tp.Tracer(translate.ScopeName, trace.WithSchemaURL(semconv.SchemaURL))
+	rerr := translate.Record(ctx, tracer, spans)
+	if err := tp.Shutdown(context.WithoutCancel(ctx)); err != nil && rerr == nil {
+		rerr = err
+	}
+	if rerr != nil {
+		return nil, fmt.Errorf("exporter: %w", rerr)
+	}
+	return col.ended(), nil
+}
+
+// Batches splits spans, in order, into groups whose OTLP request stays
+// within maxBytes. A span larger than maxBytes is a group of its own (and
+// the exporter then reports it too large rather than dropping it).
+func Batches(spans []sdktrace.ReadOnlySpan, maxBytes int) [][]sdktrace.ReadOnlySpan {
+	var (
+		m       ptrace.ProtoMarshaler
+		batches [][]sdktrace.ReadOnlySpan
+		start   int
+		size    int
+	)
+	for i, s := range spans {
+		// The size of a request holding s alone bounds what s adds to a
+		// request that already holds the same resource and scope.
+		n := m.TracesSize(Traces([]sdktrace.ReadOnlySpan{s}))
+		if i > start && size+n > maxBytes {
+			batches = append(batches, spans[start:i])
+			start, size = i, 0
+		}
+		size += n
+	}
+	if start < len(spans) {
+		batches = append(batches, spans[start:])
+	}
+	return batches
+}
+
+// collector is a span processor that keeps ended spans, so that they are
+// exported by a call whose error is returned (the SDK's batch and simple
+// processors hand export errors to the global error handler instead).
+type collector struct {
+	mu    sync.Mutex
+	spans []sdktrace.ReadOnlySpan
+}
+
+func (c *collector) OnStart(context.Context, sdktrace.ReadWriteSpan) {}
+
+func (c *collector) OnEnd(s sdktrace.ReadOnlySpan) {
+	c.mu.Lock()
+	c.spans = append(c.spans, s)
+	c.mu.Unlock()
+}
+
+func (c *collector) Shutdown(context.Context) error   { return nil }
+func (c *collector) ForceFlush(context.Context) error { return nil }
+
+func (c *collector) ended() []sdktrace.ReadOnlySpan {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.spans
+}

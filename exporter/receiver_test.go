@@ -1,0 +1,72 @@
+package exporter_test
+
+import (
+	"context"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component/componenttest"
+	"go.opentelemetry.io/collector/consumer"
+	"go.opentelemetry.io/collector/consumer/consumertest"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/collector/receiver/otlpreceiver"
+	"go.opentelemetry.io/collector/receiver/receivertest"
+)
+
+// freeAddr returns a 127.0.0.1 address nothing listens on.
+func freeAddr(t testing.TB) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := l.Addr().String()
+	require.NoError(t, l.Close())
+	return addr
+}
+
+// startReceiver starts the collector's OTLP receiver, gRPC only, on
+// 127.0.0.1 with request metadata kept, feeding next. It returns its address.
+func startReceiver(t testing.TB, next consumer.Traces) string {
+	t.Helper()
+	f := otlpreceiver.NewFactory()
+	cfg := f.CreateDefaultConfig().(*otlpreceiver.Config)
+	addr := freeAddr(t)
+	grpc := cfg.Protocols.GRPC.GetOrInsertDefault()
+	grpc.NetAddr.Endpoint = addr
+	grpc.IncludeMetadata = true
+	r, err := f.CreateTraces(context.Background(), receivertest.NewNopSettings(f.Type()), cfg, next)
+	require.NoError(t, err)
+	require.NoError(t, r.Start(context.Background(), componenttest.NewNopHost()))
+	t.Cleanup(func() { require.NoError(t, r.Shutdown(context.Background())) })
+	return addr
+}
+
+// waitSpans waits (at most 10 s) until sink holds n spans and returns its traces.
+func waitSpans(t testing.TB, sink *consumertest.TracesSink, n int) []ptrace.Traces {
+	t.Helper()
+	require.Eventually(t, func() bool { return sink.SpanCount() >= n }, 10*time.Second, 10*time.Millisecond)
+	return sink.AllTraces()
+}
+
+// merge puts the spans of several requests into one Traces, as one request
+// would have held them.
+func merge(all []ptrace.Traces) ptrace.Traces {
+	out := ptrace.NewTraces()
+	for _, td := range all {
+		td.ResourceSpans().MoveAndAppendTo(out.ResourceSpans())
+	}
+	return out
+}
+
+// mergeScopes puts the spans of several requests that share one resource and
+// one scope under the first request's resource and scope.
+func mergeScopes(all []ptrace.Traces) ptrace.Traces {
+	out := ptrace.NewTraces()
+	all[0].ResourceSpans().CopyTo(out.ResourceSpans())
+	spans := out.ResourceSpans().At(0).ScopeSpans().At(0).Spans()
+	for _, td := range all[1:] {
+		td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().MoveAndAppendTo(spans)
+	}
+	return out
+}
