@@ -437,7 +437,7 @@ func TestExportSpansReportsExporterError(t *testing.T) {
 type errExporter struct{}
 
 func (errExporter) ExportSpans(context.Context, []sdktrace.ReadOnlySpan) error { return assert.AnError }
-func (errExporter) Shutdown(context.Context) error                           { return nil }
+func (errExporter) Shutdown(context.Context) error                             { return nil }
 
 // manyFailures returns a run with n failing tests with messages of msgLen
 // characters.
@@ -456,4 +456,3 @@ func manyFailures(t testing.TB, n, msgLen int) *testrun.Run {
 	}
 	return run
 }
-
