@@ -12,7 +12,7 @@
 # Runners: pytest go jest vitest mocha playwright maven ant phpunit ctest
 #
 # What each runner needs (Debian 12 packages, Go module proxy, npm registry):
-#   pytest     apt-get install python3-pytest python3-pytest-rerunfailures
+#   pytest     apt-get install python3-pytest python3-pytest-rerunfailures python3-pytest-cov
 #   go         go install gotest.tools/gotestsum@v1.13.0
 #              go install github.com/jstemmer/go-junit-report/v2@v2.1.0
 #   jest vitest mocha playwright   node + npm (npm ci in the scratch copy)
@@ -56,8 +56,10 @@ run_pytest() {
 	# The tests fail on purpose: pytest exits 1.
 	/usr/bin/python3 -m pytest -p no:cacheprovider -o junit_family=xunit1 \
 		--junitxml=reports/pytest-xunit1.xml -q || true
+	# The xunit2 run also measures the coverage of calc.py (pytest-cov,
+	# Cobertura XML).
 	/usr/bin/python3 -m pytest -p no:cacheprovider -o junit_family=xunit2 \
-		--junitxml=reports/pytest-xunit2.xml -q || true
+		--junitxml=reports/pytest-xunit2.xml --cov=calc --cov-report=xml:reports/coverage.xml -q || true
 	collect pytest
 }
 
@@ -84,7 +86,9 @@ run_jest() {
 	# jest exits 1: tests fail on purpose. Suite errors (a test file that
 	# fails to load) are written only when asked.
 	JEST_JUNIT_OUTPUT_DIR=reports JEST_JUNIT_OUTPUT_NAME=jest-junit.xml \
-		JEST_JUNIT_REPORT_TEST_SUITE_ERRORS=true npx jest --ci || true
+		JEST_JUNIT_REPORT_TEST_SUITE_ERRORS=true npx jest --ci --coverage || true
+	# istanbul's lcov and Cobertura reports of calc.js (package.json).
+	cp coverage/lcov.info coverage/cobertura-coverage.xml reports/
 	collect jest
 }
 
