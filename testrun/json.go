@@ -1,6 +1,7 @@
 package testrun
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -112,7 +113,15 @@ func (r Run) MarshalJSON() ([]byte, error) {
 			Skipped: rep.Skipped,
 		}
 	}
-	return json.Marshal(j)
+	// Test ids and messages hold <, > and & often (vitest "a > b"): keep
+	// them readable rather than \u003e.
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(j); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }
 
 func nonNil[T any](s []T) []T {
