@@ -16,7 +16,11 @@ import (
 // traceparent fails with ErrParent; an invalid tracestate is ignored, as the
 // W3C specification requires.
 func ParseParent(traceparent, tracestate string) (trace.SpanContext, error) {
-	return extractParent(propagation.MapCarrier{"traceparent": traceparent, "tracestate": tracestate})
+	sc, ok := extractParent(propagation.MapCarrier{"traceparent": traceparent, "tracestate": tracestate})
+	if !ok {
+		return sc, fmt.Errorf("%w: %q is not a W3C traceparent", ErrParent, traceparent)
+	}
+	return sc, nil
 }
 
 // ParentFromEnv reads the parent context from the TRACEPARENT and TRACESTATE
@@ -26,24 +30,22 @@ func ParentFromEnv(getenv func(string) string) (trace.SpanContext, error) {
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	sc, err := extractParent(envCarrier{getenv: getenv})
-	if err != nil {
-		return sc, fmt.Errorf("TRACEPARENT: %w", err)
+	c := envCarrier{getenv: getenv}
+	sc, ok := extractParent(c)
+	if !ok {
+		return sc, fmt.Errorf("%w: TRACEPARENT %q is not a W3C traceparent", ErrParent, c.Get("traceparent"))
 	}
 	return sc, nil
 }
 
-func extractParent(c propagation.TextMapCarrier) (trace.SpanContext, error) {
-	tp := c.Get("traceparent")
-	if tp == "" {
-		return trace.SpanContext{}, nil
+// extractParent reads the carrier's traceparent: the zero SpanContext when
+// there is none, false when it is not valid.
+func extractParent(c propagation.TextMapCarrier) (trace.SpanContext, bool) {
+	if c.Get("traceparent") == "" {
+		return trace.SpanContext{}, true
 	}
-	ctx := propagation.TraceContext{}.Extract(context.Background(), c)
-	sc := trace.SpanContextFromContext(ctx)
-	if !sc.IsValid() {
-		return trace.SpanContext{}, fmt.Errorf("%q is not a W3C traceparent: %w", tp, ErrParent)
-	}
-	return sc, nil
+	sc := trace.SpanContextFromContext(propagation.TraceContext{}.Extract(context.Background(), c))
+	return sc, sc.IsValid()
 }
 
 // envCarrier is a propagation.TextMapCarrier over environment variables:

@@ -1,0 +1,428 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/hangar-dev/testresults/exporter"
+	"github.com/hangar-dev/testresults/testrun"
+	"github.com/hangar-dev/testresults/translate"
+)
+
+func init() {
+	register(command{name: "export", synopsis: "export runs as OpenTelemetry spans (OTLP/gRPC or OTLP/JSON)", run: runExport})
+}
+
+const exportUsage = `Usage: testresults export [flags] RUN.json...
+
+Turns runs (the JSON that parse and run print; "-" reads one from stdin)
+into OpenTelemetry spans: one test.run event per run and one test.case event
+per failing or flaky test (hangar.trace/v1). --format otlp (the default)
+sends them over OTLP/gRPC; --format otel writes them as OTLP/JSON, one
+ExportTraceServiceRequest per line, to stdout or to -o FILE (which implies
+--format otel).
+
+Export forms:
+  job      (default) every run on the job's job.verify span; --job ID names
+           the job (without it, the ids derive from the run ids)
+  base     --base: the runs on the job's job.provision span instead
+  session  --session ID: a session span with one child span per turn
+             --session S --turn N RUN.json...     the runs go on turn N
+             --session S --turn 1=a.json --turn 2=b.json --turn 2=c.json
+                                                  several turns at once
+Trace and span ids derive from the job, session, turn and run ids: exporting
+the same runs again gives the same ids. --parent (or TRACEPARENT and
+TRACESTATE) attaches the spans under a remote parent, in its trace.
+
+OTLP/gRPC settings come from OTEL_EXPORTER_OTLP_TRACES_* and
+OTEL_EXPORTER_OTLP_* (ENDPOINT, HEADERS, INSECURE, TIMEOUT, COMPRESSION,
+CERTIFICATE, CLIENT_KEY, CLIENT_CERTIFICATE), else localhost:4317 with TLS;
+the --otlp-* flags override them. service.name is "testresults" unless
+OTEL_RESOURCE_ATTRIBUTES, OTEL_SERVICE_NAME or --service-name say otherwise.
+
+Exit codes: 0 exported; 1 the export failed (the reason is on stderr);
+2 usage error or invalid OTEL_RESOURCE_ATTRIBUTES/TRACEPARENT; 3 a run
+could not be read or is not valid.
+
+Flags:
+`
+
+// maxRunBytes bounds what one RUN.json may hold.
+const maxRunBytes = 256 << 20
+
+// exportOptions are the flags of export. The output, OTLP and placement
+// flags are registered by addExportFlags so that another subcommand can
+// offer the same export.
+type exportOptions struct {
+	format          string
+	output          string
+	otlpEndpoint    string
+	otlpInsecure    bool
+	otlpHeaders     []string
+	otlpTimeout     time.Duration
+	otlpCompression string
+	job             string
+	base            bool
+	session         string
+	turns           []string
+	baseRun         string
+	maxCaseEvents   int
+	parent          string
+	serviceName     string
+}
+
+func newExportFlags() (*pflag.FlagSet, *exportOptions) {
+	fs := pflag.NewFlagSet("export", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	fs.SortFlags = false
+	return fs, addExportFlags(fs)
+}
+
+// addExportFlags registers the export flags on fs.
+func addExportFlags(fs *pflag.FlagSet) *exportOptions {
+	o := &exportOptions{}
+	fs.StringVar(&o.format, "format", string(exporter.FormatOTLP), "otlp (send over OTLP/gRPC) or otel (write OTLP/JSON lines)")
+	fs.StringVarP(&o.output, "output", "o", "", "with --format otel: write to FILE instead of stdout (implies --format otel)")
+	fs.StringVar(&o.otlpEndpoint, "otlp-endpoint", "", "OTLP/gRPC endpoint HOST:PORT (or a URL; http:// means insecure)")
+	fs.BoolVar(&o.otlpInsecure, "otlp-insecure", false, "send without TLS")
+	fs.StringArrayVar(&o.otlpHeaders, "otlp-header", nil, "header K=V sent with each request (repeatable; replaces the environment's headers)")
+	fs.DurationVar(&o.otlpTimeout, "otlp-timeout", 0, "time limit of each export request, retries included (default: $OTEL_EXPORTER_OTLP_TIMEOUT, else 10s)")
+	fs.StringVar(&o.otlpCompression, "otlp-compression", "", "gzip or none")
+	fs.StringVar(&o.job, "job", "", "the job id (hangar.job.id) of a job export")
+	fs.BoolVar(&o.base, "base", false, "the runs are the job's base: put them on its job.provision span")
+	fs.StringVar(&o.session, "session", "", "export a session: its id (hangar.session.id)")
+	fs.StringArrayVar(&o.turns, "turn", nil, "with --session: N (the RUN.json arguments are turn N's) or N=RUN.json (repeatable)")
+	fs.StringVar(&o.baseRun, "base-run", "", "a base run (JSON): test.case events then say whether each failure is new")
+	fs.IntVar(&o.maxCaseEvents, "max-case-events", translate.DefaultMaxCaseEvents, "most test.case events per run; the rest are counted in hangar.test.case_events.omitted")
+	fs.StringVar(&o.parent, "parent", "", "W3C traceparent to export under (default: $TRACEPARENT)")
+	fs.StringVar(&o.serviceName, "service-name", "", "service.name of the spans (default: $OTEL_SERVICE_NAME, else testresults)")
+	return o
+}
+
+// usageError is a flag combination that cannot work.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, a ...any) error { return &usageError{msg: fmt.Sprintf(format, a...)} }
+
+// inputError is a run that cannot be read or exported.
+type inputError struct{ err error }
+
+func (e *inputError) Error() string { return e.err.Error() }
+func (e *inputError) Unwrap() error { return e.err }
+
+// exportPlan is a validated export: its options and what goes where.
+type exportPlan struct {
+	opts    exporter.Options
+	session *translate.Session
+	runs    []*testrun.Run
+	outFile string
+}
+
+// plan checks the flags, reads the runs and returns the export to make.
+// Errors are *usageError or *inputError.
+func (o *exportOptions) plan(fs *pflag.FlagSet, args []string, env Env) (*exportPlan, error) {
+	p := &exportPlan{}
+	format := exporter.Format(o.format)
+	if o.output != "" && !fs.Changed("format") {
+		format = exporter.FormatOTel
+	}
+	switch format {
+	case exporter.FormatOTLP, exporter.FormatOTel:
+	default:
+		return nil, usagef("--format %q: want otlp or otel", o.format)
+	}
+	if format == exporter.FormatOTLP && o.output != "" {
+		return nil, usagef("-o is for --format otel")
+	}
+	if format == exporter.FormatOTel {
+		for _, f := range []string{"otlp-endpoint", "otlp-insecure", "otlp-header", "otlp-timeout", "otlp-compression"} {
+			if fs.Changed(f) {
+				return nil, usagef("--%s is for --format otlp", f)
+			}
+		}
+	}
+	grpc, err := o.grpcOptions(fs)
+	if err != nil {
+		return nil, err
+	}
+	if o.maxCaseEvents < 1 {
+		return nil, usagef("--max-case-events %d: want 1 or more", o.maxCaseEvents)
+	}
+	if o.parent != "" {
+		if _, err := exporter.ParseParent(o.parent, ""); err != nil {
+			return nil, usagef("--parent: %v", err)
+		}
+	}
+	p.opts = exporter.Options{
+		Format:        format,
+		GRPC:          grpc,
+		ServiceName:   o.serviceName,
+		Parent:        o.parent,
+		Getenv:        env.Getenv,
+		JobID:         o.job,
+		Provision:     o.base,
+		MaxCaseEvents: o.maxCaseEvents,
+	}
+	if format == exporter.FormatOTel && o.output != "-" {
+		p.outFile = o.output
+	}
+
+	stdin := false
+	read := func(path string) (*testrun.Run, error) {
+		if path == "-" {
+			if stdin {
+				return nil, usagef("stdin (-) given twice")
+			}
+			stdin = true
+		}
+		return readRunFile(path, env.Stdin)
+	}
+	if o.baseRun != "" {
+		if p.opts.Base, err = read(o.baseRun); err != nil {
+			return nil, err
+		}
+	}
+	if o.session == "" {
+		if len(o.turns) > 0 {
+			return nil, usagef("--turn is for --session")
+		}
+		if len(args) == 0 {
+			return nil, usagef("no RUN.json given")
+		}
+		for _, a := range args {
+			r, err := read(a)
+			if err != nil {
+				return nil, err
+			}
+			p.runs = append(p.runs, r)
+		}
+		return p, nil
+	}
+	if o.job != "" || o.base {
+		return nil, usagef("--session cannot go with --job or --base")
+	}
+	s, err := o.sessionTurns(args, read)
+	if err != nil {
+		return nil, err
+	}
+	p.session = s
+	return p, nil
+}
+
+// sessionTurns reads the runs of each turn: the N=RUN.json values in order,
+// then the arguments for the one bare --turn N.
+func (o *exportOptions) sessionTurns(args []string, read func(string) (*testrun.Run, error)) (*translate.Session, error) {
+	if len(o.turns) == 0 {
+		return nil, usagef("--session needs --turn")
+	}
+	s := &translate.Session{ID: o.session}
+	index := map[int]int{}
+	turn := func(n int) *translate.Turn {
+		i, ok := index[n]
+		if !ok {
+			i = len(s.Turns)
+			index[n] = i
+			s.Turns = append(s.Turns, translate.Turn{Number: n})
+		}
+		return &s.Turns[i]
+	}
+	bare := -1
+	for _, v := range o.turns {
+		num, path, hasPath := strings.Cut(v, "=")
+		n, err := strconv.Atoi(num)
+		if err != nil || n < 0 {
+			return nil, usagef("--turn %q: want N or N=RUN.json with N a turn number (0 or more)", v)
+		}
+		if !hasPath {
+			if bare >= 0 {
+				return nil, usagef("--turn N without a RUN.json is given twice (%d and %d)", bare, n)
+			}
+			bare = n
+			continue
+		}
+		if path == "" {
+			return nil, usagef("--turn %q: no RUN.json", v)
+		}
+		r, err := read(path)
+		if err != nil {
+			return nil, err
+		}
+		t := turn(n)
+		t.Runs = append(t.Runs, r)
+	}
+	if bare >= 0 && len(args) == 0 {
+		return nil, usagef("--turn %d has no RUN.json", bare)
+	}
+	if bare < 0 && len(args) > 0 {
+		return nil, usagef("RUN.json arguments need a --turn N to go on")
+	}
+	for _, a := range args {
+		r, err := read(a)
+		if err != nil {
+			return nil, err
+		}
+		t := turn(bare)
+		t.Runs = append(t.Runs, r)
+	}
+	return s, nil
+}
+
+func (o *exportOptions) grpcOptions(fs *pflag.FlagSet) (exporter.GRPCOptions, error) {
+	g := exporter.GRPCOptions{Endpoint: o.otlpEndpoint, Insecure: o.otlpInsecure}
+	if o.otlpHeaders != nil {
+		g.Headers = make(map[string]string, len(o.otlpHeaders))
+		for _, h := range o.otlpHeaders {
+			k, v, ok := strings.Cut(h, "=")
+			k = strings.TrimSpace(k)
+			if !ok || k == "" {
+				return g, usagef("--otlp-header %q: want KEY=VALUE", h)
+			}
+			g.Headers[k] = strings.TrimSpace(v)
+		}
+	}
+	if fs.Changed("otlp-timeout") {
+		if o.otlpTimeout <= 0 {
+			return g, usagef("--otlp-timeout %s: want a positive duration such as 10s", o.otlpTimeout)
+		}
+		g.Timeout = o.otlpTimeout
+	}
+	switch o.otlpCompression {
+	case "", exporter.CompressionGzip, exporter.CompressionNone:
+		g.Compression = o.otlpCompression
+	default:
+		return g, usagef("--otlp-compression %q: want gzip or none", o.otlpCompression)
+	}
+	return g, nil
+}
+
+// readRunFile reads one run's JSON from path ("-": stdin).
+func readRunFile(path string, stdin io.Reader) (*testrun.Run, error) {
+	var r io.Reader
+	if path == "-" {
+		r = stdin
+	} else {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, &inputError{err}
+		}
+		defer f.Close()
+		r = f
+	}
+	b, err := io.ReadAll(io.LimitReader(r, maxRunBytes+1))
+	if err != nil {
+		return nil, &inputError{fmt.Errorf("%s: %w", path, err)}
+	}
+	if len(b) > maxRunBytes {
+		return nil, &inputError{fmt.Errorf("%s: larger than %d MiB", path, maxRunBytes>>20)}
+	}
+	var run testrun.Run
+	if err := json.Unmarshal(b, &run); err != nil {
+		return nil, &inputError{fmt.Errorf("%s: %w", path, err)}
+	}
+	if run.ID == "" {
+		return nil, &inputError{fmt.Errorf("%s: the run has no id", path)}
+	}
+	return &run, nil
+}
+
+func runExport(ctx context.Context, args []string, env Env) int {
+	fs, o := newExportFlags()
+	usageTo := func(w io.Writer) {
+		fmt.Fprint(w, exportUsage)
+		fmt.Fprint(w, fs.FlagUsages())
+	}
+	usageErr := func(msg string) int {
+		fmt.Fprintf(env.Stderr, "testresults export: %s\n\n", msg)
+		usageTo(env.Stderr)
+		return exitUsage
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			usageTo(env.Stdout)
+			return exitOK
+		}
+		return usageErr(err.Error())
+	}
+	p, err := o.plan(fs, fs.Args(), env)
+	var uerr *usageError
+	switch {
+	case errors.As(err, &uerr):
+		return usageErr(uerr.msg)
+	case err != nil:
+		fmt.Fprintf(env.Stderr, "testresults export: %v\n", err)
+		return exitRejected
+	}
+	return exportCode(env, p.export(ctx, env.Stdout))
+}
+
+// export makes the export, writing OTLP/JSON to stdout or, through a
+// temporary file renamed at the end, to the output file: a failed export
+// leaves no partial file behind.
+func (p *exportPlan) export(ctx context.Context, stdout io.Writer) error {
+	if p.opts.Format != exporter.FormatOTel || p.outFile == "" {
+		p.opts.Output = stdout
+		return p.send(ctx)
+	}
+	var buf bytes.Buffer
+	p.opts.Output = &buf
+	if err := p.send(ctx); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(p.outFile), "."+filepath.Base(p.outFile)+".*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", p.outFile, err)
+	}
+	_, werr := tmp.Write(buf.Bytes())
+	cerr := tmp.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("write %s: %w", p.outFile, err)
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("write %s: %w", p.outFile, err)
+	}
+	if err := os.Rename(tmp.Name(), p.outFile); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("write %s: %w", p.outFile, err)
+	}
+	return nil
+}
+
+func (p *exportPlan) send(ctx context.Context) error {
+	if p.session != nil {
+		return exporter.ExportSession(ctx, *p.session, p.opts)
+	}
+	return exporter.ExportRuns(ctx, p.runs, p.opts)
+}
+
+// exportCode reports err and maps it to the exit code: 2 for an unusable
+// environment (OTEL_RESOURCE_ATTRIBUTES, TRACEPARENT), 3 for runs that
+// cannot be exported, 1 for a failed export.
+func exportCode(env Env, err error) int {
+	if err == nil {
+		return exitOK
+	}
+	fmt.Fprintf(env.Stderr, "testresults export: %v\n", err)
+	switch {
+	case errors.Is(err, exporter.ErrConfig), errors.Is(err, exporter.ErrParent):
+		return exitUsage
+	case errors.Is(err, translate.ErrInvalid):
+		return exitRejected
+	}
+	return exitFailed
+}
