@@ -1,0 +1,276 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/pdatatest/ptracetest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/hangar-dev/testresults/exporter"
+	"github.com/hangar-dev/testresults/testrun"
+	"github.com/hangar-dev/testresults/translate"
+)
+
+const (
+	exportRun     = "../../testdata/export/run.json"
+	exportBase    = "../../testdata/export/base.json"
+	translateData = "../../translate/testdata"
+)
+
+// exportEnvKeys are the variables an export reads; tests start without them.
+var exportEnvKeys = []string{
+	"OTEL_SERVICE_NAME", "OTEL_RESOURCE_ATTRIBUTES", "TRACEPARENT", "TRACESTATE",
+	"OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_HEADERS",
+	"OTEL_EXPORTER_OTLP_TRACES_HEADERS", "OTEL_EXPORTER_OTLP_INSECURE", "OTEL_EXPORTER_OTLP_TRACES_INSECURE",
+	"OTEL_EXPORTER_OTLP_TIMEOUT", "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT", "OTEL_EXPORTER_OTLP_COMPRESSION",
+	"OTEL_EXPORTER_OTLP_TRACES_COMPRESSION",
+}
+
+func clearExportEnv(t *testing.T) {
+	for _, k := range exportEnvKeys {
+		t.Setenv(k, "")
+		require.NoError(t, os.Unsetenv(k))
+	}
+}
+
+// exportCmd runs "testresults export args..." in process with env as the
+// variables Env.Getenv sees and stdin as its input.
+func exportCmd(t *testing.T, env map[string]string, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(context.Background(), append([]string{"export"}, args...), Env{
+		Stdin:   strings.NewReader(stdin),
+		Stdout:  &out,
+		Stderr:  &errb,
+		Getenv:  func(k string) string { return env[k] },
+		Environ: func() []string { return nil },
+	})
+	return code, out.String(), errb.String()
+}
+
+func loadRun(t testing.TB, path string) *testrun.Run {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var r testrun.Run
+	require.NoError(t, json.Unmarshal(b, &r))
+	return &r
+}
+
+func unmarshalLine(t testing.TB, line string) ptrace.Traces {
+	t.Helper()
+	var u ptrace.JSONUnmarshaler
+	td, err := u.UnmarshalTraces([]byte(line))
+	require.NoError(t, err)
+	return td
+}
+
+// pdataFace is what the pdata face of translate makes of spans, under the
+// resource an export without OTEL_* variables has.
+func pdataFace(t testing.TB, spans []translate.Span, err error) ptrace.Traces {
+	t.Helper()
+	require.NoError(t, err)
+	res, err := exporter.NewResource(context.Background(), "")
+	require.NoError(t, err)
+	return translate.Traces(spans, res)
+}
+
+func TestExportHelp(t *testing.T) {
+	code, out, _ := exportCmd(t, nil, "", "--help")
+	assert.Equal(t, exitOK, code)
+	assert.Contains(t, out, "Usage: testresults export")
+	assert.Contains(t, out, "--otlp-endpoint")
+}
+
+func TestExportUsage(t *testing.T) {
+	clearExportEnv(t)
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no runs", nil, "no RUN.json given"},
+		{"unknown flag", []string{"--nope", exportRun}, "unknown flag"},
+		{"unknown format", []string{"--format", "zipkin", exportRun}, "--format"},
+		{"output with otlp", []string{"--format", "otlp", "-o", "x.json", exportRun}, "-o is for --format otel"},
+		{"otlp flag with otel", []string{"--format", "otel", "--otlp-endpoint", "127.0.0.1:4317", exportRun}, "--otlp-endpoint is for --format otlp"},
+		{"bad header", []string{"--otlp-header", "novalue", exportRun}, "--otlp-header"},
+		{"empty header key", []string{"--otlp-header", "=v", exportRun}, "--otlp-header"},
+		{"bad timeout", []string{"--otlp-timeout", "soon", exportRun}, "otlp-timeout"},
+		{"zero timeout", []string{"--otlp-timeout", "0s", exportRun}, "--otlp-timeout"},
+		{"bad compression", []string{"--otlp-compression", "zstd", exportRun}, "--otlp-compression"},
+		{"bad cap", []string{"--max-case-events", "0", exportRun}, "--max-case-events"},
+		{"bad parent", []string{"--parent", "00-xyz", exportRun}, "--parent"},
+		{"turn without session", []string{"--turn", "1", exportRun}, "--turn is for --session"},
+		{"session without turn", []string{"--session", "s", exportRun}, "--session needs --turn"},
+		{"session with job", []string{"--session", "s", "--job", "j", "--turn", "1", exportRun}, "--session cannot go with --job"},
+		{"session with base", []string{"--session", "s", "--base", "--turn", "1", exportRun}, "--session cannot go with --job or --base"},
+		{"bad turn", []string{"--session", "s", "--turn", "x", exportRun}, "--turn \"x\""},
+		{"negative turn", []string{"--session", "s", "--turn", "-1", exportRun}, "--turn \"-1\""},
+		{"two bare turns", []string{"--session", "s", "--turn", "1", "--turn", "2", exportRun}, "given twice"},
+		{"bare turn without runs", []string{"--session", "s", "--turn", "1", "--turn", "2=" + exportRun}, "--turn 1 has no RUN.json"},
+		{"runs without bare turn", []string{"--session", "s", "--turn", "2=" + exportRun, exportRun}, "need a --turn N"},
+		{"turn without path", []string{"--session", "s", "--turn", "2="}, "no RUN.json"},
+		{"stdin twice", []string{"-", "-"}, "stdin (-) given twice"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, out, stderr := exportCmd(t, nil, `{"id":"r"}`, tt.args...)
+			assert.Equal(t, exitUsage, code, stderr)
+			assert.Empty(t, out)
+			assert.Contains(t, stderr, tt.want)
+			assert.Contains(t, stderr, "Usage: testresults export")
+		})
+	}
+}
+
+func TestExportRejectsInput(t *testing.T) {
+	clearExportEnv(t)
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
+		return p
+	}
+	tests := []struct {
+		name  string
+		args  []string
+		stdin string
+		want  string
+	}{
+		{"missing file", []string{filepath.Join(dir, "absent.json")}, "", "no such file"},
+		{"not JSON", []string{write("bad.json", "<testsuite/>")}, "", "bad.json"},
+		{"two objects", []string{write("two.json", `{"id":"a"}{"id":"b"}`)}, "", "two.json"},
+		{"no id", []string{write("noid.json", `{"kind":"base"}`)}, "", "the run has no id"},
+		{"unknown kind", []string{write("kind.json", `{"id":"r","kind":"nightly"}`)}, "", "unknown kind"},
+		{"counts that do not add up", []string{write("counts.json", `{"id":"r","counts":{"total":3,"passed":1,"failed":0,"errors":0,"skipped":0,"flaky":0}}`)}, "", "counts do not add up"},
+		{"bad stdin", []string{"-"}, "nope", "-: "},
+		{"bad base run", []string{"--base-run", write("base.json", "[]"), exportRun}, "", "base.json"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out.json")
+			code, _, stderr := exportCmd(t, nil, tt.stdin, append([]string{"-o", out}, tt.args...)...)
+			assert.Equal(t, exitRejected, code, stderr)
+			assert.Contains(t, stderr, tt.want)
+			assert.NoFileExists(t, out, "nothing is written")
+		})
+	}
+}
+
+func TestExportEnvironmentErrors(t *testing.T) {
+	clearExportEnv(t)
+	out := filepath.Join(t.TempDir(), "out.json")
+	code, _, stderr := exportCmd(t, map[string]string{"TRACEPARENT": "garbage"}, "", "-o", out, exportRun)
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, `TRACEPARENT "garbage" is not a W3C traceparent`)
+	assert.NoFileExists(t, out)
+
+	t.Setenv("OTEL_RESOURCE_ATTRIBUTES", "no-equals")
+	code, _, stderr = exportCmd(t, nil, "", "-o", out, exportRun)
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, stderr, "resource")
+	assert.NoFileExists(t, out)
+}
+
+// TestExportOTelRoundTrip: what --format otel writes reads back into the
+// traces the pdata face makes of the same runs.
+func TestExportOTelRoundTrip(t *testing.T) {
+	clearExportEnv(t)
+	run := loadRun(t, exportRun)
+	base := loadRun(t, exportBase)
+	job := func(j translate.Job, runs ...*testrun.Run) ([]translate.Span, error) {
+		return translate.JobSpans(j, runs, translate.WithBase(base))
+	}
+	t.Run("job to stdout", func(t *testing.T) {
+		code, out, stderr := exportCmd(t, nil, "", "--format", "otel", "--job", "job-7", "--base-run", exportBase, exportRun)
+		require.Equal(t, exitOK, code, stderr)
+		require.Equal(t, 1, strings.Count(out, "\n"))
+		spans, err := job(translate.Job{ID: "job-7"}, run)
+		want := pdataFace(t, spans, err)
+		got := unmarshalLine(t, out)
+		require.NoError(t, ptracetest.CompareTraces(want, got))
+	})
+	t.Run("base run to a file", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "spans.json")
+		code, out, stderr := exportCmd(t, nil, "", "-o", path, "--job", "job-7", "--base", exportBase)
+		require.Equal(t, exitOK, code, stderr)
+		assert.Empty(t, out)
+		b, err := os.ReadFile(path)
+		require.NoError(t, err)
+		spans, err := translate.JobSpans(translate.Job{ID: "job-7", Provision: true}, []*testrun.Run{base})
+		got := unmarshalLine(t, string(b))
+		require.NoError(t, ptracetest.CompareTraces(pdataFace(t, spans, err), got))
+		assert.Equal(t, "job.provision", got.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).Name())
+	})
+	t.Run("run from stdin", func(t *testing.T) {
+		b, err := os.ReadFile(exportRun)
+		require.NoError(t, err)
+		code, out, stderr := exportCmd(t, nil, string(b), "--format", "otel", "-")
+		require.Equal(t, exitOK, code, stderr)
+		spans, err := translate.JobSpans(translate.Job{}, []*testrun.Run{run})
+		require.NoError(t, ptracetest.CompareTraces(pdataFace(t, spans, err), unmarshalLine(t, out)))
+	})
+	t.Run("session turns", func(t *testing.T) {
+		t1 := filepath.Join(translateData, "session", "turn1.json")
+		t2a := filepath.Join(translateData, "session", "turn2a.json")
+		t2b := filepath.Join(translateData, "session", "turn2b.json")
+		code, out, stderr := exportCmd(t, nil, "", "--format", "otel", "--session", "sess-3",
+			"--turn", "2="+t2a, "--turn", "1="+t1, "--turn", "2", t2b, exportRun)
+		require.Equal(t, exitOK, code, stderr)
+		spans, err := translate.SessionSpans(translate.Session{ID: "sess-3", Turns: []translate.Turn{
+			{Number: 1, Runs: []*testrun.Run{loadRun(t, t1)}},
+			{Number: 2, Runs: []*testrun.Run{loadRun(t, t2a), loadRun(t, t2b), run}},
+		}})
+		got := unmarshalLine(t, out)
+		require.NoError(t, ptracetest.CompareTraces(pdataFace(t, spans, err), got))
+		assert.Equal(t, 3, got.SpanCount())
+	})
+	t.Run("the same export twice is the same bytes", func(t *testing.T) {
+		_, first, _ := exportCmd(t, nil, "", "--format", "otel", "--job", "j", exportRun)
+		_, second, _ := exportCmd(t, nil, "", "--format", "otel", "--job", "j", exportRun)
+		assert.Equal(t, first, second)
+	})
+	t.Run("service name, cap and parent flags", func(t *testing.T) {
+		const parent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+		code, out, stderr := exportCmd(t, map[string]string{"TRACEPARENT": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"}, "",
+			"--format", "otel", "--service-name", "ci-verify", "--max-case-events", "2", "--parent", parent, exportRun)
+		require.Equal(t, exitOK, code, stderr)
+		got := unmarshalLine(t, out)
+		rs := got.ResourceSpans().At(0)
+		assert.Equal(t, "ci-verify", rs.Resource().Attributes().AsRaw()["service.name"])
+		span := rs.ScopeSpans().At(0).Spans().At(0)
+		assert.Equal(t, "4bf92f3577b34da6a3ce929d0e0e4736", span.TraceID().String())
+		assert.Equal(t, "00f067aa0ba902b7", span.ParentSpanID().String())
+		require.Equal(t, 3, span.Events().Len())
+		omitted, ok := span.Events().At(0).Attributes().Get("hangar.test.case_events.omitted")
+		require.True(t, ok)
+		assert.Equal(t, int64(3), omitted.Int())
+	})
+}
+
+func TestExportOutputFileReplaced(t *testing.T) {
+	clearExportEnv(t)
+	path := filepath.Join(t.TempDir(), "spans.json")
+	require.NoError(t, os.WriteFile(path, []byte("old\n"), 0o644))
+	code, _, stderr := exportCmd(t, nil, "", "-o", path, exportRun)
+	require.Equal(t, exitOK, code, stderr)
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(string(b), `{"resourceSpans":`))
+	entries, err := os.ReadDir(filepath.Dir(path))
+	require.NoError(t, err)
+	assert.Len(t, entries, 1, "no temporary file left")
+
+	code, _, stderr = exportCmd(t, nil, "", "-o", filepath.Join(t.TempDir(), "absent", "spans.json"), exportRun)
+	assert.Equal(t, exitFailed, code)
+	assert.Contains(t, stderr, "write ")
+}
