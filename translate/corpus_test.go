@@ -1,0 +1,75 @@
+package translate_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/golden"
+	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/pdatatest/ptracetest"
+	"github.com/stretchr/testify/require"
+
+	"github.com/hangar-dev/testresults/report"
+	"github.com/hangar-dev/testresults/testrun"
+	"github.com/hangar-dev/testresults/translate"
+)
+
+// corpusDir locates ../shared/corpus beside the repository, or skips.
+func corpusDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	require.NoError(t, err)
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Skip("no go.mod above the test: cannot locate the corpus")
+		}
+		dir = parent
+	}
+	corpus := filepath.Join(dir, "..", "shared", "corpus")
+	if _, err := os.Stat(filepath.Join(corpus, "MANIFEST.tsv")); err != nil {
+		t.Skipf("corpus of real reports not found at ../shared/corpus beside the repository: %v", err)
+	}
+	return corpus
+}
+
+// TestGoldenCorpus: real runners' reports → report.ReadRun → translate →
+// the expected traces. Surefire with flakyFailure and rerunFailure,
+// gotestsum with 27 failures and non-ASCII messages, nextest retries, and a
+// coverage.py Cobertura file, all in one run.
+func TestGoldenCorpus(t *testing.T) {
+	corpus := corpusDir(t)
+	paths := []string{
+		filepath.Join(corpus, "surefire", "flaky-and-rerun.xml"),
+		filepath.Join(corpus, "gotestsum", "hishtory-27-failures.xml"),
+		filepath.Join(corpus, "nextest", "fixture-project-retries.xml"),
+		filepath.Join(corpus, "cobertura", "coveragepy-gold-xml.xml"),
+	}
+	run, err := report.ReadRun(paths, report.WithRunOptions(testrun.WithRedactor(testrun.NewRedactor(nil))))
+	require.NoError(t, err)
+	exit := 1
+	run.ID = "corpus-run"
+	run.Kind = testrun.KindAfterTurn
+	run.Command = "make test"
+	run.Status = testrun.StatusFailure
+	run.ExitCode = &exit
+	run.Commit = "c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00"
+	run.StartedAt = time.Date(2025, 11, 13, 9, 0, 0, 0, time.UTC)
+	run.EndedAt = time.Date(2025, 11, 13, 9, 20, 0, 0, time.UTC)
+
+	spans, err := translate.JobSpans(translate.Job{ID: "job-corpus"}, []*testrun.Run{run})
+	require.NoError(t, err)
+	actual := translate.Traces(spans, testResource())
+	path := filepath.Join("testdata", "corpus", "expected.yaml")
+	if *update {
+		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+		require.NoError(t, golden.WriteTracesToFile(path, actual))
+	}
+	expected, err := golden.ReadTraces(path)
+	require.NoError(t, err)
+	require.NoError(t, ptracetest.CompareTraces(expected, actual))
+}
