@@ -41,9 +41,9 @@ type wantRun struct {
 	trusted, counted bool
 }
 
-// wantSpan is what the collector must write for one span, found by its job id.
+// wantSpan is what the collector must write for one span, found by its
+// name and job id.
 type wantSpan struct {
-	name             string
 	service          string
 	trusted, counted *bool // nil: the span carries no flag
 	events           int   // every event sent: test.run, test.case and others
@@ -51,24 +51,55 @@ type wantSpan struct {
 
 func flag(b bool) *bool { return &b }
 
+// cliExport is one `testresults export` of run files to the collector.
+type cliExport struct {
+	service string
+	job     string
+	base    bool     // --base: the runs go on the job.provision span
+	headers []string // --otlp-header K=V
+	files   []string
+}
+
+func (e cliExport) args() []string {
+	args := []string{"export", "--job", e.job}
+	if e.base {
+		args = append(args, "--base")
+	}
+	for _, f := range e.files {
+		args = append(args, filepath.Join("testdata", f))
+	}
+	return args
+}
+
 // TestCollector sends runs to otelcol-testresults with the testresults CLI
-// (from a trusted and from an untrusted service) and with a raw OTLP client
-// (forged flags, request metadata, foreign spans), then checks in the file
-// exporter's output that every span and event arrived and that the flags are
-// the processor's, not the senders'.
+// (from a trusted and from an untrusted service, with and without a trusted
+// header) and with a raw OTLP client (forged and repeated flags, request
+// metadata, foreign spans), then checks in the file exporter's output that
+// every span and event arrived as sent, with the processor's flags instead
+// of the senders'.
 func TestCollector(t *testing.T) {
 	requireE2E(t)
 	bin := collectorBinary(t)
 	cli := cliBinary(t)
 	c := startCollector(t, bin)
 
-	// The CLI, as the verifier: every run keeps the flags of the rules.
-	exportCLI(t, cli, c.otlp, verifier, "e2e-job-verified", "base.json", "after-turn.json")
-	exportCLI(t, cli, c.otlp, verifier, "e2e-job-mixed", "gate.json", "grader-lower.json", "rerun-incomplete.json")
-	// The CLI, as the agent, claiming a base run: the CLI writes
-	// trusted=true and counted=true, the collector refuses them.
-	exportCLI(t, cli, c.otlp, agent, "e2e-job-forged", "forged-base.json")
-
+	exports := []cliExport{
+		// The verifier: every run keeps the flags of the rules.
+		{service: verifier, job: "e2e-job-1", base: true, files: []string{"base.json"}},
+		{service: verifier, job: "e2e-job-1", files: []string{"after-turn.json"}},
+		{service: verifier, job: "e2e-job-2", files: []string{"gate.json", "grader-lower.json", "rerun-incomplete.json"}},
+		// The agent claiming a base run: the CLI writes trusted=true and
+		// counted=true, the collector refuses them.
+		{service: agent, job: "e2e-job-3", files: []string{"forged-base.json"}},
+		// The agent's service name, but through the trusted header.
+		{service: agent, job: "e2e-job-4", headers: []string{"x-hangar-source=verifier"}, files: []string{"attempt.json"}},
+	}
+	// What the CLI sends, as it writes it with --format otel.
+	var sent []ptrace.Traces
+	for _, e := range exports {
+		exportCLI(t, cli, e, c.otlp)
+		sent = append(sent, exportFile(t, cli, e))
+	}
 	// A raw sender that forges what the CLI would never write.
 	foreign := sendRaw(t, c.otlp)
 
@@ -79,21 +110,26 @@ func TestCollector(t *testing.T) {
 		"e2e-grader-lower":     {verifier, false, false},
 		"e2e-rerun-incomplete": {verifier, true, false},
 		"e2e-forged-base":      {agent, false, false},
+		"e2e-attempt-header":   {agent, true, true},
 		"raw-forged-gate":      {verifier, false, false},
 		"raw-metadata":         {agent, true, true},
 		"raw-no-metadata":      {agent, false, false},
 		"raw-metadata-forged":  {agent, false, false},
 	}
+	verify, provision := semconv.SpanJobVerify+"/", semconv.SpanJobProvision+"/"
 	wantSpans := map[string]wantSpan{
-		// base: 1 failure; after_turn: 1 flaky test that passed.
-		"e2e-job-verified": {semconv.SpanJobVerify, verifier, flag(true), flag(true), 2 + 2},
+		// base: 1 failure.
+		provision + "e2e-job-1": {verifier, flag(true), flag(true), 2},
+		// after_turn: 1 flaky test that passed.
+		verify + "e2e-job-1": {verifier, flag(true), flag(true), 2},
 		// gate: none; grader: 2 failures; rerun: none.
-		"e2e-job-mixed":       {semconv.SpanJobVerify, verifier, flag(false), flag(false), 1 + 3 + 1},
-		"e2e-job-forged":      {semconv.SpanJobVerify, agent, flag(false), flag(false), 1},
-		"raw-forged-gate":     {semconv.SpanJobVerify, verifier, flag(false), flag(false), 3},
-		"raw-metadata":        {semconv.SpanJobProvision, agent, flag(true), flag(true), 1},
-		"raw-no-metadata":     {semconv.SpanJobVerify, agent, flag(false), flag(false), 1},
-		"raw-metadata-forged": {semconv.SpanJobVerify, agent, flag(false), flag(false), 1},
+		verify + "e2e-job-2":           {verifier, flag(false), flag(false), 1 + 3 + 1},
+		verify + "e2e-job-3":           {agent, flag(false), flag(false), 1},
+		verify + "e2e-job-4":           {agent, flag(true), flag(true), 1},
+		verify + "raw-forged-gate":     {verifier, flag(false), flag(false), 3},
+		provision + "raw-metadata":     {agent, flag(true), flag(true), 1},
+		verify + "raw-no-metadata":     {agent, flag(false), flag(false), 1},
+		verify + "raw-metadata-forged": {agent, flag(false), flag(false), 1},
 	}
 
 	batches := waitOutput(t, c, 30*time.Second, func(batches []ptrace.Traces) bool {
@@ -113,23 +149,51 @@ func TestCollector(t *testing.T) {
 		assert.Equal(t, []any{want.counted}, values(attrs, keyCounted), "run %s: counted", id)
 		assert.Equal(t, want.service, got[0].service, "run %s: service.name", id)
 	}
-	for id, want := range wantSpans {
-		got, ok := spans[id]
-		if !assert.True(t, ok, "span of %s did not arrive", id) {
+	for key, want := range wantSpans {
+		got, ok := spans[key]
+		if !assert.True(t, ok, "span %s did not arrive", key) {
 			continue
 		}
-		assert.Len(t, got, 1, "span of %s arrived more than once", id)
+		assert.Len(t, got, 1, "span %s arrived more than once", key)
 		s := got[0].span
-		assert.Equal(t, want.name, s.Name(), id)
-		assert.Equal(t, want.service, got[0].service, id)
-		assert.Equal(t, want.events, s.Events().Len(), "span of %s: events", id)
-		assert.Equal(t, optional(want.trusted), values(s.Attributes(), keyTrusted), "span of %s: trusted", id)
-		assert.Equal(t, optional(want.counted), values(s.Attributes(), keyCounted), "span of %s: counted", id)
+		assert.Equal(t, want.service, got[0].service, key)
+		assert.Equal(t, want.events, s.Events().Len(), "span %s: events", key)
+		assert.Equal(t, optional(want.trusted), values(s.Attributes(), keyTrusted), "span %s: trusted", key)
+		assert.Equal(t, optional(want.counted), values(s.Attributes(), keyCounted), "span %s: counted", key)
+	}
+
+	// Every span the CLI sent arrived whole: the same span, events and
+	// attributes, but for the flags, which are the processor's.
+	for _, td := range sent {
+		forEachSpan(td, func(service string, want ptrace.Span) {
+			key := want.Name() + "/" + jobID(want)
+			got, ok := spans[key]
+			if !assert.True(t, ok, "span %s did not arrive", key) || len(got) != 1 {
+				return
+			}
+			expected := ptrace.NewSpan()
+			want.CopyTo(expected)
+			for i := 0; i < expected.Events().Len(); i++ {
+				ev := expected.Events().At(i)
+				if ev.Name() != semconv.EventTestRun {
+					continue
+				}
+				id, _ := ev.Attributes().Get(keyRunID)
+				w := wantRuns[id.AsString()]
+				ev.Attributes().PutBool(keyTrusted, w.trusted)
+				ev.Attributes().PutBool(keyCounted, w.counted)
+			}
+			ws := wantSpans[key]
+			expected.Attributes().PutBool(keyTrusted, *ws.trusted)
+			expected.Attributes().PutBool(keyCounted, *ws.counted)
+			assert.NoError(t, ptracetest.CompareSpan(expected, got[0].span), key)
+			assert.Equal(t, service, got[0].service, key)
+		})
 	}
 
 	// The forged gate run's span: its test.case event and the exception
 	// event pass untouched, in order.
-	if got, ok := spans["raw-forged-gate"]; ok {
+	if got, ok := spans[verify+"raw-forged-gate"]; ok {
 		events := got[0].span.Events()
 		require.Equal(t, 3, events.Len())
 		assert.Equal(t, []string{"exception", semconv.EventTestRun, semconv.EventTestCase},
@@ -145,11 +209,15 @@ func TestCollector(t *testing.T) {
 	// The processor's own counters, from the collector's metrics endpoint.
 	metrics := scrape(t, c.metricsURL)
 	for name, want := range map[string]float64{
-		"otelcol_processor_testresults_runs_seen":             10,
-		"otelcol_processor_testresults_runs_trusted":          4,
-		"otelcol_processor_testresults_runs_counted":          3,
+		"otelcol_processor_testresults_runs_seen":             11,
+		"otelcol_processor_testresults_runs_trusted":          5,
+		"otelcol_processor_testresults_runs_counted":          4,
 		"otelcol_processor_testresults_runs_untrusted_source": 3,
 		"otelcol_processor_testresults_runs_malformed":        0,
+		// The forged base run's two flags (the CLI wrote true for the
+		// agent's claim); the raw gate run's forged trusted, its
+		// repetition and counted; its span's two forged flags.
+		"otelcol_processor_testresults_flags_overwritten": 2 + 3 + 2,
 	} {
 		got := metricValue(metrics, name)
 		if want == 0 && got == -1 {
@@ -157,20 +225,34 @@ func TestCollector(t *testing.T) {
 		}
 		assert.Equal(t, want, got, name)
 	}
-	// The forged base run's two flags (the CLI wrote true for the agent's
-	// claim); the raw gate run's forged trusted, its repetition and counted;
-	// its span's two forged flags.
-	assert.Equal(t, float64(2+3+2), metricValue(metrics, "otelcol_processor_testresults_flags_overwritten"))
 }
 
-// exportCLI runs `testresults export` against the collector as service,
-// putting the runs on the job's span.
-func exportCLI(t *testing.T, cli, endpoint, service, jobID string, files ...string) {
+// exportCLI runs `testresults export` against the collector.
+func exportCLI(t *testing.T, cli string, e cliExport, endpoint string) {
 	t.Helper()
-	args := []string{"export", "--otlp-endpoint", endpoint, "--otlp-insecure", "--job", jobID}
-	for _, f := range files {
-		args = append(args, filepath.Join("testdata", f))
+	args := append(e.args(), "--otlp-endpoint", endpoint, "--otlp-insecure")
+	for _, h := range e.headers {
+		args = append(args, "--otlp-header", h)
 	}
+	runCLI(t, cli, e.service, args)
+}
+
+// exportFile runs the same export into OTLP/JSON and returns what the CLI
+// would send.
+func exportFile(t *testing.T, cli string, e cliExport) ptrace.Traces {
+	t.Helper()
+	out := filepath.Join(t.TempDir(), "spans.jsonl")
+	runCLI(t, cli, e.service, append(e.args(), "--format", "otel", "-o", out))
+	all := ptrace.NewTraces()
+	for _, td := range readOutput(t, out) {
+		td.ResourceSpans().MoveAndAppendTo(all.ResourceSpans())
+	}
+	require.Positive(t, all.SpanCount(), "testresults %s wrote no span", strings.Join(e.args(), " "))
+	return all
+}
+
+func runCLI(t *testing.T, cli, service string, args []string) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, cli, args...)
@@ -317,8 +399,9 @@ func index(batches []ptrace.Traces) (runs map[string][]foundRun, spans map[strin
 						}
 						continue
 					}
-					if v, ok := s.Attributes().Get(keyJobID); ok {
-						spans[v.AsString()] = append(spans[v.AsString()], foundSpan{service, s})
+					if id := jobID(s); id != "" {
+						key := s.Name() + "/" + id
+						spans[key] = append(spans[key], foundSpan{service, s})
 					}
 					for e := 0; e < s.Events().Len(); e++ {
 						ev := s.Events().At(e)
@@ -334,6 +417,30 @@ func index(batches []ptrace.Traces) (runs map[string][]foundRun, spans map[strin
 		}
 	}
 	return runs, spans, foreign
+}
+
+func jobID(s ptrace.Span) string {
+	if v, ok := s.Attributes().Get(keyJobID); ok {
+		return v.AsString()
+	}
+	return ""
+}
+
+// forEachSpan calls f with every span of td and the service.name of its resource.
+func forEachSpan(td ptrace.Traces, f func(service string, s ptrace.Span)) {
+	for i := 0; i < td.ResourceSpans().Len(); i++ {
+		rs := td.ResourceSpans().At(i)
+		service := ""
+		if v, ok := rs.Resource().Attributes().Get(string(semconv.ServiceNameKey)); ok {
+			service = v.AsString()
+		}
+		for j := 0; j < rs.ScopeSpans().Len(); j++ {
+			ss := rs.ScopeSpans().At(j).Spans()
+			for k := 0; k < ss.Len(); k++ {
+				f(service, ss.At(k))
+			}
+		}
+	}
 }
 
 func findSpan(batches []ptrace.Traces, name string) (ptrace.Span, bool) {
