@@ -1,0 +1,78 @@
+package translate_test
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/hangar-dev/testresults/testrun"
+	"github.com/hangar-dev/testresults/translate"
+)
+
+func ExampleRunEvents() {
+	exit := 1
+	run := &testrun.Run{
+		ID: "run-1", Kind: testrun.KindAfterTurn, Command: "go test ./...", Status: testrun.StatusFailure,
+		ExitCode: &exit, Complete: true,
+		StartedAt: time.Date(2025, 1, 2, 3, 4, 0, 0, time.UTC), EndedAt: time.Date(2025, 1, 2, 3, 5, 0, 0, time.UTC),
+		Counts:   &testrun.Counts{Total: 3, Passed: 2, Failed: 1, Flaky: 1},
+		Failures: []testrun.Failure{{ID: "pkg::TestA", Outcome: testrun.OutcomeFailed, Message: "want 1, got 2"}},
+		Cases:    map[string]testrun.Outcome{"pkg::TestA": testrun.OutcomeFailed, "pkg::TestB": testrun.OutcomePassed, "pkg::TestC": testrun.OutcomePassed},
+		Flaky:    []string{"pkg::TestC"},
+	}
+	events, err := translate.RunEvents(run)
+	if err != nil {
+		panic(err)
+	}
+	for _, ev := range events {
+		fmt.Println(ev.Name, ev.Time.Format(time.RFC3339))
+		for _, kv := range ev.Attrs {
+			fmt.Printf("  %s=%s\n", kv.Key, kv.Value.Emit())
+		}
+	}
+	// Output:
+	// test.run 2025-01-02T03:05:00Z
+	//   test.suite.name=go test ./...
+	//   test.suite.run.status=failure
+	//   hangar.test.total=3
+	//   hangar.test.passed=2
+	//   hangar.test.failed=1
+	//   hangar.test.errors=0
+	//   hangar.test.skipped=0
+	//   hangar.test.flaky=1
+	//   hangar.test.complete=true
+	//   hangar.test.run.id=run-1
+	//   hangar.test.run.kind=after_turn
+	//   hangar.test.exit_code=1
+	//   hangar.test.run.trusted=true
+	//   hangar.test.run.counted=true
+	// test.case 2025-01-02T03:05:00Z
+	//   test.case.name=pkg::TestA
+	//   test.case.result.status=fail
+	//   hangar.test.outcome=failed
+	//   hangar.test.flaky=false
+	//   hangar.test.message=want 1, got 2
+	// test.case 2025-01-02T03:05:00Z
+	//   test.case.name=pkg::TestC
+	//   test.case.result.status=pass
+	//   hangar.test.flaky=true
+}
+
+func ExampleSessionSpans() {
+	run := func(id string) *testrun.Run {
+		return &testrun.Run{ID: id, EndedAt: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)}
+	}
+	spans, err := translate.SessionSpans(translate.Session{ID: "sess-1", Turns: []translate.Turn{
+		{Number: 2, Runs: []*testrun.Run{run("b"), run("c")}},
+		{Number: 1, Runs: []*testrun.Run{run("a")}},
+	}})
+	if err != nil {
+		panic(err)
+	}
+	for _, s := range spans {
+		fmt.Println(s.Name, s.TraceID, s.SpanID, s.ParentSpanID, len(s.Events))
+	}
+	// Output:
+	// session 0df8fdf051c42e26d538359dabe68af5 b7b023a27d93fc29 0000000000000000 0
+	// session.turn 0df8fdf051c42e26d538359dabe68af5 ff6e6d5477084320 b7b023a27d93fc29 1
+	// session.turn 0df8fdf051c42e26d538359dabe68af5 8c859f88fce62a73 b7b023a27d93fc29 2
+}
