@@ -15,9 +15,13 @@ const DefaultAuthAttribute = "subject"
 // Config is the configuration of the testresults processor.
 type Config struct {
 	// SpanNames lists the names of the spans whose test.run events are
-	// recomputed. Default: job.verify and job.provision (the span of the base
-	// run).
+	// recomputed. Default: job.verify. Must not be empty.
 	SpanNames []string `mapstructure:"span_names"`
+
+	// BaseSpanNames lists the names of the spans that carry a job's base run
+	// (its provisioning span); their test.run events are recomputed the same
+	// way. Default: job.provision. May be empty.
+	BaseSpanNames []string `mapstructure:"base_span_names"`
 
 	// TrustedSources lists the senders whose runs may come out trusted. A
 	// source is trusted when at least one entry matches it. It must not be
@@ -58,7 +62,8 @@ type TrustedSource struct {
 
 func createDefaultConfig() *Config {
 	return &Config{
-		SpanNames:     []string{semconv.SpanJobVerify, semconv.SpanJobProvision},
+		SpanNames:     []string{semconv.SpanJobVerify},
+		BaseSpanNames: []string{semconv.SpanJobProvision},
 		AuthAttribute: DefaultAuthAttribute,
 	}
 }
@@ -69,18 +74,9 @@ func (cfg *Config) Validate() error {
 	if len(cfg.SpanNames) == 0 {
 		errs = append(errs, errors.New("span_names: must not be empty"))
 	}
-	seen := make(map[string]int, len(cfg.SpanNames))
-	for i, name := range cfg.SpanNames {
-		if name == "" {
-			errs = append(errs, fmt.Errorf("span_names[%d]: must not be empty", i))
-			continue
-		}
-		if j, dup := seen[name]; dup {
-			errs = append(errs, fmt.Errorf("span_names[%d]: %q repeats span_names[%d]", i, name, j))
-			continue
-		}
-		seen[name] = i
-	}
+	seen := make(map[string]string, len(cfg.SpanNames)+len(cfg.BaseSpanNames))
+	errs = append(errs, checkNames("span_names", cfg.SpanNames, seen)...)
+	errs = append(errs, checkNames("base_span_names", cfg.BaseSpanNames, seen)...)
 
 	switch {
 	case cfg.TrustAllSources && len(cfg.TrustedSources) > 0:
@@ -123,6 +119,30 @@ func (s *TrustedSource) validate(path string) []error {
 		}
 	}
 	return errs
+}
+
+// checkNames refuses empty names and names listed twice, in this list or in
+// one checked before with the same seen map.
+func checkNames(key string, names []string, seen map[string]string) []error {
+	var errs []error
+	for i, name := range names {
+		at := fmt.Sprintf("%s[%d]", key, i)
+		if name == "" {
+			errs = append(errs, fmt.Errorf("%s: must not be empty", at))
+			continue
+		}
+		if first, dup := seen[name]; dup {
+			errs = append(errs, fmt.Errorf("%s: %q repeats %s", at, name, first))
+			continue
+		}
+		seen[name] = at
+	}
+	return errs
+}
+
+// spanNames is every span name whose test.run events are recomputed.
+func (cfg *Config) spanNames() []string {
+	return append(append([]string(nil), cfg.SpanNames...), cfg.BaseSpanNames...)
 }
 
 func sortedKeys(m map[string]string) []string {

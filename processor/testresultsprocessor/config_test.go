@@ -36,7 +36,8 @@ func TestLoadConfig(t *testing.T) {
 		{
 			name: "verifier",
 			want: &Config{
-				SpanNames: []string{"job.verify", "job.provision"},
+				SpanNames:     []string{"job.verify"},
+				BaseSpanNames: []string{"job.provision"},
 				TrustedSources: []TrustedSource{
 					{ResourceAttributes: map[string]string{"service.name": "hangar-verifier", "deployment.environment.name": "ci"}},
 					{AuthSubjects: []string{"verifier@ci", "grader@ci"}},
@@ -48,7 +49,8 @@ func TestLoadConfig(t *testing.T) {
 		{
 			name: "session",
 			want: &Config{
-				SpanNames:      []string{"job.verify", "job.provision", "session.turn"},
+				SpanNames:      []string{"job.verify", "session.turn"},
+				BaseSpanNames:  []string{"job.provision"},
 				TrustedSources: []TrustedSource{{ResourceAttributes: map[string]string{"service.name": "hangar-verifier"}}},
 				AuthAttribute:  "subject",
 			},
@@ -56,7 +58,8 @@ func TestLoadConfig(t *testing.T) {
 		{
 			name: "trust_all",
 			want: &Config{
-				SpanNames:       []string{"job.verify", "job.provision"},
+				SpanNames:       []string{"job.verify"},
+				BaseSpanNames:   []string{"job.provision"},
 				TrustAllSources: true,
 				AuthAttribute:   "subject",
 			},
@@ -84,6 +87,7 @@ func TestLoadConfigInvalid(t *testing.T) {
 		{name: "bad_span_names", errs: []string{
 			"span_names[1]: must not be empty",
 			`span_names[2]: "job.verify" repeats span_names[0]`,
+			`base_span_names[0]: "job.verify" repeats span_names[0]`,
 		}},
 		{name: "both", errs: []string{"trust_all_sources: must not be true when trusted_sources is set"}},
 		{name: "bad_sources", errs: []string{
@@ -117,7 +121,8 @@ func TestLoadConfigInvalid(t *testing.T) {
 func TestDefaultConfig(t *testing.T) {
 	cfg := createDefaultConfig()
 	assert.NoError(t, componenttest.CheckConfigStruct(cfg))
-	assert.Equal(t, []string{"job.verify", "job.provision"}, cfg.SpanNames)
+	assert.Equal(t, []string{"job.verify"}, cfg.SpanNames)
+	assert.Equal(t, []string{"job.provision"}, cfg.BaseSpanNames)
 	assert.Equal(t, "subject", cfg.AuthAttribute)
 	// The default trusts no one, and says so at start-up.
 	assert.EqualError(t, cfg.Validate(),

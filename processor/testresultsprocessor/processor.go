@@ -28,14 +28,14 @@ type testresultsProcessor struct {
 
 func newProcessor(cfg *Config, tel *telemetry) *testresultsProcessor {
 	return &testresultsProcessor{
-		names:     newNameSet(cfg.SpanNames),
+		names:     newNameSet(cfg.spanNames()),
 		sources:   newSources(cfg),
 		telemetry: tel,
 	}
 }
 
 // processTraces recomputes the flags of every test.run event on the spans
-// named in span_names, in place. Nothing is added to, removed from or
+// named in span_names or base_span_names, in place. Nothing is added to, removed from or
 // reordered in any other span or event.
 func (p *testresultsProcessor) processTraces(ctx context.Context, td ptrace.Traces) (ptrace.Traces, error) {
 	var st stats
