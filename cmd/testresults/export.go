@@ -94,7 +94,7 @@ func newExportFlags() (*pflag.FlagSet, *exportOptions) {
 func addExportFlags(fs *pflag.FlagSet) *exportOptions {
 	o := &exportOptions{}
 	fs.StringVar(&o.format, "format", string(exporter.FormatOTLP), "otlp (send over OTLP/gRPC) or otel (write OTLP/JSON lines)")
-	fs.StringVarP(&o.output, "output", "o", "", "with --format otel: write to FILE instead of stdout (implies --format otel)")
+	fs.StringVarP(&o.output, "output", "o", "", "with --format otel: write to FILE instead of stdout (implies --format otel; - is stdout)")
 	fs.StringVar(&o.otlpEndpoint, "otlp-endpoint", "", "OTLP/gRPC endpoint HOST:PORT (or a URL; http:// means insecure)")
 	fs.BoolVar(&o.otlpInsecure, "otlp-insecure", false, "send without TLS")
 	fs.StringArrayVar(&o.otlpHeaders, "otlp-header", nil, "header K=V sent with each request (repeatable; replaces the environment's headers)")
