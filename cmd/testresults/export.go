@@ -132,10 +132,10 @@ type exportPlan struct {
 	outFile string
 }
 
-// plan checks the flags, reads the runs and returns the export to make.
-// Errors are *usageError or *inputError.
-func (o *exportOptions) plan(fs *pflag.FlagSet, args []string, env Env) (*exportPlan, error) {
-	p := &exportPlan{}
+// exporterOptions checks the output, OTLP and placement flags and returns
+// the exporter options they give (without the base run, which plan reads)
+// and the output file ("" for stdout). Errors are *usageError.
+func (o *exportOptions) exporterOptions(fs *pflag.FlagSet, env Env) (exporter.Options, string, error) {
 	format := exporter.Format(o.format)
 	if o.output != "" && !fs.Changed("format") {
 		format = exporter.FormatOTel
@@ -143,31 +143,31 @@ func (o *exportOptions) plan(fs *pflag.FlagSet, args []string, env Env) (*export
 	switch format {
 	case exporter.FormatOTLP, exporter.FormatOTel:
 	default:
-		return nil, usagef("--format %q: want otlp or otel", o.format)
+		return exporter.Options{}, "", usagef("--format %q: want otlp or otel", o.format)
 	}
 	if format == exporter.FormatOTLP && o.output != "" {
-		return nil, usagef("-o is for --format otel")
+		return exporter.Options{}, "", usagef("-o is for --format otel")
 	}
 	if format == exporter.FormatOTel {
 		for _, f := range []string{"otlp-endpoint", "otlp-insecure", "otlp-header", "otlp-timeout", "otlp-compression"} {
 			if fs.Changed(f) {
-				return nil, usagef("--%s is for --format otlp", f)
+				return exporter.Options{}, "", usagef("--%s is for --format otlp", f)
 			}
 		}
 	}
 	grpc, err := o.grpcOptions(fs)
 	if err != nil {
-		return nil, err
+		return exporter.Options{}, "", err
 	}
 	if o.maxCaseEvents < 1 {
-		return nil, usagef("--max-case-events %d: want 1 or more", o.maxCaseEvents)
+		return exporter.Options{}, "", usagef("--max-case-events %d: want 1 or more", o.maxCaseEvents)
 	}
 	if o.parent != "" {
 		if _, err := exporter.ParseParent(o.parent, ""); err != nil {
-			return nil, usagef("--parent: %v", err)
+			return exporter.Options{}, "", usagef("--parent: %v", err)
 		}
 	}
-	p.opts = exporter.Options{
+	opts := exporter.Options{
 		Format:        format,
 		GRPC:          grpc,
 		ServiceName:   o.serviceName,
@@ -177,9 +177,21 @@ func (o *exportOptions) plan(fs *pflag.FlagSet, args []string, env Env) (*export
 		Provision:     o.base,
 		MaxCaseEvents: o.maxCaseEvents,
 	}
+	outFile := ""
 	if format == exporter.FormatOTel && o.output != "-" {
-		p.outFile = o.output
+		outFile = o.output
 	}
+	return opts, outFile, nil
+}
+
+// plan checks the flags, reads the runs and returns the export to make.
+// Errors are *usageError or *inputError.
+func (o *exportOptions) plan(fs *pflag.FlagSet, args []string, env Env) (*exportPlan, error) {
+	opts, outFile, err := o.exporterOptions(fs, env)
+	if err != nil {
+		return nil, err
+	}
+	p := &exportPlan{opts: opts, outFile: outFile}
 
 	stdin := false
 	read := func(path string) (*testrun.Run, error) {
