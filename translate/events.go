@@ -63,7 +63,9 @@ func planRuns(runs []*testrun.Run, cfg config, now time.Time) ([]runPlan, error)
 	var baseFailing map[string]bool
 	baseKnown := false
 	if cfg.base != nil {
-		baseFailing, baseKnown = failingSet(cfg.base)
+		// The comparison rule (SPEC section 5) lives in testrun.
+		set, err := testrun.FailingIDs(cfg.base)
+		baseFailing, baseKnown = set, err == nil
 	}
 	plans := make([]runPlan, len(runs))
 	for i, r := range runs {
@@ -76,7 +78,7 @@ func planRuns(runs []*testrun.Run, cfg config, now time.Time) ([]runPlan, error)
 		}
 		start, end := runTimes(r, now)
 		p := runPlan{run: r, start: start, end: end, cases: cases}
-		if baseKnown && r.Complete && r.Counts != nil {
+		if _, err := testrun.FailingIDs(r); baseKnown && err == nil {
 			p.compare = true
 			p.baseFailing = baseFailing
 		}
@@ -168,28 +170,6 @@ func caseList(r *testrun.Run) ([]caseRef, error) {
 		cases = append(cases, caseRef{id: id, flaky: true})
 	}
 	return cases, nil
-}
-
-// failingSet returns the failing ids of base and whether they are all
-// known: the run is complete, has counts, and lists at least as many
-// failing ids as it counts failed and errored tests.
-func failingSet(base *testrun.Run) (map[string]bool, bool) {
-	if base.Counts == nil || !base.Complete {
-		return nil, false
-	}
-	set := make(map[string]bool)
-	for _, f := range base.Failures {
-		set[f.ID] = true
-	}
-	for id, o := range base.Cases {
-		if o.Failing() {
-			set[id] = true
-		}
-	}
-	if len(set) < base.Counts.Failed+base.Counts.Errors {
-		return nil, false
-	}
-	return set, true
 }
 
 // spanEvents applies the per-run cap and the span's byte budget and returns
