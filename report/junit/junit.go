@@ -85,6 +85,7 @@ type parser struct {
 	rep  *Report
 	det  detector
 
+	execs   chunks
 	suites  []suite
 	nsuites int
 	cur     *testCase
@@ -118,6 +119,7 @@ func Parse(r io.Reader, name string, opts ...Option) (*Report, error) {
 	}
 	err := p.run()
 	p.rep.Dialect = p.det.dialect()
+	p.rep.Executions = p.execs.all()
 	return p.rep, err
 }
 
@@ -408,11 +410,43 @@ func (p *parser) finishCase() {
 			break
 		}
 	}
-	p.rep.Executions = append(p.rep.Executions, testrun.Execution{
+	p.execs.add(testrun.Execution{
 		ID:          tc.id,
 		Scope:       tc.scope,
 		Outcome:     out,
 		Message:     msg,
 		RunnerFlaky: tc.seen[rFlakyFailure] || tc.seen[rFlakyError],
 	})
+}
+
+// chunks collects executions in fixed blocks, so a large report is copied
+// once into an exact-size slice instead of at every doubling.
+type chunks struct {
+	full [][]testrun.Execution
+	cur  []testrun.Execution
+	n    int
+}
+
+const chunkLen = 1024
+
+func (c *chunks) add(e testrun.Execution) {
+	if len(c.cur) == cap(c.cur) {
+		if c.cur != nil {
+			c.full = append(c.full, c.cur)
+		}
+		c.cur = make([]testrun.Execution, 0, min(chunkLen, max(64, 2*cap(c.cur))))
+	}
+	c.cur = append(c.cur, e)
+	c.n++
+}
+
+func (c *chunks) all() []testrun.Execution {
+	if len(c.full) == 0 {
+		return c.cur
+	}
+	out := make([]testrun.Execution, 0, c.n)
+	for _, b := range c.full {
+		out = append(out, b...)
+	}
+	return append(out, c.cur...)
 }
