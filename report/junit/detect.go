@@ -31,6 +31,10 @@ const (
 	DialectGeneric       = "junit"
 )
 
+// goJUnitReportAttrs is the order in which go-junit-report v2 writes a
+// suite's first attributes.
+var goJUnitReportAttrs = []string{"name", "tests", "failures", "errors", "id", "hostname"}
+
 // gradleAttrs is the order in which Gradle writes a suite's attributes.
 var gradleAttrs = []string{"name", "tests", "skipped", "failures", "errors", "timestamp", "hostname", "time"}
 
@@ -227,6 +231,8 @@ func (d *detector) dialect() string {
 		return DialectGoJUnitReport
 	case d.goVersion:
 		return DialectGotestsum
+	case hasPrefix(d.suiteAttrs, goJUnitReportAttrs):
+		return DialectGoJUnitReport
 	case d.suiteName == "pytest" || d.rootName == "pytest":
 		if d.caseFile {
 			return DialectPytestXunit1
