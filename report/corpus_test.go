@@ -103,13 +103,11 @@ var refusedCorpus = map[string]error{
 // refusedCorpus.
 var ErrMalformedXML = &SyntaxError{}
 
-// incompleteCorpus lists files read whole whose run is still incomplete:
-// a testcase with neither classname nor name has no test id, so the run
-// cannot say which test it was and does not claim to be complete.
-var incompleteCorpus = map[string]string{
-	"junit-generic/no-attributes.xml":     "four <testcase/> elements without any attribute",
-	"jest-junit/jest-repo-4239-cases.xml": "one test titled \"\" with classname=\"\" (line 8220)",
-}
+// incompleteCorpus lists files read whole whose run is still incomplete.
+// None today: a testcase with neither classname nor name (jest's test
+// titled "", junit-generic/no-attributes.xml) is told apart by its position
+// in its suite ("<suite>::#N") instead of making the run incomplete.
+var incompleteCorpus = map[string]string{}
 
 // casesNoteDiffers lists JUnit files whose testcase element count differs
 // from the manifest's raw count of "<testcase", and why.
@@ -234,10 +232,6 @@ var expectationDiffers = map[string]string{
 	// attributes when there are no testcase elements; SPEC never reads
 	// counts from them, so the run has 0 tests (and is not counted).
 	"junit-generic/no-cases-but-tests.xml": "counts from tests= attributes",
-	// Four <testcase/> elements with no classname and no name: they have
-	// no test id, so the run cannot attribute them and is incomplete (the
-	// action counts them as four anonymous tests).
-	"junit-generic/no-attributes.xml": "testcases without any id",
 	// The action parses the NUnit file after dropping the entity; every
 	// file with an entity declaration is refused here.
 	"hostile/nunit-xxe-file.xml":  "entity declaration refused",

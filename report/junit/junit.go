@@ -6,6 +6,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/hangar-dev/testresults/report/internal/xmlsafe"
 	"github.com/hangar-dev/testresults/testrun"
@@ -67,6 +68,7 @@ type suite struct {
 	depth int
 	scope string
 	name  string
+	cases int // test cases seen directly in this suite
 }
 
 type testCase struct {
@@ -250,13 +252,27 @@ func (p *parser) startCase(tok *xmlsafe.Token, depth int) error {
 	if name != nil {
 		id = append(id, p.rd.Value(name)...)
 	}
-	p.idBuf = id
-	tc.id = string(id)
+	position := 0
 	if len(p.suites) > 0 {
-		tc.scope = p.suites[len(p.suites)-1].scope
+		s := &p.suites[len(p.suites)-1]
+		s.cases++
+		position = s.cases
+		tc.scope = s.scope
 	} else {
 		tc.scope = p.name + "#0"
 	}
+	// A test case with neither a class nor a name (a test titled "")
+	// still ran: it is told apart by its position in its suite,
+	// "<suite name>::#N", rather than lost or merged with another.
+	if len(id) == 0 {
+		if n := len(p.suites); n > 0 && p.suites[n-1].name != "" {
+			id = append(id, p.suites[n-1].name...)
+		}
+		id = append(id, "::#"...)
+		id = strconv.AppendInt(id, int64(position), 10)
+	}
+	p.idBuf = id
+	tc.id = string(id)
 	p.cur = tc
 	return nil
 }
@@ -314,12 +330,13 @@ func (p *parser) inCase(tok *xmlsafe.Token, local []byte, depth int) error {
 		if p.cur.msg[k] != "" {
 			return nil
 		}
+		// The message attribute comes first; the element's text (the
+		// output or stack trace) is added after it, since many runners
+		// put only a word in the attribute (gotestsum and
+		// go-junit-report write "Failed") and the evidence in the text.
 		if a, ok := tok.Attr("message"); ok {
 			p.body = p.rd.AppendValue(p.body[:0], a, p.cfg.maxMessage)
-			if m := strings.TrimSpace(string(p.body)); m != "" {
-				p.cur.msg[k] = m
-				return nil
-			}
+			p.cur.msg[k] = strings.TrimSpace(string(p.body))
 		}
 		p.collect, p.textDepth = true, depth
 		p.body = p.body[:0]
@@ -349,14 +366,14 @@ func (p *parser) end() {
 			p.textDepth = p.resultDepth // back from <stackTrace>
 			if len(bytes.TrimSpace(p.body)) > 0 {
 				p.collect = false
-				p.cur.msg[p.result] = strings.TrimSpace(string(p.body))
+				p.cur.msg[p.result] = joinMessage(p.cur.msg[p.result], strings.TrimSpace(string(p.body)), p.cfg.maxMessage)
 			}
 		}
 		if depth == p.resultDepth {
 			if p.collect {
 				p.collect = false
-				if m := strings.TrimSpace(string(p.body)); m != "" && p.cur.msg[p.result] == "" {
-					p.cur.msg[p.result] = m
+				if m := strings.TrimSpace(string(p.body)); m != "" {
+					p.cur.msg[p.result] = joinMessage(p.cur.msg[p.result], m, p.cfg.maxMessage)
 				}
 			}
 			p.result = -1
@@ -369,6 +386,27 @@ func (p *parser) end() {
 	if depth == p.cur.depth {
 		p.finishCase()
 	}
+}
+
+// joinMessage puts a result's message attribute and its text together: the
+// attribute first, then the text unless one already holds the other; the
+// whole stays within max bytes, cut on a rune boundary.
+func joinMessage(attr, text string, max int) string {
+	switch {
+	case text == "" || strings.Contains(attr, text):
+		return attr
+	case attr == "" || strings.HasPrefix(text, attr):
+		return text
+	}
+	m := attr + "\n" + text
+	if len(m) <= max {
+		return m
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(m[cut]) {
+		cut--
+	}
+	return m[:cut]
 }
 
 // finishCase decides the current case's outcome: the worst of what its

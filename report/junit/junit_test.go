@@ -36,7 +36,7 @@ func TestOutcomes(t *testing.T) {
 		want []exec
 	}{
 		{
-			name: "ids, message attribute or body, skipped",
+			name: "ids, message attribute then body, skipped",
 			doc: `<testsuites><testsuite name="S">
 				<testcase classname="pkg.C" name="ok"/>
 				<testcase classname="pkg.C" name="f"><failure message="boom">trace</failure></testcase>
@@ -44,14 +44,22 @@ func TestOutcomes(t *testing.T) {
 				<testcase classname="pkg.C" name="s"><skipped message="later"/></testcase>
 				<testcase name="noclass"/>
 				<testcase class="PhpClass" name="m"/>
+				<testcase classname="pkg" name="TestX"><failure message="Failed"><![CDATA[x_test.go:9: want 1, got 2]]></failure></testcase>
+				<testcase classname="pkg" name="TestY"><failure message="want 1">want 1, got 2</failure></testcase>
+				<testcase classname="" name=""/>
+				<testcase/>
 				</testsuite></testsuites>`,
 			want: []exec{
 				{"pkg.C::ok", "r.xml#1", testrun.OutcomePassed, "", false},
-				{"pkg.C::f", "r.xml#1", testrun.OutcomeFailed, "boom", false},
+				{"pkg.C::f", "r.xml#1", testrun.OutcomeFailed, "boom\ntrace", false},
 				{"pkg.C::e", "r.xml#1", testrun.OutcomeError, "panic: x", false},
 				{"pkg.C::s", "r.xml#1", testrun.OutcomeSkipped, "later", false},
 				{"noclass", "r.xml#1", testrun.OutcomePassed, "", false},
 				{"PhpClass::m", "r.xml#1", testrun.OutcomePassed, "", false},
+				{"pkg::TestX", "r.xml#1", testrun.OutcomeFailed, "Failed\nx_test.go:9: want 1, got 2", false},
+				{"pkg::TestY", "r.xml#1", testrun.OutcomeFailed, "want 1, got 2", false},
+				{"S::#9", "r.xml#1", testrun.OutcomePassed, "", false},
+				{"S::#10", "r.xml#1", testrun.OutcomePassed, "", false},
 			},
 		},
 		{
@@ -117,7 +125,7 @@ func TestOutcomes(t *testing.T) {
 			doc: `<testsuite name="pkg.Broken"><properties/>
 				<error message="NoClassDefFoundError" type="java.lang.NoClassDefFoundError">trace</error>
 				<system-out/></testsuite>`,
-			want: []exec{{"pkg.Broken::" + SuiteErrorName, "r.xml#1", testrun.OutcomeError, "NoClassDefFoundError", false}},
+			want: []exec{{"pkg.Broken::" + SuiteErrorName, "r.xml#1", testrun.OutcomeError, "NoClassDefFoundError\ntrace", false}},
 		},
 		{
 			name: "pytest xfail is skipped, strict xpass a failure",
