@@ -235,6 +235,55 @@ func (o *exportOptions) plan(fs *pflag.FlagSet, args []string, env Env) (*export
 	return p, nil
 }
 
+// planRun returns the export of one run that is yet to be made (parse
+// --export), to be given to the plan with put: a job export, or with
+// --session the run goes on the one --turn N. The OTLP/JSON of --format
+// otel needs -o, since stdout carries the run. Errors are *usageError or
+// *inputError.
+func (o *exportOptions) planRun(fs *pflag.FlagSet, env Env) (*exportPlan, error) {
+	opts, outFile, err := o.exporterOptions(fs, env)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Format == exporter.FormatOTel && outFile == "" {
+		return nil, usagef("--format otel needs -o FILE here: stdout carries the run")
+	}
+	p := &exportPlan{opts: opts, outFile: outFile, runs: []*testrun.Run{nil}}
+	if o.baseRun != "" {
+		if p.opts.Base, err = readRunFile(o.baseRun, env.Stdin); err != nil {
+			return nil, err
+		}
+	}
+	if o.session == "" {
+		if len(o.turns) > 0 {
+			return nil, usagef("--turn is for --session")
+		}
+		return p, nil
+	}
+	if o.job != "" || o.base {
+		return nil, usagef("--session cannot go with --job or --base")
+	}
+	n, err := -1, error(nil)
+	if len(o.turns) == 1 && !strings.Contains(o.turns[0], "=") {
+		n, err = strconv.Atoi(o.turns[0])
+	}
+	if err != nil || n < 0 {
+		return nil, usagef("--session needs one --turn N (a turn number, 0 or more) for the run")
+	}
+	p.runs = nil
+	p.session = &translate.Session{ID: o.session, Turns: []translate.Turn{{Number: n, Runs: []*testrun.Run{nil}}}}
+	return p, nil
+}
+
+// put gives a plan made by planRun its run.
+func (p *exportPlan) put(run *testrun.Run) {
+	if p.session != nil {
+		p.session.Turns[0].Runs[0] = run
+		return
+	}
+	p.runs[0] = run
+}
+
 // sessionTurns reads the runs of each turn: the N=RUN.json values in order,
 // then the arguments for the one bare --turn N.
 func (o *exportOptions) sessionTurns(args []string, read func(string) (*testrun.Run, error)) (*translate.Session, error) {

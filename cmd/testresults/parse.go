@@ -39,6 +39,11 @@ see "complete" and "incomplete_reasons"); 2 usage error; 3 no report could
 be read (every input refused or skipped; the run is still printed and the
 reasons go to stderr).
 
+With --export the run is also exported as OpenTelemetry spans, as
+'testresults export' would export it: over OTLP/gRPC by default, or as
+OTLP/JSON to -o FILE with --format otel (stdout carries the run). A failed
+export exits 1 after the run is printed.
+
 Flags:
 `
 
@@ -49,6 +54,8 @@ type parseOptions struct {
 	exitCode int
 	command  string
 	id       string
+	export   bool
+	exp      *exportOptions
 }
 
 func newParseFlags() (*pflag.FlagSet, *parseOptions) {
@@ -67,12 +74,14 @@ func newParseFlags() (*pflag.FlagSet, *parseOptions) {
 	fs.IntVar(&o.exitCode, "exit-code", 0, "the check's own exit code (0-255); sets status success or failure")
 	fs.StringVar(&o.command, "command", "", "the check's command line")
 	fs.StringVar(&o.id, "id", "", "the run id (default: derived from the reports' SHA-256)")
+	fs.BoolVar(&o.export, "export", false, "also export the run as spans; the flags below are export's")
+	o.exp = addExportFlags(fs)
 	return fs, o
 }
 
 var commitRE = regexp.MustCompile(`^[0-9a-fA-F]{4,64}$`)
 
-func runParse(_ context.Context, args []string, env Env) int {
+func runParse(ctx context.Context, args []string, env Env) int {
 	fs, o := newParseFlags()
 	usageTo := func(w io.Writer) {
 		fmt.Fprint(w, parseUsage)
@@ -113,6 +122,27 @@ func runParse(_ context.Context, args []string, env Env) int {
 		return usageErr("--exit-code %d is not between 0 and 255", o.exitCode)
 	}
 
+	var plan *exportPlan
+	if o.export {
+		// Check the export flags (and read a base run) before reading
+		// any report.
+		var err error
+		if plan, err = o.exp.planRun(fs, env); err != nil {
+			var uerr *usageError
+			if errors.As(err, &uerr) {
+				return usageErr("%s", uerr.msg)
+			}
+			fmt.Fprintf(env.Stderr, "testresults parse: %v\n", err)
+			return exitRejected
+		}
+	} else {
+		for _, name := range exportFlagNames(fs) {
+			if fs.Changed(name) {
+				return usageErr("--%s is an export flag: add --export", name)
+			}
+		}
+	}
+
 	run, err := report.ReadRun(paths, report.WithRunOptions(testrun.WithRedactor(testrun.NewRedactor(env.Environ()))))
 	run.ID = o.id
 	if run.ID == "" {
@@ -137,6 +167,7 @@ func runParse(_ context.Context, args []string, env Env) int {
 		fmt.Fprintf(env.Stderr, "testresults parse: %v\n", merr)
 		return exitRejected
 	}
+	code := exitOK
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "testresults parse: %v\n", err)
 		for _, r := range run.Reports {
@@ -144,9 +175,28 @@ func runParse(_ context.Context, args []string, env Env) int {
 				fmt.Fprintf(env.Stderr, "  %s: %s\n", r.Path, r.Error)
 			}
 		}
-		return exitRejected
+		code = exitRejected
 	}
-	return exitOK
+	if plan != nil {
+		// Even a run whose every report was refused is exported: it is
+		// evidence that the check left nothing readable (incomplete, never
+		// counted), not something to drop.
+		plan.put(run)
+		if perr := plan.export(ctx, env.Stdout); perr != nil {
+			fmt.Fprintf(env.Stderr, "testresults parse: export: %v\n", perr)
+			return exitFailed
+		}
+	}
+	return code
+}
+
+// exportFlagNames lists the flags that addExportFlags registers on fs.
+func exportFlagNames(fs *pflag.FlagSet) []string {
+	probe := pflag.NewFlagSet("probe", pflag.ContinueOnError)
+	addExportFlags(probe)
+	var names []string
+	probe.VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
+	return names
 }
 
 // runID derives a run id from the reports: the first 32 hex digits of a
