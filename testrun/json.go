@@ -176,12 +176,12 @@ func (r *Run) UnmarshalJSON(data []byte) error {
 	if out.Status != "" && !out.Status.Valid() {
 		return fmt.Errorf("%w: unknown status %q", ErrInvalidRun, out.Status)
 	}
-	if c := out.Counts; c != nil {
-		if c.Total < 0 || c.Passed < 0 || c.Failed < 0 || c.Errors < 0 || c.Skipped < 0 || c.Flaky < 0 ||
-			c.Total != c.Passed+c.Failed+c.Errors+c.Skipped {
-			return fmt.Errorf("%w: counts do not add up (total %d = passed %d + failed %d + errors %d + skipped %d)",
-				ErrInvalidRun, c.Total, c.Passed, c.Failed, c.Errors, c.Skipped)
-		}
+	if c := out.Counts; c != nil && !c.Valid() {
+		return fmt.Errorf("%w: counts do not add up (total %d = passed %d + failed %d + errors %d + skipped %d, flaky %d)",
+			ErrInvalidRun, c.Total, c.Passed, c.Failed, c.Errors, c.Skipped, c.Flaky)
+	}
+	if c := out.Coverage; c != nil && !c.Valid() {
+		return fmt.Errorf("%w: coverage out of range (line_rate between 0 and 1, lines_covered <= lines_valid)", ErrInvalidRun)
 	}
 	for id, o := range out.Cases {
 		if !o.Valid() {

@@ -132,3 +132,23 @@ type FileCoverage struct {
 	// Found and Hit are the LF/LH totals of records that had no DA lines.
 	Found, Hit int64
 }
+
+// Valid reports whether the counts are consistent: none is negative, total
+// is passed + failed + errors + skipped, and flaky (ids also counted under
+// their final outcome) is at most total.
+func (c Counts) Valid() bool {
+	return c.Total >= 0 && c.Passed >= 0 && c.Failed >= 0 && c.Errors >= 0 && c.Skipped >= 0 && c.Flaky >= 0 &&
+		c.Total == c.Passed+c.Failed+c.Errors+c.Skipped && c.Flaky <= c.Total
+}
+
+// Valid reports whether the coverage is consistent: a line rate between 0
+// and 1, no negative line count, and no more lines covered than valid.
+func (c Coverage) Valid() bool {
+	if c.LineRate != nil && !(*c.LineRate >= 0 && *c.LineRate <= 1) {
+		return false
+	}
+	if (c.LinesCovered != nil && *c.LinesCovered < 0) || (c.LinesValid != nil && *c.LinesValid < 0) {
+		return false
+	}
+	return c.LinesCovered == nil || c.LinesValid == nil || *c.LinesCovered <= *c.LinesValid
+}

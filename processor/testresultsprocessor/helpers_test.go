@@ -42,7 +42,11 @@ func runAttrs(overrides ...attr) []attr {
 		{string(semconv.TestRunIDKey), "run-1"},
 		{keyKind, "base"},
 		{keyTotal, int64(3)},
-		{string(semconv.TestPassedKey), int64(3)},
+		{keyPassed, int64(3)},
+		{keyFailed, int64(0)},
+		{keyErrors, int64(0)},
+		{keySkipped, int64(0)},
+		{keyFlaky, int64(0)},
 		{keyComplete, true},
 	}
 	for _, o := range overrides {

@@ -16,6 +16,11 @@ var (
 	keyGrade    = string(semconv.TestRunGradeKey)
 	keyTotal    = string(semconv.TestTotalKey)
 	keyComplete = string(semconv.TestCompleteKey)
+	keyPassed   = string(semconv.TestPassedKey)
+	keyFailed   = string(semconv.TestFailedKey)
+	keyErrors   = string(semconv.TestErrorsKey)
+	keySkipped  = string(semconv.TestSkippedKey)
+	keyFlaky    = string(semconv.TestFlakyCountKey)
 	keyTrusted  = string(semconv.TestRunTrustedKey)
 	keyCounted  = string(semconv.TestRunCountedKey)
 )
@@ -98,11 +103,42 @@ func processSpan(span ptrace.Span, sourceTrusted bool, st *stats) {
 type runInputs struct {
 	kind     testrun.Kind
 	grade    string
-	total    int64
+	counts   [nCounts]int64 // total, passed, failed, errors, skipped, flaky
 	complete bool
 
-	nKind, nGrade, nTotal, nComplete int  // occurrences of each key
-	bad                              bool // a present value is mistyped or out of range
+	nKind, nGrade, nComplete int           // occurrences of each key
+	nCounts                  [nCounts]int8 // occurrences of each count key
+	bad                      bool          // a present value is mistyped or out of range
+}
+
+// The count attributes of a test.run event, in runInputs.counts order.
+const (
+	cTotal = iota
+	cPassed
+	cFailed
+	cErrors
+	cSkipped
+	cFlaky
+	nCounts
+)
+
+// countIndex returns the position of a count key in runInputs.counts, or -1.
+func countIndex(k string) int {
+	switch k {
+	case keyTotal:
+		return cTotal
+	case keyPassed:
+		return cPassed
+	case keyFailed:
+		return cFailed
+	case keyErrors:
+		return cErrors
+	case keySkipped:
+		return cSkipped
+	case keyFlaky:
+		return cFlaky
+	}
+	return -1
 }
 
 func readRun(attrs pcommon.Map) runInputs {
@@ -126,13 +162,16 @@ func readRun(attrs pcommon.Map) runInputs {
 				break
 			}
 			in.grade = v.Str()
-		case keyTotal:
-			in.nTotal++
+		case keyTotal, keyPassed, keyFailed, keyErrors, keySkipped, keyFlaky:
+			i := countIndex(k)
+			if in.nCounts[i] < 2 {
+				in.nCounts[i]++
+			}
 			if v.Type() != pcommon.ValueTypeInt || v.Int() < 0 {
 				in.bad = true
 				break
 			}
-			in.total = v.Int()
+			in.counts[i] = v.Int()
 		case keyComplete:
 			in.nComplete++
 			if v.Type() != pcommon.ValueTypeBool {
@@ -149,19 +188,30 @@ func readRun(attrs pcommon.Map) runInputs {
 // flags applies the rules of package testrun to the inputs, failing closed:
 //   - a mistyped, out-of-range or repeated attribute, or a missing kind,
 //     makes the run neither trusted nor counted;
-//   - a missing total or complete makes it not counted (absence is never
-//     zero), while trust, which reads only kind and grade, still applies.
+//   - a missing count or complete flag, or counts that do not add up
+//     (testrun.Counts.Valid), make it not counted (absence is never zero),
+//     while trust, which reads only kind and grade, still applies.
 //
 // malformed reports whether any of these was the case.
 func (in *runInputs) flags() (trusted, counted, malformed bool) {
-	if in.bad || in.nKind != 1 || in.nGrade > 1 || in.nTotal > 1 || in.nComplete > 1 {
+	repeated := in.nKind > 1 || in.nGrade > 1 || in.nComplete > 1
+	missing := in.nComplete != 1
+	for _, n := range in.nCounts {
+		repeated = repeated || n > 1
+		missing = missing || n != 1
+	}
+	if in.bad || in.nKind != 1 || repeated {
 		return false, false, true
 	}
 	trusted = testrun.IsTrusted(in.kind, in.grade)
-	if in.nTotal != 1 || in.nComplete != 1 {
+	c := testrun.Counts{
+		Total: int(in.counts[cTotal]), Passed: int(in.counts[cPassed]), Failed: int(in.counts[cFailed]),
+		Errors: int(in.counts[cErrors]), Skipped: int(in.counts[cSkipped]), Flaky: int(in.counts[cFlaky]),
+	}
+	if missing || !c.Valid() {
 		return trusted, false, true
 	}
-	return trusted, testrun.IsCounted(in.kind, in.grade, in.total, in.complete), false
+	return trusted, testrun.IsCounted(in.kind, in.grade, in.counts[cTotal], in.complete), false
 }
 
 func processRun(attrs pcommon.Map, sourceTrusted bool, st *stats) (trusted, counted bool) {
