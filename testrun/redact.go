@@ -16,40 +16,92 @@ const Redacted = "[REDACTED]"
 // values ("1", "true") would blank out ordinary words.
 const minEnvSecret = 6
 
-// secretKey matches names that look secret: password, passwd, secret, token,
-// api_key, apikey, auth, authorization, credential(s), private_key, with any
-// prefix (client_secret, GITHUB_TOKEN, accessToken) and separated suffixes
-// (token_value, password-file). "author" or "tokens" do not match. For
-// environment variables, names ending in _KEY look secret too.
-const secretKey = `(?:[A-Za-z0-9]+[_.-])*[A-Za-z0-9]*(?i:password|passwd|secret|token|api[_-]?key|apikey|auth|authorization|credentials?|private[_-]?key)(?:[_.-][A-Za-z0-9]+)*`
+// secretWords are the words that make a key or a variable name look secret
+// when a segment of the name (split at '_', '.', '-') ends with one:
+// client_secret, GITHUB_TOKEN, accessToken, x-auth. "author" or "tokens" do
+// not match.
+var secretWords = []string{"password", "passwd", "secret", "token", "apikey", "auth", "authorization", "credential", "credentials", "privatekey"}
 
-// keySep separates a key from its value: '=' or ':' (a quoted key's colon,
-// or one followed by a space), then an optional auth scheme.
-const keySep = `(?:["']\s*[:=]\s*|\s*=\s*|\s*:\s+)(?:(?i:bearer|basic|digest|token)\s+)?`
-
-var (
-	// Each pattern keeps its first group and replaces the rest of the match.
-	redactPatterns = []*regexp.Regexp{
-		// Private key blocks, also when clipping cut off their end.
-		regexp.MustCompile(`()-----BEGIN[A-Z0-9 ]*PRIVATE KEY-----(?s:.*?)(?:-----END[A-Z0-9 ]*PRIVATE KEY-----|$)`),
-		// key=value and key: value pairs whose key looks secret, first, so
-		// that "Authorization: Bearer x" keeps its scheme. A quoted value
-		// keeps its quotes. "auth_test.go:15:" (no space after the colon)
-		// is a position, not a pair.
-		regexp.MustCompile(`(\b` + secretKey + keySep + `")[^"\n]*(")`),
-		regexp.MustCompile(`(\b` + secretKey + keySep + `')[^'\n]*(')`),
-		regexp.MustCompile(`(\b` + secretKey + keySep + `)[^\s"',;&)}\[\]]+`),
-		// Authorization headers and bearer/basic tokens.
-		regexp.MustCompile(`(?i)(\bbearer\s+)[A-Za-z0-9\-._~+/]{8,}=*`),
-		// Passwords in URLs: scheme://user:password@host.
-		regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.\-]*://[^/\s:@]*:)[^@\s/]+(@)`),
-		// AWS access key ids.
-		regexp.MustCompile(`()\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA)[A-Z0-9]{16}\b`),
-		// Well-known API key and token shapes.
-		regexp.MustCompile(`()\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}|glpat-[A-Za-z0-9\-_]{20,}|xox[abposr]-[A-Za-z0-9-]{10,}|sk-(?:proj-|ant-)?[A-Za-z0-9_\-]{20,}|sk_(?:live|test)_[A-Za-z0-9]{16,}|AIza[0-9A-Za-z\-_]{35}|npm_[A-Za-z0-9]{36}|eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})`),
+// secretName reports whether a key or variable name looks secret. api_key,
+// api-key and private_key count as one word. It does not allocate.
+func secretName(name string) bool {
+	prev := "" // the segment before the current one
+	for name != "" {
+		i := strings.IndexAny(name, "_.-")
+		seg := name
+		if i >= 0 {
+			seg, name = name[:i], name[i+1:]
+		} else {
+			name = ""
+		}
+		if strings.EqualFold(seg, "key") && (hasSuffixFold(prev, "api") || hasSuffixFold(prev, "private")) {
+			return true
+		}
+		for _, w := range secretWords {
+			if hasSuffixFold(seg, w) {
+				return true
+			}
+		}
+		prev = seg
 	}
-	envKey = regexp.MustCompile(`^(?:` + secretKey + `|.*_(?i:key))$`)
-)
+	return false
+}
+
+func hasSuffixFold(s, suffix string) bool {
+	return len(s) >= len(suffix) && strings.EqualFold(s[len(s)-len(suffix):], suffix)
+}
+
+// secretEnvName reports whether an environment variable's value is hidden:
+// its name looks secret, or ends in _KEY.
+func secretEnvName(name string) bool {
+	return secretName(name) || strings.HasSuffix(strings.ToUpper(name), "_KEY")
+}
+
+// shape is a secret pattern with the cheap test that must hold before the
+// pattern is worth running: the patterns cost far more per byte than a
+// substring search.
+type shape struct {
+	re    *regexp.Regexp
+	maybe func(s, lower string) bool
+}
+
+func containsAny(s string, subs ...string) bool {
+	for _, sub := range subs {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
+}
+
+// Each pattern keeps its first group (and its second, if any) and replaces
+// the rest of the match.
+var shapes = []shape{
+	{ // Private key blocks, also when clipping cut off their end.
+		regexp.MustCompile(`()-----BEGIN[A-Z0-9 ]*PRIVATE KEY-----(?s:.*?)(?:-----END[A-Z0-9 ]*PRIVATE KEY-----|$)`),
+		func(s, _ string) bool { return strings.Contains(s, "PRIVATE KEY-----") },
+	},
+	{ // Bearer tokens.
+		regexp.MustCompile(`(?i)(\bbearer\s+)[A-Za-z0-9\-._~+/]{8,}=*`),
+		func(_, lower string) bool { return strings.Contains(lower, "bearer") },
+	},
+	{ // Passwords in URLs: scheme://user:password@host.
+		regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.\-]*://[^/\s:@]*:)[^@\s/]+(@)`),
+		func(s, _ string) bool { return strings.Contains(s, "://") && strings.Contains(s, "@") },
+	},
+	{ // AWS access key ids.
+		regexp.MustCompile(`()\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA)[A-Z0-9]{16}\b`),
+		func(s, _ string) bool {
+			return containsAny(s, "AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AIPA", "ANPA", "ANVA", "AROA", "APKA")
+		},
+	},
+	{ // Well-known API key and token shapes.
+		regexp.MustCompile(`()\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}|glpat-[A-Za-z0-9\-_]{20,}|xox[abposr]-[A-Za-z0-9-]{10,}|sk-(?:proj-|ant-)?[A-Za-z0-9_\-]{20,}|sk_(?:live|test)_[A-Za-z0-9]{16,}|AIza[0-9A-Za-z\-_]{35}|npm_[A-Za-z0-9]{36}|eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})`),
+		func(s, _ string) bool {
+			return containsAny(s, "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "xox", "sk-", "sk_live_", "sk_test_", "AIza", "npm_", "eyJ")
+		},
+	},
+}
 
 // Redactor hides secrets in messages: bearer tokens, API keys, passwords in
 // URLs, private key blocks, AWS-style keys, key=value pairs whose key looks
@@ -68,7 +120,7 @@ func NewRedactor(environ []string) *Redactor {
 	seen := map[string]bool{}
 	for _, kv := range environ {
 		name, value, ok := strings.Cut(kv, "=")
-		if !ok || len(value) < minEnvSecret || seen[value] || !envKey.MatchString(name) {
+		if !ok || len(value) < minEnvSecret || seen[value] || !secretEnvName(name) {
 			continue
 		}
 		seen[value] = true
@@ -107,10 +159,113 @@ func (r *Redactor) Redact(s string) string {
 	if r != nil && r.env != nil {
 		s = r.env.Replace(s)
 	}
-	for _, re := range redactPatterns {
-		s = re.ReplaceAllString(s, "${1}"+Redacted+"${2}")
+	// Private key blocks first: a key=value pair would only hide the
+	// block's first word.
+	s = applyShape(shapes[0], s, "")
+	s = redactPairs(s)
+	lower := strings.ToLower(s)
+	for _, sh := range shapes[1:] {
+		s = applyShape(sh, s, lower)
 	}
 	return s
+}
+
+func applyShape(sh shape, s, lower string) string {
+	if !sh.maybe(s, lower) {
+		return s
+	}
+	return sh.re.ReplaceAllString(s, "${1}"+Redacted+"${2}")
+}
+
+// authSchemes may stand between a secret key and its value
+// ("Authorization: Bearer x") and are kept.
+var authSchemes = []string{"bearer", "basic", "digest", "token"}
+
+// redactPairs hides the values of key=value and key: value pairs whose key
+// looks secret (secretName). The key may be quoted ("password": "x"); a
+// colon needs a quoted key or a space after it, so "auth_test.go:15:" is a
+// position, not a pair. A quoted value keeps its quotes. It is one pass over
+// s: no backtracking over keys.
+func redactPairs(s string) string {
+	var b strings.Builder
+	last := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '=' && c != ':' {
+			continue
+		}
+		k := i
+		for k > 0 && (s[k-1] == ' ' || s[k-1] == '\t') {
+			k--
+		}
+		quoted := k > 0 && (s[k-1] == '"' || s[k-1] == '\'')
+		if quoted {
+			k--
+		}
+		keyEnd := k
+		for k > 0 && isKeyByte(s[k-1]) {
+			k--
+		}
+		p := i + 1
+		if c == ':' && !quoted && (p >= len(s) || (s[p] != ' ' && s[p] != '\t')) {
+			continue
+		}
+		if k == keyEnd || k < last || !secretName(s[k:keyEnd]) {
+			continue
+		}
+		p = skipBlanks(s, p)
+		for _, scheme := range authSchemes {
+			if n := len(scheme); p+n < len(s) && strings.EqualFold(s[p:p+n], scheme) && (s[p+n] == ' ' || s[p+n] == '\t') {
+				p = skipBlanks(s, p+n)
+				break
+			}
+		}
+		start, end := p, p
+		if p < len(s) && (s[p] == '"' || s[p] == '\'') {
+			q := s[p]
+			close := strings.IndexAny(s[p+1:], string(q)+"\n")
+			if close < 0 || s[p+1+close] != q {
+				continue
+			}
+			start, end = p+1, p+1+close
+		} else {
+			for end < len(s) && !isValueStop(s[end]) {
+				end++
+			}
+			if end == start {
+				continue
+			}
+		}
+		b.WriteString(s[last:start])
+		b.WriteString(Redacted)
+		last = end
+		i = end - 1
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+func skipBlanks(s string, p int) int {
+	for p < len(s) && (s[p] == ' ' || s[p] == '\t') {
+		p++
+	}
+	return p
+}
+
+func isKeyByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '-'
+}
+
+// isValueStop ends an unquoted value.
+func isValueStop(c byte) bool {
+	switch c {
+	case ' ', '\t', '\n', '\r', '\f', '\v', '"', '\'', ',', ';', '&', ')', '}', '[', ']':
+		return true
+	}
+	return false
 }
 
 // Clip returns s cut to at most n characters (runes); a clipped string ends

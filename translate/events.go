@@ -76,6 +76,11 @@ func planRuns(runs []*testrun.Run, cfg config, now time.Time) ([]runPlan, error)
 		if err != nil {
 			return nil, err
 		}
+		for j := range cases {
+			if m := cases[j].message; m != "" {
+				cases[j].message = testrun.Clip(cfg.redactor.Redact(m), testrun.DefaultMaxMessage)
+			}
+		}
 		start, end := runTimes(r, now)
 		p := runPlan{run: r, start: start, end: end, cases: cases}
 		if _, err := testrun.FailingIDs(r); baseKnown && err == nil {
@@ -246,7 +251,7 @@ func runEvent(p *runPlan, omitted int64) Event {
 	if r.Kind != "" {
 		attrs = append(attrs, semconv.TestRunKindKey.String(string(r.Kind)))
 	}
-	if r.Grade != "" {
+	if r.Kind == testrun.KindGrader && r.Grade != "" {
 		attrs = append(attrs, semconv.TestRunGradeKey.String(valid(r.Grade)))
 	}
 	if omitted > 0 {

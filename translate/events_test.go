@@ -266,11 +266,14 @@ func TestMessage(t *testing.T) {
 		{"first 512 characters, not bytes", long, strings.Repeat("é", translate.MessageLength)},
 		{"exactly 512", strings.Repeat("x", 512), strings.Repeat("x", 512)},
 		{"invalid UTF-8 is replaced", "bad \xff byte", "bad \uFFFD byte"},
+		{"redacted again on export", "login password=hunter2 with Bearer abcdefghijkl key AKIAIOSFODNN7EXAMPLE",
+			"login password=[REDACTED] with Bearer [REDACTED] key [REDACTED]"},
+		{"already redacted stays the same", "password=[REDACTED] ok", "password=[REDACTED] ok"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			run := &testrun.Run{ID: "r", Failures: []testrun.Failure{{ID: "a", Outcome: testrun.OutcomeFailed, Message: tt.message}}}
-			evs, err := translate.RunEvents(run, translate.WithClock(fixedClock))
+			evs, err := translate.RunEvents(run, translate.WithClock(fixedClock), translate.WithRedactor(testrun.NewRedactor(nil)))
 			require.NoError(t, err)
 			got := attrMap(t, evs[1])[semconv.TestMessageKey].AsString()
 			assert.Equal(t, tt.want, got)
@@ -476,4 +479,15 @@ func manyFailures(n, msgLen int) *testrun.Run {
 		run.Failures = append(run.Failures, testrun.Failure{ID: id, Outcome: testrun.OutcomeFailed, Message: msg})
 	}
 	return run
+}
+
+// TestGradeOnlyForGraders: hangar.test.run.grade is for graders only.
+func TestGradeOnlyForGraders(t *testing.T) {
+	for kind, want := range map[testrun.Kind]bool{testrun.KindGrader: true, testrun.KindBase: false, testrun.KindGate: false} {
+		run := &testrun.Run{ID: "r", Kind: kind, Grade: "shared"}
+		evs, err := translate.RunEvents(run, translate.WithClock(fixedClock))
+		require.NoError(t, err)
+		_, ok := attrMap(t, evs[0])[semconv.TestRunGradeKey]
+		assert.Equal(t, want, ok, "kind %s", kind)
+	}
 }

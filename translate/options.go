@@ -32,6 +32,7 @@ type config struct {
 	maxEventBytes int
 	parent        trace.SpanContext
 	now           func() time.Time
+	redactor      *testrun.Redactor
 }
 
 func newConfig(opts []Option) config {
@@ -42,6 +43,9 @@ func newConfig(opts []Option) config {
 	}
 	for _, o := range opts {
 		c = o.apply(c)
+	}
+	if c.redactor == nil {
+		c.redactor = testrun.DefaultRedactor()
 	}
 	return c
 }
@@ -63,6 +67,19 @@ func (f optionFunc) apply(c config) config { return f(c) }
 func WithBase(base *testrun.Run) Option {
 	return optionFunc(func(c config) config {
 		c.base = base
+		return c
+	})
+}
+
+// WithRedactor sets the redactor that failure messages pass through before
+// they are exported (default testrun.DefaultRedactor). A run's messages were
+// redacted when it was built; a run file may have been written by anything,
+// so the export redacts (and clips) again: both are idempotent.
+func WithRedactor(r *testrun.Redactor) Option {
+	return optionFunc(func(c config) config {
+		if r != nil {
+			c.redactor = r
+		}
 		return c
 	})
 }
