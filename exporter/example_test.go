@@ -38,6 +38,6 @@ func ExampleExportRuns() {
 	fmt.Println(span.Name(), span.TraceID(), span.SpanID())
 	fmt.Println(span.Events().At(0).Name(), span.EndTimestamp().AsTime())
 	// Output:
-	// job.verify 6608f279fcee73e720311c7486e2762c 4c12fcdbd010938f
+	// job.verify 6608f279fcee73e720311c7486e2762c abe0cc937aebe3f9
 	// test.run 2025-01-02 03:05:00 +0000 UTC
 }

@@ -72,7 +72,7 @@ func ExampleSessionSpans() {
 		fmt.Println(s.Name, s.TraceID, s.SpanID, s.ParentSpanID, len(s.Events))
 	}
 	// Output:
-	// session 0df8fdf051c42e26d538359dabe68af5 b7b023a27d93fc29 0000000000000000 0
-	// session.turn 0df8fdf051c42e26d538359dabe68af5 ff6e6d5477084320 b7b023a27d93fc29 1
-	// session.turn 0df8fdf051c42e26d538359dabe68af5 8c859f88fce62a73 b7b023a27d93fc29 2
+	// session 0df8fdf051c42e26d538359dabe68af5 f138132066403768 0000000000000000 0
+	// session.turn 0df8fdf051c42e26d538359dabe68af5 160d13b0b63da4c9 f138132066403768 1
+	// session.turn 0df8fdf051c42e26d538359dabe68af5 a87e2e8afd605c0d f138132066403768 2
 }

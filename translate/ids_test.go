@@ -26,8 +26,9 @@ func TestIDs(t *testing.T) {
 	byRuns := job(translate.Job{}, a, b)
 	byRunsSwapped := job(translate.Job{}, b, a)
 
-	assert.Equal(t, verify.TraceID, again.TraceID, "a job's ids depend on the job, not on its runs")
-	assert.Equal(t, verify.SpanID, again.SpanID)
+	assert.Equal(t, verify.TraceID, again.TraceID, "a job's trace depends on the job, not on its runs")
+	assert.NotEqual(t, verify.SpanID, again.SpanID, "two exports of different runs never share a span id")
+	assert.Equal(t, verify.SpanID, job(translate.Job{ID: "j1"}, a).SpanID, "the same export gives the same ids")
 	assert.Equal(t, verify.TraceID, provision.TraceID, "the provisioning span joins the job's trace")
 	assert.NotEqual(t, verify.SpanID, provision.SpanID)
 	assert.NotEqual(t, verify.TraceID, other.TraceID)
@@ -57,8 +58,10 @@ func TestIDs(t *testing.T) {
 		assert.False(t, seen[s.SpanID], "span ids are unique")
 		seen[s.SpanID] = true
 	}
-	assert.Equal(t, s1[0].SpanID, s1again[0].SpanID, "the session span keeps its id across exports")
-	assert.Equal(t, s1[2].SpanID, s1again[1].SpanID, "turn 2 keeps its id across exports")
+	assert.Equal(t, s1[0].TraceID, s1again[0].TraceID, "a session's exports share its trace")
+	assert.NotEqual(t, s1[0].SpanID, s1again[0].SpanID, "a session span that differs has another id")
+	assert.Equal(t, s1[0].SpanID, session("s1", 1, 2, 3)[0].SpanID, "the same export gives the same ids")
+	assert.Equal(t, s1[2].SpanID, s1again[1].SpanID, "turn 2 with the same runs keeps its id across exports")
 	assert.NotEqual(t, s1[0].TraceID, session("s2", 1)[0].TraceID)
 }
 

@@ -69,21 +69,18 @@ func JobSpans(job Job, runs []*testrun.Run, opts ...Option) ([]Span, error) {
 	if err != nil {
 		return nil, err
 	}
-	var key []string
+	// The job's trace comes from the job id; the span also from the runs it
+	// carries, so that two exports of different runs for one job never
+	// give two different spans the same id.
+	key := runKey(runs)
 	if job.ID != "" {
 		key = []string{"job", job.ID}
-	} else {
-		key = make([]string, 0, 1+len(runs))
-		key = append(key, "runs")
-		for _, r := range runs {
-			key = append(key, r.ID)
-		}
 	}
 	name := semconv.SpanJobVerify
 	if job.Provision {
 		name = semconv.SpanJobProvision
 	}
-	s := newSpan(cfg, name, key)
+	s := newSpan(cfg, name, key, runKey(runs)...)
 	if job.ID != "" {
 		s.Attrs = []attribute.KeyValue{semconv.JobIDKey.String(valid(job.ID))}
 	}
@@ -106,7 +103,15 @@ func SessionSpans(session Session, opts ...Option) ([]Span, error) {
 	turns := slices.Clone(session.Turns)
 	slices.SortStableFunc(turns, func(a, b Turn) int { return a.Number - b.Number })
 	now := cfg.now()
-	root := newSpan(cfg, semconv.SpanSession, []string{"session", session.ID})
+	// The session span's id also covers every turn and run of this export:
+	// exporting turns one at a time gives one session span per export (in
+	// the session's trace) rather than one id for spans that differ.
+	var exported []string
+	for _, t := range turns {
+		exported = append(exported, "turn", strconv.Itoa(t.Number))
+		exported = append(exported, runKey(t.Runs)...)
+	}
+	root := newSpan(cfg, semconv.SpanSession, []string{"session", session.ID}, exported...)
 	root.Attrs = []attribute.KeyValue{semconv.SessionIDKey.String(valid(session.ID))}
 	spans := make([]Span, 1, 1+len(turns))
 	for i, t := range turns {
@@ -124,7 +129,7 @@ func SessionSpans(session Session, opts ...Option) ([]Span, error) {
 		s := Span{
 			Name:       semconv.SpanTurn,
 			TraceID:    root.TraceID,
-			SpanID:     deriveSpanID(semconv.SpanTurn, "session", session.ID, "turn", n),
+			SpanID:     deriveSpanID(append([]string{semconv.SpanTurn, "session", session.ID, "turn", n}, runKey(t.Runs)...)...),
 			TraceFlags: root.TraceFlags,
 			TraceState: root.TraceState,
 			Attrs: []attribute.KeyValue{
@@ -149,10 +154,24 @@ func SessionSpans(session Session, opts ...Option) ([]Span, error) {
 
 // newSpan returns a span named name whose ids derive from key: a root span,
 // or the child of the remote parent of cfg, whose trace it joins.
-func newSpan(cfg config, name string, key []string) Span {
+// runKey lists the ids of runs, in order, for deriving ids.
+func runKey(runs []*testrun.Run) []string {
+	key := make([]string, 0, 1+len(runs))
+	key = append(key, "runs")
+	for _, r := range runs {
+		if r != nil {
+			key = append(key, r.ID)
+		}
+	}
+	return key
+}
+
+// newSpan starts a span whose trace id derives from key (unless a parent
+// gives it) and whose span id derives from its name, key and extra.
+func newSpan(cfg config, name string, key []string, extra ...string) Span {
 	s := Span{
 		Name:       name,
-		SpanID:     deriveSpanID(append([]string{name}, key...)...),
+		SpanID:     deriveSpanID(append(append([]string{name}, key...), extra...)...),
 		TraceFlags: trace.FlagsSampled,
 	}
 	if p := cfg.parent; p.IsValid() {
