@@ -187,24 +187,39 @@ func spanEvents(plans []runPlan, cfg config) []Event {
 	for i := range plans {
 		budget -= EventSize(runEvent(&plans[i], math.MaxInt64))
 	}
+	// The runs share what is left in turns, one event each per round, so
+	// that the first run cannot take it all: every run keeps its first
+	// failures. A run stops at its cap or at the first event that no longer
+	// fits (its events stay the first ones, in order).
 	caseEvents := make([][]Event, len(plans))
-	total := 0
+	limits := make([]int, len(plans))
 	for i := range plans {
-		p := &plans[i]
-		limit := min(len(p.cases), cfg.maxCaseEvents)
-		evs := make([]Event, 0, limit)
-		for _, c := range p.cases[:limit] {
-			ev := caseEvent(p, c)
+		limits[i] = min(len(plans[i].cases), cfg.maxCaseEvents)
+		caseEvents[i] = make([]Event, 0, limits[i])
+	}
+	for active := true; active; {
+		active = false
+		for i := range plans {
+			p := &plans[i]
+			n := len(caseEvents[i])
+			if n >= limits[i] {
+				continue
+			}
+			ev := caseEvent(p, p.cases[n])
 			size := EventSize(ev)
 			if size > budget {
-				break
+				limits[i] = n
+				continue
 			}
 			budget -= size
-			evs = append(evs, ev)
+			caseEvents[i] = append(caseEvents[i], ev)
+			active = true
 		}
-		p.kept = len(evs)
-		caseEvents[i] = evs
-		total += 1 + len(evs)
+	}
+	total := 0
+	for i := range plans {
+		plans[i].kept = len(caseEvents[i])
+		total += 1 + len(caseEvents[i])
 	}
 	out := make([]Event, 0, total)
 	for i := range plans {

@@ -420,6 +420,19 @@ func TestByteBudget(t *testing.T) {
 	assert.Equal(t, 2, runs)
 	assert.LessOrEqual(t, total, budget)
 	assert.Equal(t, int64(6000), omitted+int64(cases))
+
+	// Shared fairly: the first run does not take the whole budget.
+	perRun := map[string]int{}
+	current := ""
+	for _, ev := range spans[0].Events {
+		if ev.Name == semconv.EventTestRun {
+			current = attrMap(t, ev)[semconv.TestRunIDKey].AsString()
+			continue
+		}
+		perRun[current]++
+	}
+	assert.Greater(t, perRun["other"], 0, "the second run keeps its first failures")
+	assert.InDelta(t, perRun[run.ID], perRun["other"], 1, "equal runs get equal shares")
 }
 
 func TestInvalid(t *testing.T) {

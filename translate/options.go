@@ -16,8 +16,8 @@ const (
 
 	// DefaultMaxEventBytes is the budget, in bytes of the OTLP protobuf
 	// encoding, of the events on one span. The test.run events always fit;
-	// test.case events are added in order while they fit and the rest are
-	// counted as omitted. With the default, one span stays well under the
+	// the runs share the rest in turns, each adding its test.case events in
+	// order while they fit, and the rest are counted as omitted. With the default, one span stays well under the
 	// 4 MiB a collector's OTLP gRPC receiver accepts in one message.
 	DefaultMaxEventBytes = 3 << 20
 
