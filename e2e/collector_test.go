@@ -353,6 +353,9 @@ func putRun(s ptrace.Span, id, kind string) {
 	a.PutStr(string(semconv.TestRunKindKey), kind)
 	a.PutInt(string(semconv.TestTotalKey), 3)
 	a.PutInt(string(semconv.TestPassedKey), 3)
+	for _, k := range []string{string(semconv.TestFailedKey), string(semconv.TestErrorsKey), string(semconv.TestSkippedKey), string(semconv.TestFlakyCountKey)} {
+		a.PutInt(k, 0)
+	}
 	a.PutBool(string(semconv.TestCompleteKey), true)
 }
 
