@@ -456,3 +456,20 @@ func manyFailures(t testing.TB, n, msgLen int) *testrun.Run {
 	}
 	return run
 }
+
+// TestGRPCRefusesHTTPProtocol: an environment that asks for OTLP over HTTP
+// gets a clear configuration error, not gRPC sent to an HTTP port.
+func TestGRPCRefusesHTTPProtocol(t *testing.T) {
+	for _, k := range []string{"OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"} {
+		t.Run(k, func(t *testing.T) {
+			t.Setenv(k, "http/protobuf")
+			_, err := exporter.NewGRPCExporter(context.Background(), exporter.GRPCOptions{Endpoint: "127.0.0.1:4318"})
+			require.ErrorIs(t, err, exporter.ErrConfig)
+			assert.Contains(t, err.Error(), "http/protobuf")
+		})
+	}
+	t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc")
+	exp, err := exporter.NewGRPCExporter(context.Background(), exporter.GRPCOptions{Endpoint: "127.0.0.1:4317", Insecure: true})
+	require.NoError(t, err)
+	require.NoError(t, exp.Shutdown(context.Background()))
+}

@@ -3,6 +3,7 @@ package exporter
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -47,6 +48,16 @@ type GRPCOptions struct {
 // spans the receiver rejects (partial success) as an export error. It does
 // not connect before the first export.
 func NewGRPCExporter(ctx context.Context, o GRPCOptions) (*otlptrace.Exporter, error) {
+	// OTLP over HTTP is not sent: say so instead of sending gRPC to an
+	// HTTP endpoint and failing with a connection error.
+	for _, k := range []string{"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"} {
+		if v := strings.TrimSpace(os.Getenv(k)); v != "" {
+			if v != "grpc" {
+				return nil, fmt.Errorf("%w: %s=%s: only grpc is supported (or write OTLP/JSON with --format otel)", ErrConfig, k, v)
+			}
+			break
+		}
+	}
 	opts := []otlptracegrpc.Option{otlptracegrpc.WithMaxRequestSize(DefaultMaxRequestBytes)}
 	switch {
 	case o.Endpoint == "":
