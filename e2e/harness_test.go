@@ -20,6 +20,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/ptrace"
+
+	"github.com/hangar-dev/testresults/internal/testcorpus"
 )
 
 // Environment variables that enable the tests.
@@ -35,19 +37,7 @@ const (
 const ocbVersion = "v0.165.0"
 
 // repoRoot is the folder holding go.mod, found upwards from the test's folder.
-func repoRoot(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	require.NoError(t, err)
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		require.NotEqual(t, dir, parent, "no go.mod above the test folder")
-		dir = parent
-	}
-}
+func repoRoot(t *testing.T) string { return testcorpus.Root(t) }
 
 // requireE2E skips the test unless the end-to-end tests were asked for.
 func requireE2E(t *testing.T) {

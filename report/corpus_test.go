@@ -13,31 +13,13 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hangar-dev/testresults/internal/testcorpus"
 	"github.com/hangar-dev/testresults/report/lcov"
 	"github.com/hangar-dev/testresults/testrun"
 )
 
-// corpusDir locates ../shared/corpus beside the repository root.
-func corpusDir(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	require.NoError(t, err)
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("go.mod not found")
-		}
-		dir = parent
-	}
-	c := filepath.Join(dir, "..", "shared", "corpus")
-	if _, err := os.Stat(filepath.Join(c, "MANIFEST.tsv")); err != nil {
-		t.Skipf("report corpus not found at %s: %v", c, err)
-	}
-	return c
-}
+// corpusDir locates ../shared/corpus beside the repository root, or skips.
+func corpusDir(t testing.TB) string { return testcorpus.Dir(t) }
 
 type manifestRow struct {
 	file, dialect, expected, notes string

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hangar-dev/testresults/internal/testcorpus"
 	"github.com/hangar-dev/testresults/report"
 	"github.com/hangar-dev/testresults/testrun"
 )
@@ -109,17 +110,5 @@ func readInput(t *testing.T, path string) []string {
 	return paths
 }
 
-// moduleRoot walks up from the package directory to the folder holding go.mod.
-func moduleRoot(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	require.NoError(t, err)
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		require.NotEqual(t, dir, parent, "no go.mod above the package directory")
-		dir = parent
-	}
-}
+// moduleRoot is the folder holding go.mod.
+func moduleRoot(t *testing.T) string { return testcorpus.Root(t) }

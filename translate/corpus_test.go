@@ -10,32 +10,14 @@ import (
 	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/pdatatest/ptracetest"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hangar-dev/testresults/internal/testcorpus"
 	"github.com/hangar-dev/testresults/report"
 	"github.com/hangar-dev/testresults/testrun"
 	"github.com/hangar-dev/testresults/translate"
 )
 
 // corpusDir locates ../shared/corpus beside the repository, or skips.
-func corpusDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	require.NoError(t, err)
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("no go.mod above the test: cannot locate the corpus")
-		}
-		dir = parent
-	}
-	corpus := filepath.Join(dir, "..", "shared", "corpus")
-	if _, err := os.Stat(filepath.Join(corpus, "MANIFEST.tsv")); err != nil {
-		t.Skipf("corpus of real reports not found at ../shared/corpus beside the repository: %v", err)
-	}
-	return corpus
-}
+func corpusDir(t *testing.T) string { return testcorpus.Dir(t) }
 
 // TestGoldenCorpus: real runners' reports → report.ReadRun → translate →
 // the expected traces. Surefire with flakyFailure and rerunFailure,

@@ -14,6 +14,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/hangar-dev/testresults/internal/testcorpus"
 )
 
 // events renders a document as one line per token, with adjacent text
@@ -108,26 +110,7 @@ func qname(n xml.Name) string {
 	return n.Local
 }
 
-func corpusDir(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	require.NoError(t, err)
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("go.mod not found")
-		}
-		dir = parent
-	}
-	c := filepath.Join(dir, "..", "shared", "corpus")
-	if _, err := os.Stat(filepath.Join(c, "MANIFEST.tsv")); err != nil {
-		t.Skipf("report corpus not found at %s: %v", c, err)
-	}
-	return c
-}
+func corpusDir(t testing.TB) string { return testcorpus.Dir(t) }
 
 // TestCorpusMatchesEncodingXML reads every XML file of the corpus with this
 // reader and with encoding/xml (strict) and compares the token streams, also
