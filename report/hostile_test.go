@@ -102,6 +102,15 @@ func TestHostileGenerated(t *testing.T) {
 
 	elements := `<testsuite name="s">` + strings.Repeat("<p/>", DefaultMaxElements) + `</testsuite>`
 
+	// 700,000 attributes on one tag (7.6 MB): each checked against the
+	// earlier ones would take hours.
+	var attrs bytes.Buffer
+	attrs.WriteString(`<testsuite name="s"><testcase name="t"`)
+	for i := 0; i < 700_000; i++ {
+		fmt.Fprintf(&attrs, ` a%d=""`, i)
+	}
+	attrs.WriteString(`/></testsuite>`)
+
 	tests := []struct {
 		name  string
 		data  string
@@ -111,6 +120,7 @@ func TestHostileGenerated(t *testing.T) {
 		{"over-8MiB.xml", big.String(), "bytes"},
 		{"100001-cases.xml", many.String(), "cases"},
 		{"2000001-elements.xml", elements, "elements"},
+		{"700000-attributes.xml", attrs.String(), "attributes"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -239,4 +249,24 @@ func peakHeap(f func()) int64 {
 	close(done)
 	wg.Wait()
 	return peak
+}
+
+// TestHostileNamesInErrors: a name of megabytes from the file is quoted
+// short in the error and the run's reasons.
+func TestHostileNamesInErrors(t *testing.T) {
+	long := strings.Repeat("A", 7_000_000)
+	for name, doc := range map[string]string{
+		"end tag":      `<testsuite><testcase name="t"/></` + long + `>`,
+		"foreign root": `<` + long + `/>`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			path := writeGenerated(t, "r.xml", []byte(doc))
+			run, _ := ReadRun([]string{path})
+			require.Len(t, run.Reports, 1)
+			assert.Less(t, len(run.Reports[0].Error), 1024, "the error quotes the name short")
+			for _, r := range run.IncompleteReasons {
+				assert.Less(t, len(r), 2048)
+			}
+		})
+	}
 }

@@ -23,6 +23,8 @@ const (
 	// DefaultMaxMessage is how many bytes of a failure message a parser
 	// keeps (8 KiB) before the run clips and redacts it.
 	DefaultMaxMessage = xmlsafe.DefaultMaxMessage
+	// MaxAttributes is the most attributes one XML element may carry (256).
+	MaxAttributes = xmlsafe.MaxAttributes
 )
 
 // Limits bound one report; a zero field means its default.

@@ -189,7 +189,7 @@ func parseInto(r io.Reader, name string, cfg *config, res *Result) error {
 	if !ok {
 		what = "XML of another kind"
 	}
-	return fmt.Errorf("%w: %s (root element <%s>)", ErrNotReport, what, root)
+	return fmt.Errorf("%w: %s (root element <%s>)", ErrNotReport, what, xmlsafe.QuoteName([]byte(root)))
 }
 
 type format int

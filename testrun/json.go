@@ -73,8 +73,8 @@ func timeVal(p *time.Time) time.Time {
 }
 
 // MarshalJSON writes the run's exact JSON form. trusted and counted are
-// computed by Trusted and Counted; lists are [] rather than null and cases is
-// {} when the run has counts.
+// computed by Trusted and Counted. failures, flaky and cases are null when
+// the run has no counts, and [] or {} when it has counts but none.
 func (r Run) MarshalJSON() ([]byte, error) {
 	j := jsonRun{
 		ID:                strPtr(r.ID),
@@ -93,14 +93,20 @@ func (r Run) MarshalJSON() ([]byte, error) {
 		IncompleteReasons: nonNil(r.IncompleteReasons),
 		Trusted:           r.Trusted(),
 		Counted:           r.Counted(),
-		Failures:          nonNil(r.Failures),
+		Failures:          r.Failures,
 		Cases:             r.Cases,
-		Flaky:             nonNil(r.Flaky),
+		Flaky:             r.Flaky,
 		Coverage:          r.Coverage,
 		Reports:           make([]jsonReport, len(r.Reports)),
 	}
-	if j.Cases == nil && r.Counts != nil {
-		j.Cases = map[string]Outcome{}
+	// With counts, an empty list means none; without, the lists are
+	// unknown and null like the counts: "failures": [] must never read as
+	// "no failures" for a run that read nothing.
+	if r.Counts != nil {
+		j.Failures, j.Flaky = nonNil(r.Failures), nonNil(r.Flaky)
+		if j.Cases == nil {
+			j.Cases = map[string]Outcome{}
+		}
 	}
 	for i, rep := range r.Reports {
 		j.Reports[i] = jsonReport{

@@ -16,12 +16,12 @@ func TestRunJSONUnknownIsNull(t *testing.T) {
 	require.NoError(t, err)
 	var m map[string]any
 	require.NoError(t, json.Unmarshal(data, &m))
-	for _, k := range []string{"id", "kind", "grade", "command", "status", "exit_code", "commit", "tree", "agent_run_id", "started_at", "ended_at", "counts", "coverage", "cases"} {
+	for _, k := range []string{"id", "kind", "grade", "command", "status", "exit_code", "commit", "tree", "agent_run_id", "started_at", "ended_at", "counts", "coverage", "cases", "failures", "flaky"} {
 		v, ok := m[k]
 		assert.True(t, ok, "field %s present", k)
 		assert.Nil(t, v, "field %s is null", k)
 	}
-	for _, k := range []string{"failures", "flaky", "reports", "incomplete_reasons"} {
+	for _, k := range []string{"reports", "incomplete_reasons"} {
 		assert.IsType(t, []any{}, m[k], "field %s is a list", k)
 	}
 	assert.Equal(t, false, m["complete"])

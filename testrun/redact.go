@@ -78,8 +78,8 @@ func containsAny(s string, subs ...string) bool {
 // the rest of the match.
 var shapes = []shape{
 	{ // Private key blocks, also when clipping cut off their end.
-		regexp.MustCompile(`()-----BEGIN[A-Z0-9 ]*PRIVATE KEY-----(?s:.*?)(?:-----END[A-Z0-9 ]*PRIVATE KEY-----|$)`),
-		func(s, _ string) bool { return strings.Contains(s, "PRIVATE KEY-----") },
+		regexp.MustCompile(`()-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?s:.*?)(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)`),
+		func(s, _ string) bool { return strings.Contains(s, "PRIVATE KEY") },
 	},
 	{ // Bearer tokens.
 		regexp.MustCompile(`(?i)(\bbearer\s+)[A-Za-z0-9\-._~+/]{8,}=*`),
@@ -163,6 +163,7 @@ func (r *Redactor) Redact(s string) string {
 	// block's first word.
 	s = applyShape(shapes[0], s, "")
 	s = redactPairs(s)
+	s = redactFlags(s)
 	lower := strings.ToLower(s)
 	for _, sh := range shapes[1:] {
 		s = applyShape(sh, s, lower)
@@ -183,9 +184,11 @@ var authSchemes = []string{"bearer", "basic", "digest", "token"}
 
 // redactPairs hides the values of key=value and key: value pairs whose key
 // looks secret (secretName). The key may be quoted ("password": "x"); a
-// colon needs a quoted key or a space after it, so "auth_test.go:15:" is a
-// position, not a pair. A quoted value keeps its quotes. It is one pass over
-// s: no backtracking over keys.
+// quoted value keeps its quotes (backslash escapes inside are honoured).
+// With a colon after an unquoted key, which ordinary prose uses too
+// ("unexpected token: EOF", "TestAuth: auth_test.go:15: ..."), the value
+// must look like a secret (secretLike); comparisons (==, !=, <=, >=) are not
+// pairs. It is one pass over s: no backtracking over keys.
 func redactPairs(s string) string {
 	var b strings.Builder
 	last := 0
@@ -194,7 +197,23 @@ func redactPairs(s string) string {
 		if c != '=' && c != ':' {
 			continue
 		}
+		p := i + 1
+		if c == '=' {
+			if p < len(s) && (s[p] == '=' || s[p] == '~') {
+				i++ // == and =~ compare
+				continue
+			}
+			if i > 0 && strings.IndexByte("!<>=", s[i-1]) >= 0 {
+				continue
+			}
+			if p < len(s) && s[p] == '>' {
+				p++ // key => value
+			}
+		}
 		k := i
+		if c == '=' && k > 0 && s[k-1] == ':' {
+			k-- // key := value
+		}
 		for k > 0 && (s[k-1] == ' ' || s[k-1] == '\t') {
 			k--
 		}
@@ -206,7 +225,6 @@ func redactPairs(s string) string {
 		for k > 0 && isKeyByte(s[k-1]) {
 			k--
 		}
-		p := i + 1
 		if c == ':' && !quoted && (p >= len(s) || (s[p] != ' ' && s[p] != '\t')) {
 			continue
 		}
@@ -222,17 +240,16 @@ func redactPairs(s string) string {
 		}
 		start, end := p, p
 		if p < len(s) && (s[p] == '"' || s[p] == '\'') {
-			q := s[p]
-			close := strings.IndexAny(s[p+1:], string(q)+"\n")
-			if close < 0 || s[p+1+close] != q {
+			close := quotedEnd(s, p)
+			if close < 0 {
 				continue
 			}
-			start, end = p+1, p+1+close
+			start, end = p+1, close
 		} else {
 			for end < len(s) && !isValueStop(s[end]) {
 				end++
 			}
-			if end == start {
+			if end == start || (c == ':' && !quoted && !secretLike(s[start:end])) {
 				continue
 			}
 		}
@@ -246,6 +263,65 @@ func redactPairs(s string) string {
 	}
 	b.WriteString(s[last:])
 	return b.String()
+}
+
+// quotedEnd returns the index of the quote that closes the quoted value
+// starting at s[p], skipping backslash escapes, or -1 when the line ends
+// first.
+func quotedEnd(s string, p int) int {
+	q := s[p]
+	for j := p + 1; j < len(s); j++ {
+		switch s[j] {
+		case '\\':
+			j++
+		case '\n':
+			return -1
+		case q:
+			return j
+		}
+	}
+	return -1
+}
+
+// filePosition matches "name.ext:line", which follows a colon in test
+// output far more often than a secret does.
+var filePosition = regexp.MustCompile(`^[\w./\\-]+\.[A-Za-z]{1,5}:\d`)
+
+// secretLike reports whether a value after "key: " looks like a secret
+// rather than a word of prose: it holds a digit or a symbol, or is long,
+// and is not a file position.
+func secretLike(v string) bool {
+	if filePosition.MatchString(v) {
+		return false
+	}
+	if len(v) >= 20 {
+		return true
+	}
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if c >= '0' && c <= '9' || strings.IndexByte("-_./+=~!@#$%^*", c) >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// cliFlag matches a command-line flag and its value: --password hunter2.
+var cliFlag = regexp.MustCompile(`(^|\s)(--?([A-Za-z0-9][A-Za-z0-9_.-]*)[ \t]+)([^\s"'-][^\s"']*)`)
+
+// redactFlags hides the values of command-line flags whose name looks
+// secret ("--password hunter2", "-token abc"); "--password=x" is a pair.
+func redactFlags(s string) string {
+	if !strings.HasPrefix(s, "-") && !strings.Contains(s, " -") && !strings.Contains(s, "\t-") && !strings.Contains(s, "\n-") {
+		return s
+	}
+	return cliFlag.ReplaceAllStringFunc(s, func(m string) string {
+		sub := cliFlag.FindStringSubmatch(m)
+		if !secretName(sub[3]) {
+			return m
+		}
+		return sub[1] + sub[2] + Redacted
+	})
 }
 
 func skipBlanks(s string, p int) int {

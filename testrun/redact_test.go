@@ -40,6 +40,21 @@ func TestRedact(t *testing.T) {
 		{"short env values stay", "abc is fine", "abc is fine"},
 		{"home stays", "/home/user/x.go", "/home/user/x.go"},
 		{"idempotent", "password=[REDACTED] ok", "password=[REDACTED] ok"},
+		{"go test name and position", "TestAuth: auth_test.go:15: expected status 200", "TestAuth: auth_test.go:15: expected status 200"},
+		{"parser prose", "parse error: unexpected token: EOF at line 3", "parse error: unexpected token: EOF at line 3"},
+		{"prose after token", "token: expected identifier", "token: expected identifier"},
+		{"prose after header name", "expected Authorization: header to be set", "expected Authorization: header to be set"},
+		{"prose after credentials", "invalid credentials: user bob", "invalid credentials: user bob"},
+		{"secret after colon", "config token: s3cr3t-v4lue here", "config token: [REDACTED] here"},
+		{"comparison is not a pair", "assert response.token == 'x'", "assert response.token == 'x'"},
+		{"not equal is not a pair", "token != expected", "token != expected"},
+		{"arrow", "client_secret => 'abc'", "client_secret => '[REDACTED]'"},
+		{"go assignment", `token := "abc123"`, `token := "[REDACTED]"`},
+		{"escaped quote", `api_key="abc\"def" rest`, `api_key="[REDACTED]" rest`},
+		{"cli flag", "ran deploy --password hunter2 --user bob", "ran deploy --password [REDACTED] --user bob"},
+		{"cli flag single dash", "tool -token abc123", "tool -token [REDACTED]"},
+		{"hyphen inside a word", "non-auth value stays", "non-auth value stays"},
+		{"pgp private key", "k -----BEGIN PGP PRIVATE KEY BLOCK-----\nlQdGBF\n-----END PGP PRIVATE KEY BLOCK----- end", "k [REDACTED] end"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

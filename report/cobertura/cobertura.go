@@ -49,7 +49,7 @@ func Parse(r io.Reader, name string, opts ...Option) (*testrun.CoverageReport, e
 			continue
 		}
 		if string(tok.Name) != "coverage" {
-			return nil, fmt.Errorf("%w: root element <%s>", ErrNotCobertura, tok.Name)
+			return nil, fmt.Errorf("%w: root element <%s>", ErrNotCobertura, xmlsafe.QuoteName(tok.Name))
 		}
 		if err := root(rd, tok, cov); err != nil {
 			if errors.Is(err, ErrNotCobertura) {

@@ -165,7 +165,7 @@ func (p *parser) start(tok *xmlsafe.Token) error {
 		switch string(local) {
 		case "testsuites", "testsuite":
 		default:
-			return fmt.Errorf("%w: root element <%s>", ErrNotJUnit, tok.Name)
+			return fmt.Errorf("%w: root element <%s>", ErrNotJUnit, xmlsafe.QuoteName(tok.Name))
 		}
 		p.det.root(p.rd, tok, string(local))
 	}
@@ -317,7 +317,7 @@ func (p *parser) inCase(tok *xmlsafe.Token, local []byte, depth int) error {
 	switch string(local) {
 	case "testcase", "testsuite":
 		return &xmlsafe.SyntaxError{File: p.name, Line: p.rd.Line(),
-			Err: fmt.Errorf("%w: <%s> inside <testcase>", ErrStructure, tok.Name)}
+			Err: fmt.Errorf("%w: <%s> inside <testcase>", ErrStructure, xmlsafe.QuoteName(tok.Name))}
 	}
 	if depth == p.cur.depth+1 {
 		k := resultKind(string(local))

@@ -21,6 +21,14 @@ const (
 	// DefaultMaxRecords is the largest number of lcov records (lines) in one
 	// coverage file.
 	DefaultMaxRecords = 2_000_000
+	// MaxAttributes is the most attributes one element may carry. Runners
+	// write a dozen at most; the bound keeps the repeated-attribute check
+	// (and the scans of a tag cut by the buffer's end) cheap on a hostile
+	// tag with hundreds of thousands of them.
+	MaxAttributes = 256
+	// MaxNameInError is how many bytes of a name from the file an error
+	// message quotes.
+	MaxNameInError = 128
 )
 
 // Limits bound what one report may hold. A zero or negative field means

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -132,8 +133,32 @@ func (r *Reader) syntax(p int, err error) error {
 	return r.err
 }
 
+// syntaxf formats a syntax error; names and text from the file in args are
+// quoted with QuoteName, so an error never carries megabytes of the file.
 func (r *Reader) syntaxf(p int, format string, args ...any) error {
+	for i, a := range args {
+		switch v := a.(type) {
+		case []byte:
+			args[i] = QuoteName(v)
+		case string:
+			args[i] = QuoteName([]byte(v))
+		}
+	}
 	return r.syntax(p, fmt.Errorf(format, args...))
+}
+
+// QuoteName returns a name (or any text) from a file for an error message:
+// at most MaxNameInError bytes, cut on a rune boundary and marked with "…",
+// invalid UTF-8 replaced.
+func QuoteName(b []byte) string {
+	if len(b) > MaxNameInError {
+		cut := MaxNameInError
+		for cut > 0 && !utf8.RuneStart(b[cut]) {
+			cut--
+		}
+		return strings.ToValidUTF8(string(b[:cut]), "\uFFFD") + "…"
+	}
+	return strings.ToValidUTF8(string(b), "\uFFFD")
 }
 
 func (r *Reader) fail(err error) error {
@@ -905,6 +930,9 @@ func (r *Reader) startTag() (*Token, error) {
 			if bytes.Equal(attrs[i].Name, aname) {
 				return nil, r.syntaxf(r.r+an, "attribute %s repeated in <%s>", aname, name)
 			}
+		}
+		if len(attrs) >= MaxAttributes {
+			return nil, r.fail(&LimitError{Limit: "attributes", Max: MaxAttributes})
 		}
 		attrs = append(attrs, Attr{Name: aname, raw: s[vs:p], plain: plain})
 		p++
