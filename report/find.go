@@ -31,6 +31,11 @@ type Found struct {
 	Reasons []string
 }
 
+// candidatesPerFile bounds the candidate files Find lists: the files limit
+// times this. A folder such as Maven's target/ holds other XML besides its
+// reports.
+const candidatesPerFile = 16
+
 // skipDirs are folders never walked into: they hold no report a check
 // writes.
 var skipDirs = map[string]bool{".git": true, "node_modules": true}
@@ -48,8 +53,9 @@ func IsCandidate(name string) bool {
 // content decides), folders walked for candidate names (see IsCandidate),
 // never into .git or node_modules. A path with a symbolic link in it (in
 // any component, or a link found in a folder) is refused, as is anything
-// that is not a regular file. At most the files limit (WithMaxFiles) are
-// listed; more make the run incomplete.
+// that is not a regular file. At most 16 times the files limit
+// (WithMaxFiles) are listed; more make the run incomplete. The files limit
+// itself counts reports, not candidates: ReadRun applies it.
 func Find(paths []string, opts ...Option) *Found {
 	cfg := newConfig(opts)
 	return find(paths, &cfg)
@@ -69,7 +75,10 @@ func find(paths []string, cfg *config) *Found {
 		}
 		seen[key] = true
 		if e.Err == nil {
-			if files >= cfg.maxFiles {
+			// Files that are not reports do not count against the files
+			// limit (ReadRun applies it to reports); this bound only keeps
+			// the work on a huge folder finite.
+			if files >= cfg.maxFiles*candidatesPerFile {
 				dropped++
 				return
 			}
@@ -101,7 +110,8 @@ func find(paths []string, cfg *config) *Found {
 		}
 	}
 	if dropped > 0 {
-		f.Reasons = append(f.Reasons, fmt.Sprintf("%d more report files were not read: files limit of %d exceeded", dropped, cfg.maxFiles))
+		f.Reasons = append(f.Reasons, fmt.Sprintf("%d more files were not examined: at most %d candidate files are (the files limit of %d reports, %d times)",
+			dropped, cfg.maxFiles*candidatesPerFile, cfg.maxFiles, candidatesPerFile))
 	}
 	return f
 }

@@ -192,11 +192,13 @@ func TestHostileRunLimits(t *testing.T) {
 	dir := t.TempDir()
 	for i := 0; i < DefaultMaxFiles+3; i++ {
 		p := filepath.Join(dir, fmt.Sprintf("TEST-%03d.xml", i))
-		require.NoError(t, os.WriteFile(p, []byte(fmt.Sprintf(`<testsuite name="s%d"><testcase name="t"/></testsuite>`, i)), 0o644))
+		require.NoError(t, os.WriteFile(p, []byte(fmt.Sprintf(`<testsuite name="s%d"><testcase name="t%d"/></testsuite>`, i, i)), 0o644))
 	}
 	run := checkRefused(t, []string{dir})
-	assert.Len(t, run.Reports, DefaultMaxFiles)
+	require.Len(t, run.Reports, DefaultMaxFiles+3, "every file is listed, read or not")
+	assert.Equal(t, DefaultMaxFiles, run.Counts.Total)
 	assert.Contains(t, run.IncompleteReasons[0], "files limit of 64 exceeded")
+	assert.Len(t, run.IncompleteReasons, 3)
 
 	big := t.TempDir()
 	body := `<testsuite name="s"><testcase name="t"><system-out>` + strings.Repeat("y", 7<<20) + `</system-out></testcase></testsuite>`
@@ -269,4 +271,33 @@ func TestHostileNamesInErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestNonReportsDoNotCountAgainstLimits: XML that is not a report (a
+// Maven target/ holds plenty) is skipped, and neither its number nor its
+// size makes the run incomplete.
+func TestNonReportsDoNotCountAgainstLimits(t *testing.T) {
+	dir := t.TempDir()
+	for i := 0; i < 60; i++ {
+		p := filepath.Join(dir, fmt.Sprintf("TEST-%03d.xml", i))
+		require.NoError(t, os.WriteFile(p, []byte(fmt.Sprintf(`<testsuite name="s%d"><testcase name="t%d"/></testsuite>`, i, i)), 0o644))
+	}
+	for i := 0; i < 10; i++ {
+		p := filepath.Join(dir, fmt.Sprintf("pom-%d.xml", i))
+		require.NoError(t, os.WriteFile(p, []byte(`<project><modelVersion>4.0.0</modelVersion></project>`), 0o644))
+	}
+	huge := `<project>` + strings.Repeat("<dependency/>", 1<<20) + `</project>` // 13 MiB
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "huge-site.xml"), []byte(huge), 0o644))
+
+	run, err := ReadRun([]string{dir})
+	require.NoError(t, err)
+	assert.True(t, run.Complete, "%q", run.IncompleteReasons)
+	assert.Equal(t, 60, run.Counts.Total)
+	skipped := 0
+	for _, r := range run.Reports {
+		if r.Skipped {
+			skipped++
+		}
+	}
+	assert.Equal(t, 11, skipped)
 }

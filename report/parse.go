@@ -102,6 +102,47 @@ func parseFile(path string, cfg *config) (*Result, error) {
 	return res, err
 }
 
+// sniffFile reads the start of the file at path and returns an error
+// wrapping ErrNotReport when its content is not a report (XML of another
+// kind), without reading the rest. Any other result (a report, or a file
+// too broken to tell) returns another error or nil.
+func sniffFile(path string, cfg *config) error {
+	if err := checkPath(path); err != nil {
+		return err
+	}
+	f, err := openNoFollow(path)
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	defer f.Close()
+	br := bufio.NewReaderSize(f, sniffBytes)
+	head, _ := br.Peek(sniffBytes)
+	if sniffFormat(head) != formatXML {
+		return nil
+	}
+	root, _, err := xmlsafe.Sniff(br, path, cfg.limits)
+	if err != nil {
+		return err
+	}
+	return rootKind(root)
+}
+
+// rootKind returns nil for the root element of a report (JUnit, Cobertura)
+// and an error wrapping ErrNotReport, saying what the file is, for any
+// other.
+func rootKind(root string) error {
+	local := root[strings.LastIndexByte(root, ':')+1:]
+	switch local {
+	case "testsuites", "testsuite", "coverage":
+		return nil
+	}
+	what, ok := foreignRoots[local]
+	if !ok {
+		what = "XML of another kind"
+	}
+	return fmt.Errorf("%w: %s (root element <%s>)", ErrNotReport, what, xmlsafe.QuoteName([]byte(root)))
+}
+
 // checkPath refuses a path with a symbolic link in any of its components,
 // relative paths being taken from the working directory.
 func checkPath(path string) error {
@@ -185,11 +226,7 @@ func parseInto(r io.Reader, name string, cfg *config, res *Result) error {
 		res.Coverage = cov
 		return err
 	}
-	what, ok := foreignRoots[local]
-	if !ok {
-		what = "XML of another kind"
-	}
-	return fmt.Errorf("%w: %s (root element <%s>)", ErrNotReport, what, xmlsafe.QuoteName([]byte(root)))
+	return rootKind(root)
 }
 
 type format int

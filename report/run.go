@@ -1,6 +1,7 @@
 package report
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/hangar-dev/testresults/testrun"
@@ -23,7 +24,7 @@ func ReadRun(paths []string, opts ...Option) (*testrun.Run, error) {
 	found := find(paths, &cfg)
 	b := testrun.NewBuilder(cfg.runOpts...)
 	var total int64
-	read, refused, skipped := 0, 0, 0
+	read, refused, skipped, reports := 0, 0, 0, 0
 	for _, e := range found.Entries {
 		if e.Err != nil {
 			b.AddReport(testrun.ReportInfo{Path: e.Path, Bytes: e.Size, Error: Describe(e.Err), Skipped: e.Skip}, nil, nil)
@@ -34,14 +35,34 @@ func ReadRun(paths []string, opts ...Option) (*testrun.Run, error) {
 			}
 			continue
 		}
-		if total+e.Size > cfg.maxRunBytes {
-			err := &LimitError{Limit: "run bytes", Max: cfg.maxRunBytes}
-			b.AddReport(testrun.ReportInfo{Path: e.Path, Bytes: e.Size, Error: Describe(err)}, nil, nil)
+		// Only reports count against the files and run bytes limits: a file
+		// that is not one (a pom.xml beside the surefire reports) is
+		// skipped, whatever its size.
+		var over error
+		switch {
+		case reports >= cfg.maxFiles:
+			over = &LimitError{Limit: "files", Max: int64(cfg.maxFiles)}
+		case total+e.Size > cfg.maxRunBytes:
+			over = &LimitError{Limit: "run bytes", Max: cfg.maxRunBytes}
+		case e.Size > cfg.limits.MaxBytes:
+			over = &LimitError{Limit: "bytes", Max: cfg.limits.MaxBytes}
+		}
+		if over != nil {
+			if err := sniffFile(e.Path, &cfg); errors.Is(err, ErrNotReport) {
+				b.AddReport(testrun.ReportInfo{Path: e.Path, Bytes: e.Size, Error: Describe(err), Skipped: true}, nil, nil)
+				skipped++
+				continue
+			}
+			b.AddReport(testrun.ReportInfo{Path: e.Path, Bytes: e.Size, Error: Describe(over)}, nil, nil)
+			reports++
 			refused++
 			continue
 		}
 		res, err := parseFile(e.Path, &cfg)
-		total += res.Info.Bytes
+		if !res.Info.Skipped {
+			reports++
+			total += res.Info.Bytes
+		}
 		b.AddReport(res.Info, res.Executions, res.Coverage)
 		switch {
 		case err == nil:

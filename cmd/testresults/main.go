@@ -50,6 +50,13 @@ func register(c command) {
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		// The first signal cancels ctx (an export in flight stops); from
+		// then on the default action applies, so a second one ends the
+		// process whatever it is doing.
+		<-ctx.Done()
+		stop()
+	}()
 	code := run(ctx, os.Args[1:], Env{
 		Stdin:   os.Stdin,
 		Stdout:  os.Stdout,
