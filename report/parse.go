@@ -43,7 +43,7 @@ type Result struct {
 // foreignRoots names well-formed XML documents that are not reports this
 // package reads; they are skipped, not refused.
 var foreignRoots = map[string]string{
-	"project":          "a Maven POM",
+	"project":          "a Maven POM or an Ant build file",
 	"failsafe-summary": "a failsafe summary (the results are in the TEST-*.xml files)",
 	"test-results":     "an NUnit 2 result file (not JUnit XML)",
 	"test-run":         "an NUnit 3 result file (not JUnit XML)",
