@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -54,6 +55,11 @@ type parseOptions struct {
 	exitCode int
 	command  string
 	id       string
+	tree     string
+	agentRun string
+	status   string
+	started  string
+	ended    string
 	export   bool
 	exp      *exportOptions
 }
@@ -74,6 +80,11 @@ func newParseFlags() (*pflag.FlagSet, *parseOptions) {
 	fs.IntVar(&o.exitCode, "exit-code", 0, "the check's own exit code (0-255); sets status success or failure")
 	fs.StringVar(&o.command, "command", "", "the check's command line")
 	fs.StringVar(&o.id, "id", "", "the run id (default: derived from the reports' SHA-256)")
+	fs.StringVar(&o.tree, "tree", "", "the digest of the working tree the check ran on")
+	fs.StringVar(&o.agentRun, "agent-run-id", "", "the agent run the check checked")
+	fs.StringVar(&o.status, "status", "", "how the check ended: success, failure, timed_out, aborted (default: from --exit-code)")
+	fs.StringVar(&o.started, "started-at", "", "when the check started (RFC 3339)")
+	fs.StringVar(&o.ended, "ended-at", "", "when the check ended (RFC 3339)")
 	fs.BoolVar(&o.export, "export", false, "also export the run as spans; the flags below are export's")
 	o.exp = addExportFlags(fs)
 	return fs, o
@@ -121,6 +132,27 @@ func runParse(ctx context.Context, args []string, env Env) int {
 	if fs.Changed("exit-code") && (o.exitCode < 0 || o.exitCode > 255) {
 		return usageErr("--exit-code %d is not between 0 and 255", o.exitCode)
 	}
+	status := testrun.Status(o.status)
+	if o.status != "" && !status.Valid() {
+		return usageErr("unknown --status %q (want success, failure, timed_out or aborted)", o.status)
+	}
+	var started, ended time.Time
+	for _, t := range []struct {
+		flag, value string
+		to          *time.Time
+	}{{"started-at", o.started, &started}, {"ended-at", o.ended, &ended}} {
+		if t.value == "" {
+			continue
+		}
+		v, err := time.Parse(time.RFC3339Nano, t.value)
+		if err != nil {
+			return usageErr("--%s %q is not an RFC 3339 time", t.flag, t.value)
+		}
+		*t.to = v
+	}
+	if !started.IsZero() && !ended.IsZero() && ended.Before(started) {
+		return usageErr("--ended-at is before --started-at")
+	}
 
 	var plan *exportPlan
 	if o.export {
@@ -152,6 +184,9 @@ func runParse(ctx context.Context, args []string, env Env) int {
 	run.Grade = o.grade
 	run.Commit = o.commit
 	run.Command = o.command
+	run.Tree = o.tree
+	run.AgentRunID = o.agentRun
+	run.StartedAt, run.EndedAt = started, ended
 	if fs.Changed("exit-code") {
 		code := o.exitCode
 		run.ExitCode = &code
@@ -159,6 +194,9 @@ func runParse(ctx context.Context, args []string, env Env) int {
 		if code != 0 {
 			run.Status = testrun.StatusFailure
 		}
+	}
+	if status != "" {
+		run.Status = status
 	}
 	enc := json.NewEncoder(env.Stdout)
 	enc.SetEscapeHTML(false)

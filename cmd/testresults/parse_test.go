@@ -148,3 +148,29 @@ func TestParseFlags(t *testing.T) {
 	assert.Equal(t, "r1", o.id)
 	assert.Equal(t, []string{"a.xml"}, fs.Args())
 }
+
+func TestParseMetadataFlags(t *testing.T) {
+	dir := t.TempDir()
+	p := writeReport(t, dir, "junit.xml", junitDoc)
+	code, out, stderr := runCmd(t, "parse", "--kind", "rerun", "--exit-code", "137", "--status", "timed_out",
+		"--tree", "tree-digest", "--agent-run-id", "agent-7",
+		"--started-at", "2026-01-02T03:04:05Z", "--ended-at", "2026-01-02T03:05:05.5Z", p)
+	require.Equal(t, exitOK, code, stderr)
+	var got map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &got))
+	assert.Equal(t, "timed_out", got["status"], "--status wins over the status --exit-code implies")
+	assert.EqualValues(t, 137, got["exit_code"])
+	assert.Equal(t, "tree-digest", got["tree"])
+	assert.Equal(t, "agent-7", got["agent_run_id"])
+	assert.Equal(t, "2026-01-02T03:04:05Z", got["started_at"])
+	assert.Equal(t, "2026-01-02T03:05:05.5Z", got["ended_at"])
+
+	for name, args := range map[string][]string{
+		"bad status":       {"--status", "maybe"},
+		"bad time":         {"--started-at", "yesterday"},
+		"end before start": {"--started-at", "2026-01-02T03:04:05Z", "--ended-at", "2026-01-02T03:04:04Z"},
+	} {
+		code, _, _ := runCmd(t, append(append([]string{"parse"}, args...), p)...)
+		assert.Equal(t, exitUsage, code, name)
+	}
+}
