@@ -81,9 +81,3 @@ const (
 	// JobIDKey identifies the job of a job export.
 	JobIDKey = attribute.Key("hangar.job.id")
 )
-
-// Values of hangar.test.outcome.
-const (
-	OutcomeFailed = "failed"
-	OutcomeError  = "error"
-)

@@ -51,7 +51,6 @@ func (c *caseState) scope(name string) *scopeState {
 type covSum struct {
 	// stated totals of Cobertura-like reports
 	covered, valid      int64
-	countsKnown         bool // every report stated both covered and valid
 	rate                *float64
 	statedReports       int
 	statedWithoutCounts int
@@ -168,15 +167,7 @@ func (b *Builder) addCoverage(cov *CoverageReport) {
 			dst = &FileCoverage{}
 			b.covFiles[name] = dst
 		}
-		for line, hit := range f.Lines {
-			if dst.Lines == nil {
-				dst.Lines = make(map[int64]bool, len(f.Lines))
-			}
-			dst.Lines[line] = dst.Lines[line] || hit
-		}
-		// Records with no DA lines: the same file stated twice is one file.
-		dst.Found = max(dst.Found, f.Found)
-		dst.Hit = max(dst.Hit, f.Hit)
+		dst.Merge(f)
 	}
 }
 
@@ -237,7 +228,7 @@ func (b *Builder) Build() *Run {
 		Coverage:          b.coverage(),
 	}
 	if !b.tests {
-		if len(b.reasons) == 0 && len(b.cases) == 0 && !b.hasCov {
+		if len(b.reasons) == 0 && !b.hasCov {
 			r.Complete = false
 			r.IncompleteReasons = append(r.IncompleteReasons, "no test report was read")
 		}

@@ -176,28 +176,8 @@ func (r *Run) UnmarshalJSON(data []byte) error {
 		Flaky:             nilIfEmpty(j.Flaky),
 		Coverage:          j.Coverage,
 	}
-	if out.Kind != "" && !out.Kind.Valid() {
-		return fmt.Errorf("%w: unknown kind %q", ErrInvalidRun, out.Kind)
-	}
-	if out.Status != "" && !out.Status.Valid() {
-		return fmt.Errorf("%w: unknown status %q", ErrInvalidRun, out.Status)
-	}
-	if c := out.Counts; c != nil && !c.Valid() {
-		return fmt.Errorf("%w: counts do not add up (total %d = passed %d + failed %d + errors %d + skipped %d, flaky %d)",
-			ErrInvalidRun, c.Total, c.Passed, c.Failed, c.Errors, c.Skipped, c.Flaky)
-	}
-	if c := out.Coverage; c != nil && !c.Valid() {
-		return fmt.Errorf("%w: coverage out of range (line_rate between 0 and 1, lines_covered <= lines_valid)", ErrInvalidRun)
-	}
-	for id, o := range out.Cases {
-		if !o.Valid() {
-			return fmt.Errorf("%w: case %q has unknown outcome %q", ErrInvalidRun, id, o)
-		}
-	}
-	for _, f := range out.Failures {
-		if !f.Outcome.Failing() {
-			return fmt.Errorf("%w: failure %q has outcome %q", ErrInvalidRun, f.ID, f.Outcome)
-		}
+	if err := out.Validate(); err != nil {
+		return err
 	}
 	for _, rep := range j.Reports {
 		out.Reports = append(out.Reports, ReportInfo{

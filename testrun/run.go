@@ -1,6 +1,9 @@
 package testrun
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // Defaults of the limits a Run applies to what it keeps.
 const (
@@ -151,4 +154,51 @@ func (c Coverage) Valid() bool {
 		return false
 	}
 	return c.LinesCovered == nil || c.LinesValid == nil || *c.LinesCovered <= *c.LinesValid
+}
+
+// Validate reports, wrapping ErrInvalidRun, what makes r unusable: no id, an
+// unknown kind or status, counts that do not add up, coverage out of range,
+// an unknown case outcome, or a failure that is not failing. Every reader of
+// a run (its JSON form, the export) checks it the same way.
+func (r *Run) Validate() error {
+	switch {
+	case r == nil:
+		return fmt.Errorf("%w: no run", ErrInvalidRun)
+	case r.Kind != "" && !r.Kind.Valid():
+		return fmt.Errorf("%w: unknown kind %q", ErrInvalidRun, r.Kind)
+	case r.Status != "" && !r.Status.Valid():
+		return fmt.Errorf("%w: unknown status %q", ErrInvalidRun, r.Status)
+	}
+	if c := r.Counts; c != nil && !c.Valid() {
+		return fmt.Errorf("%w: counts do not add up (total %d = passed %d + failed %d + errors %d + skipped %d, flaky %d)",
+			ErrInvalidRun, c.Total, c.Passed, c.Failed, c.Errors, c.Skipped, c.Flaky)
+	}
+	if c := r.Coverage; c != nil && !c.Valid() {
+		return fmt.Errorf("%w: coverage out of range (line_rate between 0 and 1, lines_covered <= lines_valid)", ErrInvalidRun)
+	}
+	for id, o := range r.Cases {
+		if !o.Valid() {
+			return fmt.Errorf("%w: case %q has unknown outcome %q", ErrInvalidRun, id, o)
+		}
+	}
+	for _, f := range r.Failures {
+		if !f.Outcome.Failing() {
+			return fmt.Errorf("%w: failure %q has outcome %q", ErrInvalidRun, f.ID, f.Outcome)
+		}
+	}
+	return nil
+}
+
+// Merge adds o's line data to f, for the same source file: a line is
+// covered when either covers it, and records without DA lines keep the
+// larger LF/LH (the same file stated twice is one file).
+func (f *FileCoverage) Merge(o *FileCoverage) {
+	if len(o.Lines) > 0 && f.Lines == nil {
+		f.Lines = make(map[int64]bool, len(o.Lines))
+	}
+	for line, hit := range o.Lines {
+		f.Lines[line] = f.Lines[line] || hit
+	}
+	f.Found = max(f.Found, o.Found)
+	f.Hit = max(f.Hit, o.Hit)
 }

@@ -293,23 +293,11 @@ func statusOutcome(v []byte, prev testrun.Outcome) testrun.Outcome {
 	default:
 		return prev
 	}
-	if prev == "" || rank(o) > rank(prev) {
+	// The worst statement wins (testrun's order; an unset prev is below all).
+	if o.Severity() > prev.Severity() {
 		return o
 	}
 	return prev
-}
-
-// rank orders what a case's markers say: skipped < failed < error.
-func rank(o testrun.Outcome) int {
-	switch o {
-	case testrun.OutcomeSkipped:
-		return 1
-	case testrun.OutcomeFailed:
-		return 2
-	case testrun.OutcomeError:
-		return 3
-	}
-	return 0
 }
 
 // inCase handles an element inside the current test case.

@@ -198,15 +198,9 @@ func (p *parser) close() error {
 		p.files[p.sf] = f
 	}
 	if len(p.lines) > 0 {
-		if f.Lines == nil {
-			f.Lines = make(map[int64]bool, len(p.lines))
-		}
-		for ln, hit := range p.lines {
-			f.Lines[ln] = f.Lines[ln] || hit
-		}
+		f.Merge(&testrun.FileCoverage{Lines: p.lines})
 	} else if p.hasLF {
-		f.Found = max(f.Found, p.lf)
-		f.Hit = max(f.Hit, p.lh)
+		f.Merge(&testrun.FileCoverage{Found: p.lf, Hit: p.lh})
 	}
 	p.open, p.lines = false, nil
 	return nil

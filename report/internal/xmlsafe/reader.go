@@ -103,9 +103,6 @@ func (r *Reader) Depth() int { return len(r.ends) }
 // Elements is the number of elements read so far.
 func (r *Reader) Elements() int64 { return r.elements }
 
-// Offset is the number of bytes consumed so far.
-func (r *Reader) Offset() int64 { return r.consumed + int64(r.r) }
-
 // Line is the 1-based line of the reader's position.
 func (r *Reader) Line() int { return r.lineAt(r.r) }
 
@@ -1006,9 +1003,6 @@ func (t *Token) Attr(name string) (*Attr, bool) {
 	}
 	return nil, false
 }
-
-// IsCDATA reports whether a Text token came from a CDATA section.
-func (t *Token) IsCDATA() bool { return t.cdata }
 
 // Value returns the decoded value of a. It is valid until the next call to
 // Value or Next.
