@@ -184,15 +184,31 @@ func (o *exportOptions) exporterOptions(fs *pflag.FlagSet, env Env) (exporter.Op
 	return opts, outFile, nil
 }
 
-// plan checks the flags, reads the runs and returns the export to make.
-// Errors are *usageError or *inputError.
-func (o *exportOptions) plan(fs *pflag.FlagSet, args []string, env Env) (*exportPlan, error) {
+// prepare checks the flags every export shares (output, OTLP, placement)
+// and reads the base run with read.
+func (o *exportOptions) prepare(fs *pflag.FlagSet, env Env, read func(string) (*testrun.Run, error)) (*exportPlan, error) {
 	opts, outFile, err := o.exporterOptions(fs, env)
 	if err != nil {
 		return nil, err
 	}
+	switch {
+	case o.session == "" && len(o.turns) > 0:
+		return nil, usagef("--turn is for --session")
+	case o.session != "" && (o.job != "" || o.base):
+		return nil, usagef("--session cannot go with --job or --base")
+	}
 	p := &exportPlan{opts: opts, outFile: outFile}
+	if o.baseRun != "" {
+		if p.opts.Base, err = read(o.baseRun); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
 
+// plan checks the flags, reads the runs and returns the export to make.
+// Errors are *usageError or *inputError.
+func (o *exportOptions) plan(fs *pflag.FlagSet, args []string, env Env) (*exportPlan, error) {
 	stdin := false
 	read := func(path string) (*testrun.Run, error) {
 		if path == "-" {
@@ -203,35 +219,26 @@ func (o *exportOptions) plan(fs *pflag.FlagSet, args []string, env Env) (*export
 		}
 		return readRunFile(path, env.Stdin)
 	}
-	if o.baseRun != "" {
-		if p.opts.Base, err = read(o.baseRun); err != nil {
-			return nil, err
-		}
-	}
-	if o.session == "" {
-		if len(o.turns) > 0 {
-			return nil, usagef("--turn is for --session")
-		}
-		if len(args) == 0 {
-			return nil, usagef("no RUN.json given")
-		}
-		for _, a := range args {
-			r, err := read(a)
-			if err != nil {
-				return nil, err
-			}
-			p.runs = append(p.runs, r)
-		}
-		return p, nil
-	}
-	if o.job != "" || o.base {
-		return nil, usagef("--session cannot go with --job or --base")
-	}
-	s, err := o.sessionTurns(args, read)
+	p, err := o.prepare(fs, env, read)
 	if err != nil {
 		return nil, err
 	}
-	p.session = s
+	if o.session != "" {
+		if p.session, err = o.sessionTurns(args, read); err != nil {
+			return nil, err
+		}
+		return p, nil
+	}
+	if len(args) == 0 {
+		return nil, usagef("no RUN.json given")
+	}
+	for _, a := range args {
+		r, err := read(a)
+		if err != nil {
+			return nil, err
+		}
+		p.runs = append(p.runs, r)
+	}
 	return p, nil
 }
 
@@ -241,36 +248,26 @@ func (o *exportOptions) plan(fs *pflag.FlagSet, args []string, env Env) (*export
 // otel needs -o, since stdout carries the run. Errors are *usageError or
 // *inputError.
 func (o *exportOptions) planRun(fs *pflag.FlagSet, env Env) (*exportPlan, error) {
-	opts, outFile, err := o.exporterOptions(fs, env)
+	p, err := o.prepare(fs, env, func(path string) (*testrun.Run, error) { return readRunFile(path, env.Stdin) })
 	if err != nil {
 		return nil, err
 	}
-	if opts.Format == exporter.FormatOTel && outFile == "" {
+	if p.opts.Format == exporter.FormatOTel && p.outFile == "" {
 		return nil, usagef("--format otel needs -o FILE here: stdout carries the run")
 	}
-	p := &exportPlan{opts: opts, outFile: outFile, runs: []*testrun.Run{nil}}
-	if o.baseRun != "" {
-		if p.opts.Base, err = readRunFile(o.baseRun, env.Stdin); err != nil {
-			return nil, err
-		}
-	}
 	if o.session == "" {
-		if len(o.turns) > 0 {
-			return nil, usagef("--turn is for --session")
-		}
+		p.runs = []*testrun.Run{nil}
 		return p, nil
 	}
-	if o.job != "" || o.base {
-		return nil, usagef("--session cannot go with --job or --base")
-	}
-	n, err := -1, error(nil)
+	n := -1
 	if len(o.turns) == 1 && !strings.Contains(o.turns[0], "=") {
-		n, err = strconv.Atoi(o.turns[0])
+		if v, err := strconv.Atoi(o.turns[0]); err == nil {
+			n = v
+		}
 	}
-	if err != nil || n < 0 {
+	if n < 0 {
 		return nil, usagef("--session needs one --turn N (a turn number, 0 or more) for the run")
 	}
-	p.runs = nil
 	p.session = &translate.Session{ID: o.session, Turns: []translate.Turn{{Number: n, Runs: []*testrun.Run{nil}}}}
 	return p, nil
 }

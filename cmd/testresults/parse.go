@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -23,13 +24,16 @@ func init() {
 	register(command{name: "parse", synopsis: "parse report files or folders into a run (JSON on stdout)", run: runParse})
 }
 
-const parseUsage = `Usage: testresults parse [flags] PATH...
+// parseUsage states the limits from the report package's constants.
+var parseUsage = fmt.Sprintf(`Usage: testresults parse [flags] PATH...
 
 Reads the JUnit XML, Cobertura XML and lcov reports in each PATH (a file, or
 a folder walked for *.xml, *.lcov, lcov.info and *.lcov.info) and prints the
 run they describe as JSON on stdout. Symbolic links are refused; limits per
-report: 8 MiB, 2,000,000 elements, 64 levels, 100,000 cases; per run: 64
-files, 32 MiB.
+report: %d MiB, %d elements, %d levels, %d cases; per run: %d reports,
+%d MiB.
+`, report.DefaultMaxBytes>>20, report.DefaultMaxElements, report.DefaultMaxDepth, report.DefaultMaxCases,
+	report.DefaultMaxFiles, report.DefaultMaxRunBytes>>20) + `
 
 The run id defaults to the first 32 hex digits of a SHA-256 over the sorted
 SHA-256 digests of the reports read (and the paths and reasons of those
@@ -168,7 +172,7 @@ func runParse(ctx context.Context, args []string, env Env) int {
 			return exitRejected
 		}
 	} else {
-		for _, name := range exportFlagNames(fs) {
+		for _, name := range exportFlagNames() {
 			if fs.Changed(name) {
 				return usageErr("--%s is an export flag: add --export", name)
 			}
@@ -228,14 +232,14 @@ func runParse(ctx context.Context, args []string, env Env) int {
 	return code
 }
 
-// exportFlagNames lists the flags that addExportFlags registers on fs.
-func exportFlagNames(fs *pflag.FlagSet) []string {
+// exportFlagNames lists the flags that addExportFlags registers.
+var exportFlagNames = sync.OnceValue(func() []string {
 	probe := pflag.NewFlagSet("probe", pflag.ContinueOnError)
 	addExportFlags(probe)
 	var names []string
 	probe.VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
 	return names
-}
+})
 
 // runID derives a run id from the reports: the first 32 hex digits of a
 // SHA-256 over their sorted SHA-256 digests (for a report not read whole,
