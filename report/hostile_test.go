@@ -5,15 +5,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hangar-dev/testresults/internal/testmem"
 	"github.com/hangar-dev/testresults/testrun"
 )
 
@@ -29,7 +28,7 @@ func checkRefused(t *testing.T, paths []string, opts ...Option) *testrun.Run {
 	t.Helper()
 	var run *testrun.Run
 	start := time.Now()
-	peak := peakHeap(func() {
+	peak := testmem.PeakHeap(func() {
 		run, _ = ReadRun(paths, opts...)
 	})
 	elapsed := time.Since(start)
@@ -221,36 +220,6 @@ func TestPartialSetIsIncomplete(t *testing.T) {
 	require.NotNil(t, run.Counts)
 	assert.Equal(t, 1, run.Counts.Total)
 	assert.Len(t, run.IncompleteReasons, 2)
-}
-
-// peakHeap runs f and returns the largest growth of the live heap over the
-// heap before it, sampled continuously.
-func peakHeap(f func()) int64 {
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	base := int64(ms.HeapAlloc)
-	done := make(chan struct{})
-	var peak int64
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		var m runtime.MemStats
-		for {
-			runtime.ReadMemStats(&m)
-			peak = max(peak, int64(m.HeapAlloc)-base)
-			select {
-			case <-done:
-				return
-			case <-time.After(200 * time.Microsecond):
-			}
-		}
-	}()
-	f()
-	close(done)
-	wg.Wait()
-	return peak
 }
 
 // TestHostileNamesInErrors: a name of megabytes from the file is quoted

@@ -5,10 +5,11 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/hangar-dev/testresults/internal/testmem"
 )
 
 // genReport writes a JUnit report of about size bytes the way a large Java
@@ -131,7 +132,7 @@ func TestParsePeakMemory(t *testing.T) {
 		t.Skip("memory measurement")
 	}
 	_, large := benchData()
-	peak := peakHeap(t, func() {
+	peak := testmem.PeakHeap(func() {
 		rep, err := Parse(io.NopCloser(bytes.NewReader(large)), "bench.xml")
 		if err != nil || len(rep.Executions) == 0 {
 			t.Error(err)
@@ -141,37 +142,4 @@ func TestParsePeakMemory(t *testing.T) {
 	if peak > 3*int64(len(large)) {
 		t.Fatalf("peak heap growth %d is over 3x the file size %d", peak, len(large))
 	}
-}
-
-// peakHeap runs f and returns the largest growth of the live heap over the
-// heap before it, sampled every 100µs.
-func peakHeap(t *testing.T, f func()) int64 {
-	t.Helper()
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	base := int64(ms.HeapAlloc)
-	done := make(chan struct{})
-	var peak int64
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		var m runtime.MemStats
-		for {
-			runtime.ReadMemStats(&m)
-			if d := int64(m.HeapAlloc) - base; d > peak {
-				peak = d
-			}
-			select {
-			case <-done:
-				return
-			default:
-			}
-		}
-	}()
-	f()
-	close(done)
-	wg.Wait()
-	return peak
 }
