@@ -136,12 +136,28 @@ type FileCoverage struct {
 	Found, Hit int64
 }
 
-// Valid reports whether the counts are consistent: none is negative, total
-// is passed + failed + errors + skipped, and flaky (ids also counted under
-// their final outcome) is at most total.
+// MaxCount bounds every count of a valid run: 64 reports of at most 100,000
+// test cases each. No honest run holds more, and bounding each count before
+// adding them keeps the sum far from wrapping.
+const MaxCount = 6_400_000
+
+// Valid reports whether the counts are consistent: each is between 0 and
+// MaxCount, total is passed + failed + errors + skipped, and flaky (ids also
+// counted under their final outcome) is at most total. Each count is checked
+// against its bound before any is added, so no sum can wrap around.
 func (c Counts) Valid() bool {
-	return c.Total >= 0 && c.Passed >= 0 && c.Failed >= 0 && c.Errors >= 0 && c.Skipped >= 0 && c.Flaky >= 0 &&
-		c.Total == c.Passed+c.Failed+c.Errors+c.Skipped && c.Flaky <= c.Total
+	return ValidCounts(int64(c.Total), int64(c.Passed), int64(c.Failed), int64(c.Errors), int64(c.Skipped), int64(c.Flaky))
+}
+
+// ValidCounts is Counts.Valid for counts read as int64 (span attributes),
+// checked before any conversion or sum.
+func ValidCounts(total, passed, failed, errors, skipped, flaky int64) bool {
+	for _, n := range [...]int64{total, passed, failed, errors, skipped, flaky} {
+		if n < 0 || n > MaxCount {
+			return false
+		}
+	}
+	return total == passed+failed+errors+skipped && flaky <= total
 }
 
 // Valid reports whether the coverage is consistent: a line rate between 0

@@ -43,3 +43,27 @@ func TestTrustAndCounted(t *testing.T) {
 	assert.False(t, nilRun.Counted())
 	assert.False(t, (&Run{Kind: KindBase, Complete: true}).Counted(), "no counts is never counted")
 }
+
+// TestCountsValidBounded: counts whose sum wraps past int64 once read as
+// valid; every count is now bounded by MaxCount before anything is added.
+func TestCountsValidBounded(t *testing.T) {
+	const big = 1 << 62
+	tests := []struct {
+		name string
+		c    Counts
+		want bool
+	}{
+		{"consistent", Counts{Total: 3, Passed: 1, Failed: 1, Skipped: 1}, true},
+		{"at the bound", Counts{Total: MaxCount, Passed: MaxCount, Flaky: MaxCount}, true},
+		{"total over the bound", Counts{Total: MaxCount + 1, Passed: MaxCount + 1}, false},
+		{"wraps to 1", Counts{Total: 1, Passed: big, Failed: big, Errors: big, Skipped: big + 1}, false},
+		{"wraps to 3", Counts{Total: 3, Failed: big, Errors: big, Skipped: big}, false},
+		{"negative", Counts{Total: 0, Passed: 1, Failed: -1}, false},
+		{"flaky over total", Counts{Total: 1, Passed: 1, Flaky: 2}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, tt.c.Valid())
+		})
+	}
+}

@@ -30,11 +30,17 @@ func Root(tb testing.TB) string {
 }
 
 // Dir returns the shared corpus of real reports, ../shared/corpus beside
-// the repository, and skips the test when it is absent.
+// the repository, and skips the test when it is absent, except under CI
+// (CI=true), where its absence fails the test.
 func Dir(tb testing.TB) string {
 	tb.Helper()
 	c := filepath.Join(Root(tb), "..", "shared", "corpus")
 	if _, err := os.Stat(filepath.Join(c, "MANIFEST.tsv")); err != nil {
+		if os.Getenv("CI") == "true" {
+			// Under CI the corpus is always there: its absence is a broken
+			// set-up, not a reason to pass with less evidence.
+			tb.Fatalf("the shared corpus of real reports is absent under CI=true (it lies beside the repository as ../shared/corpus): %v", err)
+		}
 		tb.Skipf("the shared corpus of real reports is absent (it lies beside the repository as ../shared/corpus): %v", err)
 	}
 	return c

@@ -189,7 +189,7 @@ func readRun(attrs pcommon.Map) runInputs {
 //   - a mistyped, out-of-range or repeated attribute, or a missing kind,
 //     makes the run neither trusted nor counted;
 //   - a missing count or complete flag, or counts that do not add up
-//     (testrun.Counts.Valid), make it not counted (absence is never zero),
+//     (testrun.ValidCounts), make it not counted (absence is never zero),
 //     while trust, which reads only kind and grade, still applies.
 //
 // malformed reports whether any of these was the case.
@@ -204,11 +204,8 @@ func (in *runInputs) flags() (trusted, counted, malformed bool) {
 		return false, false, true
 	}
 	trusted = testrun.IsTrusted(in.kind, in.grade)
-	c := testrun.Counts{
-		Total: int(in.counts[cTotal]), Passed: int(in.counts[cPassed]), Failed: int(in.counts[cFailed]),
-		Errors: int(in.counts[cErrors]), Skipped: int(in.counts[cSkipped]), Flaky: int(in.counts[cFlaky]),
-	}
-	if missing || !c.Valid() {
+	if missing || !testrun.ValidCounts(in.counts[cTotal], in.counts[cPassed], in.counts[cFailed],
+		in.counts[cErrors], in.counts[cSkipped], in.counts[cFlaky]) {
 		return trusted, false, true
 	}
 	return trusted, testrun.IsCounted(in.kind, in.grade, in.counts[cTotal], in.complete), false
