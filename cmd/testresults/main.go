@@ -13,6 +13,8 @@ import (
 	"os/signal"
 	"sort"
 	"syscall"
+
+	"github.com/hangar-dev/testresults/internal/term"
 )
 
 // Exit codes shared by every subcommand.
@@ -60,7 +62,7 @@ func main() {
 	code := run(ctx, os.Args[1:], Env{
 		Stdin:   os.Stdin,
 		Stdout:  os.Stdout,
-		Stderr:  os.Stderr,
+		Stderr:  term.ForTerminal(os.Stderr, os.Getenv),
 		Getenv:  os.Getenv,
 		Environ: os.Environ,
 	})
@@ -69,6 +71,12 @@ func main() {
 }
 
 func run(ctx context.Context, args []string, env Env) int {
+	// Names, paths and messages from reports reach stderr: whatever a
+	// subcommand prints there has its control characters escaped, so a
+	// report cannot drive the reader's terminal.
+	if _, ok := env.Stderr.(*term.Writer); !ok {
+		env.Stderr = term.NewWriter(env.Stderr)
+	}
 	if len(args) == 0 {
 		usage(env.Stderr)
 		return exitUsage
