@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// jsonRun is the exact JSON form of a Run (SPEC section 4). Unknown values
+// jsonRun is the exact JSON form of a Run (see runSpec). Unknown values
 // are null, never 0 or "".
 type jsonRun struct {
 	ID                *string            `json:"id"`
@@ -144,17 +144,23 @@ func nilIfEmpty[T any](s []T) []T {
 	return s
 }
 
-// ErrInvalidRun is returned (wrapped) by UnmarshalJSON for a run whose
-// fields are present but invalid.
+// ErrInvalidRun is wrapped by every error of UnmarshalJSON, ReadRun and
+// Validate: the input is not a run's exact JSON form, or the run it
+// describes is invalid or contradicts itself.
 var ErrInvalidRun = errors.New("testrun: invalid run")
 
-// UnmarshalJSON reads a run's JSON form. The trusted and counted fields of
-// the input are ignored: they are always recomputed from the run's own
-// fields, so a file cannot claim trust. Unknown enum values are refused.
+// UnmarshalJSON reads a run's exact JSON form, strictly (see the package
+// documentation): the form is checked token by token before it is decoded,
+// the run must pass Validate, and its trusted and counted fields must equal
+// what Trusted and Counted compute, else the file is refused as forged.
+// Every error wraps ErrInvalidRun.
 func (r *Run) UnmarshalJSON(data []byte) error {
+	if err := checkJSON(data); err != nil {
+		return err
+	}
 	var j jsonRun
 	if err := json.Unmarshal(data, &j); err != nil {
-		return fmt.Errorf("testrun: %w", err)
+		return fmt.Errorf("%w: %w", ErrInvalidRun, err)
 	}
 	out := Run{
 		ID:                strVal(j.ID),
@@ -176,9 +182,6 @@ func (r *Run) UnmarshalJSON(data []byte) error {
 		Flaky:             nilIfEmpty(j.Flaky),
 		Coverage:          j.Coverage,
 	}
-	if err := out.Validate(); err != nil {
-		return err
-	}
 	for _, rep := range j.Reports {
 		out.Reports = append(out.Reports, ReportInfo{
 			Path:    rep.Path,
@@ -190,6 +193,26 @@ func (r *Run) UnmarshalJSON(data []byte) error {
 			Skipped: rep.Skipped,
 		})
 	}
+	if err := out.Validate(); err != nil {
+		return err
+	}
+	// The flags are part of the form but never believed: a file that
+	// claims other values than the rules give is refused, not corrected.
+	if t := out.Trusted(); j.Trusted != t {
+		return fmt.Errorf("%w: trusted is %t but the rules give %t for kind %q grade %q: forged",
+			ErrInvalidRun, j.Trusted, t, out.Kind, out.Grade)
+	}
+	if c := out.Counted(); j.Counted != c {
+		return fmt.Errorf("%w: counted is %t but the rules give %t (trusted %t, counts %s, complete %t): forged",
+			ErrInvalidRun, j.Counted, c, out.Trusted(), countsTotal(out.Counts), out.Complete)
+	}
 	*r = out
 	return nil
+}
+
+func countsTotal(c *Counts) string {
+	if c == nil {
+		return "null"
+	}
+	return fmt.Sprintf("total %d", c.Total)
 }
