@@ -65,11 +65,14 @@ func timePtr(t time.Time) *time.Time {
 	return &t
 }
 
+// timeVal is the instant p holds, in UTC: an offset (+02:00, or +00:00
+// against Z) says nothing more about when the run ran, and reading it in one
+// location makes a run read back from its own JSON form equal to itself.
 func timeVal(p *time.Time) time.Time {
-	if p == nil {
+	if p == nil || p.IsZero() {
 		return time.Time{}
 	}
-	return *p
+	return p.UTC()
 }
 
 // MarshalJSON writes the run's exact JSON form. trusted and counted are
@@ -181,6 +184,9 @@ func (r *Run) UnmarshalJSON(data []byte) error {
 		Cases:             j.Cases,
 		Flaky:             nilIfEmpty(j.Flaky),
 		Coverage:          j.Coverage,
+	}
+	if len(out.Cases) == 0 {
+		out.Cases = nil // {} and null are both no cases, as [] and null are no failures
 	}
 	for _, rep := range j.Reports {
 		out.Reports = append(out.Reports, ReportInfo{
