@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -272,4 +273,60 @@ func coverageOnlyRun() *Run {
 	r := b.Build()
 	r.ID, r.Kind, r.Grade = "cov", KindGrader, GradeIsolated
 	return r
+}
+
+// bigRun is a run as large as a Run keeps: DefaultMaxCases outcomes and
+// DefaultMaxFailures failures with messages of DefaultMaxMessage characters.
+func bigRun() *Run {
+	b := NewBuilder(WithRedactor(NewRedactor(nil)))
+	execs := make([]Execution, 0, DefaultMaxCases)
+	msg := strings.Repeat("assertion failed: want 1 got 2 ", DefaultMaxMessage/31+1)
+	for i := range DefaultMaxCases {
+		e := Execution{ID: "pkg/module_" + strconv.Itoa(i/100) + "::test_case_" + strconv.Itoa(i), Scope: "s", Outcome: OutcomePassed}
+		if i%50 == 0 {
+			e.Outcome, e.Message = OutcomeFailed, msg
+		}
+		execs = append(execs, e)
+	}
+	b.AddReport(ReportInfo{Path: "junit.xml", Dialect: "junit", Bytes: 1, SHA256: "ab", Tests: ntests(len(execs))}, execs, nil)
+	r := b.Build()
+	r.ID, r.Kind = "big", KindAfterTurn
+	return r
+}
+
+func TestRunJSONRoundTripBig(t *testing.T) {
+	r := bigRun()
+	data, err := json.Marshal(r)
+	require.NoError(t, err)
+	back, err := ReadRun(strings.NewReader(string(data)))
+	require.NoError(t, err)
+	assert.Equal(t, r, back)
+	assert.Less(t, len(data), MaxJSONBytes/32, "the largest run a Run keeps is far under the cap")
+}
+
+// BenchmarkRunJSONRead reads the largest run a Run keeps; "decode" is
+// encoding/json alone, without the strict check or Validate.
+func BenchmarkRunJSONRead(b *testing.B) {
+	data, err := json.Marshal(bigRun())
+	require.NoError(b, err)
+	b.Run("strict", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		b.ReportAllocs()
+		for b.Loop() {
+			var r Run
+			if err := r.UnmarshalJSON(data); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("decode", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		b.ReportAllocs()
+		for b.Loop() {
+			var j jsonRun
+			if err := json.Unmarshal(data, &j); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

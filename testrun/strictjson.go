@@ -149,7 +149,8 @@ func checkJSON(data []byte) error {
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
-	if err := checkValue(dec, "run", runSpec); err != nil {
+	c := &checker{dec: dec}
+	if err := c.value(runSpec); err != nil {
 		return err
 	}
 	if _, err := dec.Token(); err != io.EOF {
@@ -162,15 +163,57 @@ func invalidf(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrInvalidRun, fmt.Sprintf(format, args...))
 }
 
+// checker walks one input. Its path is kept as segments and spelled out
+// only in an error: building it for every case id would cost more than the
+// walk itself.
+type checker struct {
+	dec  *json.Decoder
+	path []segment
+}
+
+// segment is one step of a path: an object's field, a map's key or a
+// list's index.
+type segment struct {
+	key   string
+	index int
+	kind  valueKind // kindObject, kindMap or kindArray
+}
+
+// where spells the path: run, counts.passed, failures[0].id, cases["a"].
+func (c *checker) where() string {
+	if len(c.path) == 0 {
+		return "run"
+	}
+	var b strings.Builder
+	for i, seg := range c.path {
+		switch seg.kind {
+		case kindObject:
+			if i > 0 {
+				b.WriteByte('.')
+			}
+			b.WriteString(seg.key)
+		case kindMap:
+			b.WriteString("[" + strconv.Quote(seg.key) + "]")
+		case kindArray:
+			b.WriteString("[" + strconv.Itoa(seg.index) + "]")
+		}
+	}
+	return b.String()
+}
+
+func (c *checker) invalidf(format string, args ...any) error {
+	return invalidf("%s"+format, append([]any{c.where()}, args...)...)
+}
+
 // token reads the next token; a syntax error (or the end of the input)
 // refuses the run.
-func token(dec *json.Decoder, path string) (json.Token, error) {
-	tok, err := dec.Token()
+func (c *checker) token() (json.Token, error) {
+	tok, err := c.dec.Token()
 	if err != nil {
 		if err == io.EOF {
 			err = io.ErrUnexpectedEOF
 		}
-		return nil, fmt.Errorf("%w: %s: %w", ErrInvalidRun, path, err)
+		return nil, fmt.Errorf("%w: %s: %w", ErrInvalidRun, c.where(), err)
 	}
 	return tok, nil
 }
@@ -200,8 +243,8 @@ func describe(tok json.Token) string {
 	return fmt.Sprint(tok)
 }
 
-func checkValue(dec *json.Decoder, path string, s *spec) error {
-	tok, err := token(dec, path)
+func (c *checker) value(s *spec) error {
+	tok, err := c.token()
 	if err != nil {
 		return err
 	}
@@ -209,7 +252,7 @@ func checkValue(dec *json.Decoder, path string, s *spec) error {
 		if s.null {
 			return nil
 		}
-		return invalidf("%s is null, want %s", path, kindNames[s.kind])
+		return c.invalidf(" is null, want %s", kindNames[s.kind])
 	}
 	ok := false
 	switch s.kind {
@@ -217,13 +260,13 @@ func checkValue(dec *json.Decoder, path string, s *spec) error {
 		var v string
 		v, ok = tok.(string)
 		if ok && s.null && v == "" {
-			return invalidf(`%s is "": an unknown value is null`, path)
+			return c.invalidf(` is "": an unknown value is null`)
 		}
 	case kindInt:
 		var n json.Number
 		n, ok = tok.(json.Number)
 		if ok && strings.ContainsAny(string(n), ".eE") {
-			return invalidf("%s is %s, want an integer", path, n)
+			return c.invalidf(" is %s, want an integer", n)
 		}
 	case kindNumber:
 		_, ok = tok.(json.Number)
@@ -231,94 +274,104 @@ func checkValue(dec *json.Decoder, path string, s *spec) error {
 		_, ok = tok.(bool)
 	case kindArray:
 		if tok == json.Delim('[') {
-			return checkArray(dec, path, s)
+			return c.array(s)
 		}
 	case kindObject:
 		if tok == json.Delim('{') {
-			return checkObject(dec, path, s)
+			return c.object(s)
 		}
 	case kindMap:
 		if tok == json.Delim('{') {
-			return checkMap(dec, path, s)
+			return c.mapping(s)
 		}
 	}
 	if !ok {
-		return invalidf("%s is %s, want %s", path, describe(tok), kindNames[s.kind])
+		return c.invalidf(" is %s, want %s", describe(tok), kindNames[s.kind])
 	}
 	return nil
 }
 
-func checkArray(dec *json.Decoder, path string, s *spec) error {
-	for i := 0; dec.More(); i++ {
-		if err := checkValue(dec, path+"["+strconv.Itoa(i)+"]", s.elem); err != nil {
+func (c *checker) array(s *spec) error {
+	c.path = append(c.path, segment{kind: kindArray})
+	for i := 0; c.dec.More(); i++ {
+		c.path[len(c.path)-1].index = i
+		if err := c.value(s.elem); err != nil {
 			return err
 		}
 	}
-	_, err := token(dec, path) // ]
+	c.path = c.path[:len(c.path)-1]
+	_, err := c.token() // ]
 	return err
 }
 
-func checkObject(dec *json.Decoder, path string, s *spec) error {
-	seen := make(map[string]bool, len(s.fields))
-	for dec.More() {
-		tok, err := token(dec, path)
+func (c *checker) object(s *spec) error {
+	seen := make([]bool, len(s.fields))
+	index := func(name string) int {
+		for i, f := range s.fields {
+			if f == name {
+				return i
+			}
+		}
+		return -1
+	}
+	for c.dec.More() {
+		tok, err := c.token()
 		if err != nil {
 			return err
 		}
 		key := tok.(string) // the decoder yields only strings as keys
-		field := key
-		if path != "run" {
-			field = path + "." + key
-		}
-		sub, known := s.specs[key]
+		c.path = append(c.path, segment{key: key, kind: kindObject})
+		i := index(key)
 		switch {
-		case !known:
+		case i < 0:
 			for _, name := range s.fields {
 				if strings.EqualFold(name, key) {
-					return invalidf("key %q differs only in case from %q", field, name)
+					return invalidf("key %q differs only in case from %q", c.where(), name)
 				}
 			}
-			return invalidf("unknown field %q", field)
-		case seen[key]:
-			return invalidf("key %q given twice", field)
+			return invalidf("unknown field %q", c.where())
+		case seen[i]:
+			return invalidf("key %q given twice", c.where())
 		}
-		seen[key] = true
-		if err := checkValue(dec, field, sub); err != nil {
+		seen[i] = true
+		if err := c.value(s.specs[key]); err != nil {
 			return err
 		}
+		c.path = c.path[:len(c.path)-1]
 	}
-	if _, err := token(dec, path); err != nil { // }
+	if _, err := c.token(); err != nil { // }
 		return err
 	}
 	var missing []string
-	for _, name := range s.fields {
-		if !seen[name] && !s.optional[name] {
+	for i, name := range s.fields {
+		if !seen[i] && !s.optional[name] {
 			missing = append(missing, strconv.Quote(name))
 		}
 	}
 	if len(missing) > 0 {
-		return invalidf("%s: missing %s (absence is never a default)", path, strings.Join(missing, ", "))
+		return c.invalidf(": missing %s (absence is never a default)", strings.Join(missing, ", "))
 	}
 	return nil
 }
 
-func checkMap(dec *json.Decoder, path string, s *spec) error {
+func (c *checker) mapping(s *spec) error {
 	seen := map[string]bool{}
-	for dec.More() {
-		tok, err := token(dec, path)
+	for c.dec.More() {
+		tok, err := c.token()
 		if err != nil {
 			return err
 		}
 		key := tok.(string)
-		field := path + "[" + strconv.Quote(key) + "]"
+		c.path = append(c.path, segment{key: key, kind: kindMap})
 		if seen[key] {
-			return invalidf("key %s given twice", field)
+			return invalidf("key %s given twice", c.where())
 		}
 		seen[key] = true
-		if err := checkValue(dec, field, s.elem); err != nil {
+		if err := c.value(s.elem); err != nil {
 			return err
 		}
+		c.path = c.path[:len(c.path)-1]
 	}
-	_, err := token(dec, path) // }
+	_, err := c.token() // }
 	return err
 }
