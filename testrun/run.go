@@ -172,10 +172,17 @@ func (c Coverage) Valid() bool {
 	return c.LinesCovered == nil || c.LinesValid == nil || *c.LinesCovered <= *c.LinesValid
 }
 
-// Validate reports, wrapping ErrInvalidRun, what makes r unusable: no id, an
+// Validate reports, wrapping ErrInvalidRun, what makes r unusable: an
 // unknown kind or status, counts that do not add up, coverage out of range,
-// an unknown case outcome, or a failure that is not failing. Every reader of
-// a run (its JSON form, the export) checks it the same way.
+// an unknown case outcome, a failure that is not failing, a negative report
+// size, or a run that contradicts itself. A run contradicts itself when it
+// is complete beside incomplete reasons or beside a refused report (one
+// with an error that is not skipped); when failures, cases or flaky are
+// not empty but counts are unknown; when failures or cases hold more
+// distinct failing ids than failed + errors, or flaky more ids than the
+// flaky count; or when a failure's outcome differs from its case's. Every
+// reader of a run (its JSON form, the export, the processor) checks it the
+// same way. A run without id is valid here; readers that need one check it.
 func (r *Run) Validate() error {
 	switch {
 	case r == nil:
@@ -201,8 +208,16 @@ func (r *Run) Validate() error {
 		if !f.Outcome.Failing() {
 			return fmt.Errorf("%w: failure %q has outcome %q", ErrInvalidRun, f.ID, f.Outcome)
 		}
+		if o, ok := r.Cases[f.ID]; ok && o != f.Outcome {
+			return fmt.Errorf("%w: failure %q has outcome %q but cases say %q", ErrInvalidRun, f.ID, f.Outcome, o)
+		}
 	}
-	return nil
+	for _, rep := range r.Reports {
+		if rep.Bytes < 0 || (rep.Tests != nil && *rep.Tests < 0) {
+			return fmt.Errorf("%w: report %q has a negative bytes or tests", ErrInvalidRun, rep.Path)
+		}
+	}
+	return r.validateAgreement()
 }
 
 // Merge adds o's line data to f, for the same source file: a line is

@@ -123,7 +123,7 @@ func TestExportUsage(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			code, out, stderr := exportCmd(t, nil, `{"id":"r"}`, tt.args...)
+			code, out, stderr := exportCmd(t, nil, runWith(t, "", ""), tt.args...)
 			assert.Equal(t, exitUsage, code, stderr)
 			assert.Empty(t, out)
 			assert.Contains(t, stderr, tt.want)
@@ -149,9 +149,9 @@ func TestExportRejectsInput(t *testing.T) {
 		{"missing file", []string{filepath.Join(dir, "absent.json")}, "", "no such file"},
 		{"not JSON", []string{write("bad.json", "<testsuite/>")}, "", "bad.json"},
 		{"two objects", []string{write("two.json", `{"id":"a"}{"id":"b"}`)}, "", "two.json"},
-		{"no id", []string{write("noid.json", `{"kind":"base"}`)}, "", "the run has no id"},
-		{"unknown kind", []string{write("kind.json", `{"id":"r","kind":"nightly"}`)}, "", "unknown kind"},
-		{"counts that do not add up", []string{write("counts.json", `{"id":"r","counts":{"total":3,"passed":1,"failed":0,"errors":0,"skipped":0,"flaky":0}}`)}, "", "counts do not add up"},
+		{"no id", []string{write("noid.json", runWith(t, `"id": "run-e2e-1"`, `"id": null`))}, "", "the run has no id"},
+		{"unknown kind", []string{write("kind.json", runWith(t, `"kind": "after_turn"`, `"kind": "nightly"`))}, "", "unknown kind"},
+		{"counts that do not add up", []string{write("counts.json", runWith(t, `"total": 9`, `"total": 3`))}, "", "counts do not add up"},
 		{"bad stdin", []string{"-"}, "nope", "-: "},
 		{"bad base run", []string{"--base-run", write("base.json", "[]"), exportRun}, "", "base.json"},
 	}
