@@ -11,7 +11,7 @@
 // and is read as strictly as a report. The input is accepted only when it is
 // exactly the form Run.MarshalJSON writes:
 //
-//   - At most MaxJSONBytes (64 MiB) of valid UTF-8, holding one JSON object
+//   - At most MaxJSONBytes (16 MiB) of valid UTF-8, holding one JSON object
 //     and nothing after it.
 //   - Every key of every object (the run, counts, each failure, coverage,
 //     each report) is one of the form's fields, spelled exactly: an unknown

@@ -189,7 +189,7 @@ func TestRunJSONSizeCap(t *testing.T) {
 	var r Run
 	err := r.UnmarshalJSON([]byte(big))
 	require.ErrorIs(t, err, ErrInvalidRun)
-	assert.Contains(t, err.Error(), "larger than 64 MiB")
+	assert.Contains(t, err.Error(), "larger than 16 MiB")
 
 	_, err = ReadRun(strings.NewReader(big))
 	require.ErrorIs(t, err, ErrInvalidRun)
@@ -301,7 +301,7 @@ func TestRunJSONRoundTripBig(t *testing.T) {
 	back, err := ReadRun(strings.NewReader(string(data)))
 	require.NoError(t, err)
 	assert.Equal(t, r, back)
-	assert.Less(t, len(data), MaxJSONBytes/32, "the largest run a Run keeps is far under the cap")
+	assert.Less(t, len(data), MaxJSONBytes/8, "the largest run a Run keeps is far under the cap")
 }
 
 // BenchmarkRunJSONRead reads the largest run a Run keeps; "decode" is

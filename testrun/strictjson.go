@@ -10,11 +10,12 @@ import (
 	"unicode/utf8"
 )
 
-// MaxJSONBytes is the largest run JSON that is read (64 MiB). A run keeps at
+// MaxJSONBytes is the largest run JSON that is read (16 MiB). A run keeps at
 // most DefaultMaxCases outcomes and DefaultMaxFailures clipped messages, so
-// an honest run's JSON form is far smaller; a larger input is refused before
-// it is decoded.
-const MaxJSONBytes = 64 << 20
+// an honest run's JSON form is far smaller (about 1.3 MB at those limits);
+// a larger input is refused before it is decoded, which also bounds the time
+// a hostile file can cost the strict check.
+const MaxJSONBytes = 16 << 20
 
 // valueKind is what a field of the run's JSON form holds.
 type valueKind uint8
