@@ -34,16 +34,20 @@ type Options struct {
 	Format Format
 	// Output receives the OTLP/JSON lines of FormatOTel.
 	Output io.Writer
-	// GRPC are the OTLP/gRPC settings of FormatOTLP.
-	GRPC GRPCOptions
+	// OTLP are the OTLP settings of FormatOTLP.
+	OTLP OTLPOptions
 	// ServiceName overrides service.name (see NewResource).
 	ServiceName string
 	// Parent is a W3C traceparent to attach the spans under. When empty,
 	// the TRACEPARENT and TRACESTATE variables are read through Getenv.
 	Parent string
-	// Getenv reads TRACEPARENT and TRACESTATE (nil: os.Getenv). The OTEL_*
-	// variables are read from the process environment by the SDK.
+	// Getenv is the one way the export reads the environment: TRACEPARENT,
+	// TRACESTATE, OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES and the
+	// OTEL_EXPORTER_OTLP_* variables (nil: os.Getenv).
 	Getenv func(string) string
+	// Environ lists the environment whose secret-looking values are
+	// redacted from failure messages again on export (nil: os.Environ).
+	Environ func() []string
 
 	// JobID and Provision place a job export (see translate.Job).
 	JobID     string
@@ -84,11 +88,16 @@ func export(ctx context.Context, o Options, build func([]translate.Option) ([]tr
 	if err != nil {
 		return err
 	}
-	res, err := NewResource(ctx, o.ServiceName)
+	res, err := NewResource(ctx, o.ServiceName, o.Getenv)
 	if err != nil {
 		return err
 	}
+	redactor := testrun.DefaultRedactor()
+	if o.Environ != nil {
+		redactor = testrun.NewRedactor(o.Environ())
+	}
 	spans, err := build([]translate.Option{
+		translate.WithRedactor(redactor),
 		translate.WithBase(o.Base),
 		translate.WithMaxCaseEvents(o.MaxCaseEvents),
 		translate.WithParent(parent),
@@ -104,7 +113,7 @@ func export(ctx context.Context, o Options, build func([]translate.Option) ([]tr
 		}
 		exp = NewFileExporter(o.Output)
 	case FormatOTLP, "":
-		exp, err = NewGRPCExporter(ctx, o.GRPC)
+		exp, err = NewGRPCExporter(ctx, o.OTLP, o.Getenv)
 		if err != nil {
 			return err
 		}
@@ -125,19 +134,37 @@ func export(ctx context.Context, o Options, build func([]translate.Option) ([]tr
 // event is dropped (translate.SpanLimits), and samples every span whatever
 // the parent's sampled flag or OTEL_TRACES_SAMPLER say: results are
 // evidence, not samples. Spans go out in as few requests as fit in
-// DefaultMaxRequestBytes each; the first failed request is returned as an
-// error. ExportSpans does not shut exp down.
+// DefaultMaxRequestBytes each, in order; the first failed request stops the
+// export with an *ExportError saying how many spans and runs were
+// delivered and how many were not. ExportSpans does not shut exp down.
 func ExportSpans(ctx context.Context, exp sdktrace.SpanExporter, spans []translate.Span, res *resource.Resource) error {
 	ended, err := RecordSpans(ctx, spans, res)
 	if err != nil {
 		return err
 	}
+	e := &ExportError{Spans: len(ended), Runs: countRuns(ended)}
 	for _, batch := range Batches(ended, DefaultMaxRequestBytes) {
 		if err := exp.ExportSpans(ctx, batch); err != nil {
-			return fmt.Errorf("exporter: export %d spans: %w", len(batch), err)
+			e.Err = err
+			return e
 		}
+		e.SentSpans += len(batch)
+		e.SentRuns += countRuns(batch)
 	}
 	return nil
+}
+
+// countRuns counts the test.run events of spans.
+func countRuns(spans []sdktrace.ReadOnlySpan) int {
+	n := 0
+	for _, s := range spans {
+		for _, ev := range s.Events() {
+			if ev.Name == semconv.EventTestRun {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // RecordSpans records spans as ExportSpans does and returns the ended SDK

@@ -42,7 +42,12 @@ func startE2EReceiver(t *testing.T) *e2eReceiver {
 	require.NoError(t, err)
 	addr := l.Addr().String()
 	require.NoError(t, l.Close())
+	return startE2EReceiverAt(t, addr)
+}
 
+// startE2EReceiverAt starts the receiver of startE2EReceiver on addr.
+func startE2EReceiverAt(t *testing.T, addr string) *e2eReceiver {
+	t.Helper()
 	f := otlpreceiver.NewFactory()
 	cfg := f.CreateDefaultConfig().(*otlpreceiver.Config)
 	grpc := cfg.Protocols.GRPC.GetOrInsertDefault()
@@ -271,13 +276,19 @@ func TestE2EExportCapped(t *testing.T) {
 // receiver, with the OTLP settings from the environment and a parent.
 func TestE2EExportSessionInProcess(t *testing.T) {
 	clearExportEnv(t)
+	// The process environment would send elsewhere: only the injected
+	// environment counts.
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:1")
+	t.Setenv("OTEL_SERVICE_NAME", "process")
 	r := startE2EReceiver(t)
-	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://"+r.addr)
-	t.Setenv("OTEL_EXPORTER_OTLP_COMPRESSION", "gzip")
-	t.Setenv("OTEL_SERVICE_NAME", "harness")
 	t1 := filepath.Join(translateData, "session", "turn1.json")
 	t2 := filepath.Join(translateData, "session", "turn2a.json")
-	code, _, stderr := exportCmd(t, map[string]string{"TRACEPARENT": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}, "",
+	code, _, stderr := exportCmd(t, map[string]string{
+		"TRACEPARENT":                    "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+		"OTEL_EXPORTER_OTLP_ENDPOINT":    "http://" + r.addr,
+		"OTEL_EXPORTER_OTLP_COMPRESSION": "gzip",
+		"OTEL_SERVICE_NAME":              "harness",
+	}, "",
 		"--session", "sess-e2e", "--turn", "1="+t1, "--turn", "2="+t2, "--otlp-compression", "none")
 	require.Equal(t, exitOK, code, stderr)
 	got := r.wait(t, 3)
@@ -311,6 +322,52 @@ func TestE2EExportFails(t *testing.T) {
 	start := time.Now()
 	code, _, stderr := runBinary(t, bin, nil, "export", "--otlp-endpoint", addr, "--otlp-insecure", "--otlp-timeout", "1s", exportRun)
 	assert.Equal(t, exitFailed, code)
-	assert.Contains(t, stderr, "testresults export: exporter: export 1 spans:")
+	assert.Contains(t, stderr, "testresults export: exporter: nothing delivered (1 spans, 1 runs): OTLP/gRPC "+addr+": not delivered within 1s")
 	assert.Less(t, time.Since(start), 30*time.Second)
+}
+
+// TestE2EExportNothingListensThenResend: with nothing listening the export
+// fails (exit 1, a clear reason) and leaves the run file as it was; once a
+// receiver is up the same export delivers, and sending it again gives the
+// same trace and span ids, so a resend is an exact duplicate.
+func TestE2EExportNothingListensThenResend(t *testing.T) {
+	clearExportEnv(t)
+	dir := t.TempDir()
+	runFile := filepath.Join(dir, "run.json")
+	orig, err := os.ReadFile(exportRun)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(runFile, orig, 0o644))
+	before, err := os.Stat(runFile)
+	require.NoError(t, err)
+
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := l.Addr().String()
+	require.NoError(t, l.Close())
+	args := []string{"--otlp-endpoint", addr, "--otlp-insecure", "--otlp-timeout", "1s", "--job", "job-resend", runFile}
+	start := time.Now()
+	code, _, stderr := exportCmd(t, nil, "", args...)
+	assert.Equal(t, exitFailed, code)
+	assert.Contains(t, stderr, "nothing delivered (1 spans, 1 runs): OTLP/gRPC "+addr+": not delivered within 1s")
+	assert.Contains(t, stderr, "connection refused")
+	assert.Less(t, time.Since(start), 5*time.Second)
+	after, err := os.Stat(runFile)
+	require.NoError(t, err)
+	b, err := os.ReadFile(runFile)
+	require.NoError(t, err)
+	assert.Equal(t, orig, b, "the run file is untouched")
+	assert.Equal(t, before.ModTime(), after.ModTime())
+
+	r := startE2EReceiverAt(t, addr)
+	for range 2 {
+		code, _, stderr = exportCmd(t, nil, "", args...)
+		require.Equal(t, exitOK, code, stderr)
+	}
+	got := r.wait(t, 2)
+	require.Len(t, got, 2)
+	first := got[0].ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0)
+	again := got[1].ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0)
+	assert.Equal(t, first.TraceID(), again.TraceID())
+	assert.Equal(t, first.SpanID(), again.SpanID())
+	require.NoError(t, ptracetest.CompareTraces(got[0], got[1]))
 }

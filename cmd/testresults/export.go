@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -51,9 +50,22 @@ CERTIFICATE, CLIENT_KEY, CLIENT_CERTIFICATE), else localhost:4317 with TLS;
 the --otlp-* flags override them. service.name is "testresults" unless
 OTEL_RESOURCE_ATTRIBUTES, OTEL_SERVICE_NAME or --service-name say otherwise.
 
-Exit codes: 0 exported; 1 the export failed (the reason is on stderr);
-2 usage error or invalid OTEL_RESOURCE_ATTRIBUTES/TRACEPARENT; 3 a run
-could not be read or is not valid.
+Each request is retried while the endpoint may come back (refused
+connection, Unavailable, a collector restarting) until --otlp-timeout, and
+fails at once when no retry can help (TLS against a plaintext port, an
+untrusted certificate, Unimplemented, InvalidArgument, PermissionDenied,
+Unauthenticated), with a hint. An export that stops midway says how many
+spans and runs were delivered and how many were not; the run files are
+never touched, and exporting them again sends the same ids.
+
+-o FILE is written whole or not at all: a temporary file in the same folder,
+synced, then renamed over FILE. A device or a FIFO (/dev/stdout, a named
+pipe) is written in place instead, and a symbolic link is followed.
+
+Exit codes: 0 exported; 1 the export failed or was partial (the reason and
+what was delivered are on stderr); 2 usage error or invalid
+OTEL_RESOURCE_ATTRIBUTES, OTEL_EXPORTER_OTLP_* or TRACEPARENT; 3 a run could
+not be read or is not valid.
 
 Flags:
 `
@@ -155,7 +167,7 @@ func (o *exportOptions) exporterOptions(fs *pflag.FlagSet, env Env) (exporter.Op
 			}
 		}
 	}
-	grpc, err := o.grpcOptions(fs)
+	otlp, err := o.otlpOptions(fs)
 	if err != nil {
 		return exporter.Options{}, "", err
 	}
@@ -169,10 +181,11 @@ func (o *exportOptions) exporterOptions(fs *pflag.FlagSet, env Env) (exporter.Op
 	}
 	opts := exporter.Options{
 		Format:        format,
-		GRPC:          grpc,
+		OTLP:          otlp,
 		ServiceName:   o.serviceName,
 		Parent:        o.parent,
 		Getenv:        env.Getenv,
+		Environ:       env.Environ,
 		JobID:         o.job,
 		Provision:     o.base,
 		MaxCaseEvents: o.maxCaseEvents,
@@ -339,8 +352,8 @@ func (o *exportOptions) sessionTurns(args []string, read func(string) (*testrun.
 	return s, nil
 }
 
-func (o *exportOptions) grpcOptions(fs *pflag.FlagSet) (exporter.GRPCOptions, error) {
-	g := exporter.GRPCOptions{Endpoint: o.otlpEndpoint, Insecure: o.otlpInsecure}
+func (o *exportOptions) otlpOptions(fs *pflag.FlagSet) (exporter.OTLPOptions, error) {
+	g := exporter.OTLPOptions{Endpoint: o.otlpEndpoint, Insecure: o.otlpInsecure}
 	if o.otlpHeaders != nil {
 		g.Headers = make(map[string]string, len(o.otlpHeaders))
 		for _, h := range o.otlpHeaders {
@@ -427,9 +440,9 @@ func runExport(ctx context.Context, args []string, env Env) int {
 	return exportCode(env, p.export(ctx, env.Stdout))
 }
 
-// export makes the export, writing OTLP/JSON to stdout or, through a
-// temporary file renamed at the end, to the output file: a failed export
-// leaves no partial file behind.
+// export makes the export, writing OTLP/JSON to stdout or to the output
+// file with exporter.WriteFile: a failed export leaves the previous file
+// (or none) and no partial one; a device or a FIFO is written in place.
 func (p *exportPlan) export(ctx context.Context, stdout io.Writer) error {
 	if p.opts.Format != exporter.FormatOTel || p.outFile == "" {
 		p.opts.Output = stdout
@@ -440,25 +453,10 @@ func (p *exportPlan) export(ctx context.Context, stdout io.Writer) error {
 	if err := p.send(ctx); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(p.outFile), "."+filepath.Base(p.outFile)+".*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", p.outFile, err)
-	}
-	_, werr := tmp.Write(buf.Bytes())
-	cerr := tmp.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %w", p.outFile, err)
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %w", p.outFile, err)
-	}
-	if err := os.Rename(tmp.Name(), p.outFile); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %w", p.outFile, err)
-	}
-	return nil
+	return exporter.WriteFile(p.outFile, func(w io.Writer) error {
+		_, err := w.Write(buf.Bytes())
+		return err
+	})
 }
 
 func (p *exportPlan) send(ctx context.Context) error {

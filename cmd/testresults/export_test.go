@@ -7,7 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/pdatatest/ptracetest"
 	"github.com/stretchr/testify/assert"
@@ -78,7 +80,7 @@ func unmarshalLine(t testing.TB, line string) ptrace.Traces {
 func pdataFace(t testing.TB, spans []translate.Span, err error) ptrace.Traces {
 	t.Helper()
 	require.NoError(t, err)
-	res, err := exporter.NewResource(context.Background(), "")
+	res, err := exporter.NewResource(context.Background(), "", func(string) string { return "" })
 	require.NoError(t, err)
 	return translate.Traces(spans, res)
 }
@@ -174,10 +176,9 @@ func TestExportEnvironmentErrors(t *testing.T) {
 	assert.Contains(t, stderr, `TRACEPARENT "garbage" is not a W3C traceparent`)
 	assert.NoFileExists(t, out)
 
-	t.Setenv("OTEL_RESOURCE_ATTRIBUTES", "no-equals")
-	code, _, stderr = exportCmd(t, nil, "", "-o", out, exportRun)
+	code, _, stderr = exportCmd(t, map[string]string{"OTEL_RESOURCE_ATTRIBUTES": "no-equals"}, "", "-o", out, exportRun)
 	assert.Equal(t, exitUsage, code)
-	assert.Contains(t, stderr, "resource")
+	assert.Contains(t, stderr, "OTEL_RESOURCE_ATTRIBUTES")
 	assert.NoFileExists(t, out)
 }
 
@@ -273,4 +274,58 @@ func TestExportOutputFileReplaced(t *testing.T) {
 	code, _, stderr = exportCmd(t, nil, "", "-o", filepath.Join(t.TempDir(), "absent", "spans.json"), exportRun)
 	assert.Equal(t, exitFailed, code)
 	assert.Contains(t, stderr, "write ")
+}
+
+// TestExportOutputSpecialFiles: -o writes a FIFO in place (its reader gets
+// the spans; it stays a FIFO) and follows a symbolic link instead of
+// replacing it.
+func TestExportOutputSpecialFiles(t *testing.T) {
+	clearExportEnv(t)
+	dir := t.TempDir()
+	t.Run("FIFO", func(t *testing.T) {
+		fifo := filepath.Join(dir, "pipe")
+		require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+		got := make(chan []byte, 1)
+		go func() {
+			b, err := os.ReadFile(fifo)
+			if err != nil {
+				b = []byte("read: " + err.Error())
+			}
+			got <- b
+		}()
+		done := make(chan int, 1)
+		go func() {
+			code, _, _ := exportCmd(t, nil, "", "--format", "otel", "-o", fifo, exportRun)
+			done <- code
+		}()
+		select {
+		case code := <-done:
+			require.Equal(t, exitOK, code)
+		case <-time.After(20 * time.Second):
+			t.Fatal("the export did not end")
+		}
+		select {
+		case b := <-got:
+			unmarshalLine(t, strings.TrimSpace(string(b)))
+		case <-time.After(10 * time.Second):
+			t.Fatal("the reader got nothing")
+		}
+		fi, err := os.Lstat(fifo)
+		require.NoError(t, err)
+		assert.Equal(t, os.ModeNamedPipe, fi.Mode().Type(), "still a FIFO")
+	})
+	t.Run("symbolic link", func(t *testing.T) {
+		target := filepath.Join(dir, "target.json")
+		require.NoError(t, os.WriteFile(target, []byte("old\n"), 0o644))
+		link := filepath.Join(dir, "link.json")
+		require.NoError(t, os.Symlink(target, link))
+		code, _, stderr := exportCmd(t, nil, "", "-o", link, exportRun)
+		require.Equal(t, exitOK, code, stderr)
+		fi, err := os.Lstat(link)
+		require.NoError(t, err)
+		assert.Equal(t, os.ModeSymlink, fi.Mode().Type(), "still a link")
+		b, err := os.ReadFile(target)
+		require.NoError(t, err)
+		unmarshalLine(t, strings.TrimSpace(string(b)))
+	})
 }
