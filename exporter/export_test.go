@@ -536,3 +536,28 @@ func TestGRPCRefusesHTTPProtocol(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, exp.Shutdown(context.Background()))
 }
+
+// TestExportRedactsWithInjectedEnviron: failure messages are redacted
+// against the environment the caller gives, not the process's.
+func TestExportRedactsWithInjectedEnviron(t *testing.T) {
+	clearOTelEnv(t)
+	t.Setenv("PROCESS_TOKEN", "process-only-value")
+	run := manyFailures(t, 1, 1)
+	run.Failures[0].Message = "login with injected-value-42 and process-only-value failed"
+	var buf bytes.Buffer
+	require.NoError(t, exporter.ExportRuns(context.Background(), []*testrun.Run{run}, exporter.Options{
+		Format: exporter.FormatOTel, Output: &buf, Getenv: noEnv,
+		Environ: func() []string { return []string{"DEPLOY_TOKEN=injected-value-42"} },
+	}))
+	var u ptrace.JSONUnmarshaler
+	td, err := u.UnmarshalTraces(buf.Bytes())
+	require.NoError(t, err)
+	var msg string
+	events := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).Events()
+	for i := range events.Len() {
+		if v, ok := events.At(i).Attributes().Get("hangar.test.message"); ok {
+			msg = v.Str()
+		}
+	}
+	assert.Equal(t, "login with "+testrun.Redacted+" and process-only-value failed", msg)
+}
