@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sync"
 
 	"go.opentelemetry.io/collector/pdata/ptrace"
@@ -21,18 +22,32 @@ import (
 type Format string
 
 const (
-	// FormatOTLP sends spans over OTLP/gRPC (NewGRPCExporter).
+	// FormatOTLP sends spans over OTLP, gRPC or HTTP (NewOTLPExporter).
 	FormatOTLP Format = "otlp"
-	// FormatOTel writes OTLP/JSON lines to Options.Output (FileExporter).
+	// FormatOTLPJSON writes OTLP/JSON lines to Options.Output
+	// (FileExporter).
+	FormatOTLPJSON Format = "otlp-json"
+	// FormatOTel is the former name of FormatOTLPJSON, still accepted.
 	FormatOTel Format = "otel"
 )
+
+// Result says what an export delivered.
+type Result struct {
+	// Spans and Runs (test.run events) delivered.
+	Spans, Runs int
+	// TraceIDs are the traces the spans belong to, each once, in order.
+	TraceIDs []trace.TraceID
+	// Destination names where they went: "OTLP/gRPC host:port",
+	// "OTLP/HTTP URL" or "OTLP/JSON".
+	Destination string
+}
 
 // Options configure ExportRuns and ExportSession; the CLI fills them from
 // its flags.
 type Options struct {
-	// Format is FormatOTLP (the default when empty) or FormatOTel.
+	// Format is FormatOTLP (the default when empty) or FormatOTLPJSON.
 	Format Format
-	// Output receives the OTLP/JSON lines of FormatOTel.
+	// Output receives the OTLP/JSON lines of FormatOTLPJSON.
 	Output io.Writer
 	// OTLP are the OTLP settings of FormatOTLP.
 	OTLP OTLPOptions
@@ -54,31 +69,37 @@ type Options struct {
 	Provision bool
 	// Base is the base run test.case events are compared with.
 	Base *testrun.Run
+	// MaxRequestBytes is the most one OTLP request holds; larger exports
+	// are split (0: DefaultMaxRequestBytes, the default limit of a
+	// collector's OTLP gRPC receiver; lower it for a receiver configured
+	// with a lower max_recv_msg_size_mib).
+	MaxRequestBytes int
 	// MaxCaseEvents caps the test.case events of one run
 	// (0: translate.DefaultMaxCaseEvents).
 	MaxCaseEvents int
 }
 
 // ExportRuns exports runs as a job export: one job.verify span (job.provision
-// with Provision) carrying every run's events.
-func ExportRuns(ctx context.Context, runs []*testrun.Run, o Options) error {
+// with Provision) carrying every run's events. It returns what was
+// delivered; an export that stops midway is an *ExportError.
+func ExportRuns(ctx context.Context, runs []*testrun.Run, o Options) (Result, error) {
 	return export(ctx, o, func(topts []translate.Option) ([]translate.Span, error) {
 		return translate.JobSpans(translate.Job{ID: o.JobID, Provision: o.Provision}, runs, topts...)
 	})
 }
 
 // ExportSession exports a session: a session span with one child span per
-// turn carrying that turn's runs.
-func ExportSession(ctx context.Context, session translate.Session, o Options) error {
+// turn carrying that turn's runs. It returns what ExportRuns returns.
+func ExportSession(ctx context.Context, session translate.Session, o Options) (Result, error) {
 	if o.JobID != "" || o.Provision {
-		return fmt.Errorf("%w: a session export has no job", ErrConfig)
+		return Result{}, fmt.Errorf("%w: a session export has no job", ErrConfig)
 	}
 	return export(ctx, o, func(topts []translate.Option) ([]translate.Span, error) {
 		return translate.SessionSpans(session, topts...)
 	})
 }
 
-func export(ctx context.Context, o Options, build func([]translate.Option) ([]translate.Span, error)) (err error) {
+func export(ctx context.Context, o Options, build func([]translate.Option) ([]translate.Span, error)) (_ Result, err error) {
 	var parent trace.SpanContext
 	if o.Parent != "" {
 		parent, err = ParseParent(o.Parent, "")
@@ -86,11 +107,11 @@ func export(ctx context.Context, o Options, build func([]translate.Option) ([]tr
 		parent, err = ParentFromEnv(o.Getenv)
 	}
 	if err != nil {
-		return err
+		return Result{}, err
 	}
 	res, err := NewResource(ctx, o.ServiceName, o.Getenv)
 	if err != nil {
-		return err
+		return Result{}, err
 	}
 	redactor := testrun.DefaultRedactor()
 	if o.Environ != nil {
@@ -103,29 +124,40 @@ func export(ctx context.Context, o Options, build func([]translate.Option) ([]tr
 		translate.WithParent(parent),
 	})
 	if err != nil {
-		return fmt.Errorf("exporter: %w", err)
+		return Result{}, fmt.Errorf("exporter: %w", err)
+	}
+	maxBytes := o.MaxRequestBytes
+	switch {
+	case maxBytes < 0:
+		return Result{}, fmt.Errorf("%w: negative MaxRequestBytes %d", ErrConfig, maxBytes)
+	case maxBytes == 0 || maxBytes > DefaultMaxRequestBytes:
+		maxBytes = DefaultMaxRequestBytes
 	}
 	var exp sdktrace.SpanExporter
+	dest := "OTLP/JSON"
 	switch o.Format {
-	case FormatOTel:
+	case FormatOTLPJSON, FormatOTel:
 		if o.Output == nil {
-			return fmt.Errorf("%w: format %s without an output", ErrConfig, o.Format)
+			return Result{}, fmt.Errorf("%w: format %s without an output", ErrConfig, o.Format)
 		}
 		exp = NewFileExporter(o.Output)
 	case FormatOTLP, "":
-		exp, err = NewGRPCExporter(ctx, o.OTLP, o.Getenv)
+		exp, err = NewOTLPExporter(ctx, o.OTLP, o.Getenv)
 		if err != nil {
-			return err
+			return Result{}, err
 		}
+		dest = exp.(*retrying).endpoint
 	default:
-		return fmt.Errorf("%w: format %q (want %s or %s)", ErrConfig, o.Format, FormatOTLP, FormatOTel)
+		return Result{}, fmt.Errorf("%w: format %q (want %s or %s)", ErrConfig, o.Format, FormatOTLP, FormatOTLPJSON)
 	}
 	defer func() {
 		if serr := exp.Shutdown(context.WithoutCancel(ctx)); serr != nil {
 			err = errors.Join(err, fmt.Errorf("exporter: shutdown: %w", serr))
 		}
 	}()
-	return ExportSpans(ctx, exp, spans, res)
+	r, err := exportSpans(ctx, exp, spans, res, maxBytes)
+	r.Destination = dest
+	return r, err
 }
 
 // ExportSpans records spans with an SDK tracer provider built for them and
@@ -138,20 +170,32 @@ func export(ctx context.Context, o Options, build func([]translate.Option) ([]tr
 // export with an *ExportError saying how many spans and runs were
 // delivered and how many were not. ExportSpans does not shut exp down.
 func ExportSpans(ctx context.Context, exp sdktrace.SpanExporter, spans []translate.Span, res *resource.Resource) error {
+	_, err := exportSpans(ctx, exp, spans, res, DefaultMaxRequestBytes)
+	return err
+}
+
+func exportSpans(ctx context.Context, exp sdktrace.SpanExporter, spans []translate.Span, res *resource.Resource, maxBytes int) (Result, error) {
 	ended, err := RecordSpans(ctx, spans, res)
 	if err != nil {
-		return err
+		return Result{}, err
 	}
+	var r Result
 	e := &ExportError{Spans: len(ended), Runs: countRuns(ended)}
-	for _, batch := range Batches(ended, DefaultMaxRequestBytes) {
+	for _, batch := range Batches(ended, maxBytes) {
 		if err := exp.ExportSpans(ctx, batch); err != nil {
 			e.Err = err
-			return e
+			return r, e
 		}
 		e.SentSpans += len(batch)
 		e.SentRuns += countRuns(batch)
+		r.Spans, r.Runs = e.SentSpans, e.SentRuns
+		for _, s := range batch {
+			if id := s.SpanContext().TraceID(); !slices.Contains(r.TraceIDs, id) {
+				r.TraceIDs = append(r.TraceIDs, id)
+			}
+		}
 	}
-	return nil
+	return r, nil
 }
 
 // countRuns counts the test.run events of spans.

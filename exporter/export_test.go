@@ -56,6 +56,18 @@ func clearOTelEnv(t *testing.T) {
 
 func noEnv(string) string { return "" }
 
+// exportRuns and exportSession are ExportRuns and ExportSession without
+// their result.
+func exportRuns(ctx context.Context, runs []*testrun.Run, o exporter.Options) error {
+	_, err := exporter.ExportRuns(ctx, runs, o)
+	return err
+}
+
+func exportSession(ctx context.Context, s translate.Session, o exporter.Options) error {
+	_, err := exporter.ExportSession(ctx, s, o)
+	return err
+}
+
 // envOf is an injected environment holding kv.
 func envOf(kv map[string]string) func(string) string {
 	return func(k string) string { return kv[k] }
@@ -110,7 +122,7 @@ func exportCases() []exportCase {
 			},
 			export: func(ctx context.Context, t *testing.T, o exporter.Options) error {
 				o.JobID = "job-1"
-				return exporter.ExportRuns(ctx, job(t), o)
+				return exportRuns(ctx, job(t), o)
 			},
 		},
 		{
@@ -123,7 +135,7 @@ func exportCases() []exportCase {
 			},
 			export: func(ctx context.Context, t *testing.T, o exporter.Options) error {
 				o.JobID, o.Provision, o.Base = "job-2", true, readRun(t, "new_failure/base.json")
-				return exporter.ExportRuns(ctx, []*testrun.Run{readRun(t, "new_failure/run.json")}, o)
+				return exportRuns(ctx, []*testrun.Run{readRun(t, "new_failure/run.json")}, o)
 			},
 		},
 		{
@@ -134,7 +146,7 @@ func exportCases() []exportCase {
 				return s
 			},
 			export: func(ctx context.Context, t *testing.T, o exporter.Options) error {
-				return exporter.ExportSession(ctx, session(t), o)
+				return exportSession(ctx, session(t), o)
 			},
 		},
 	}
@@ -214,7 +226,7 @@ func TestExportParent(t *testing.T) {
 	run := func(t *testing.T, o exporter.Options) ptrace.Span {
 		var buf bytes.Buffer
 		o.Format, o.Output = exporter.FormatOTel, &buf
-		require.NoError(t, exporter.ExportRuns(context.Background(), []*testrun.Run{readRun(t, "coverage/run.json")}, o))
+		require.NoError(t, exportRuns(context.Background(), []*testrun.Run{readRun(t, "coverage/run.json")}, o))
 		var u ptrace.JSONUnmarshaler
 		td, err := u.UnmarshalTraces(buf.Bytes())
 		require.NoError(t, err)
@@ -240,10 +252,10 @@ func TestExportParent(t *testing.T) {
 	})
 	for _, bad := range []string{"garbage", "00-00000000000000000000000000000000-00f067aa0ba902b7-01", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7"} {
 		t.Run("invalid "+bad, func(t *testing.T) {
-			err := exporter.ExportRuns(context.Background(), []*testrun.Run{readRun(t, "coverage/run.json")},
+			err := exportRuns(context.Background(), []*testrun.Run{readRun(t, "coverage/run.json")},
 				exporter.Options{Format: exporter.FormatOTel, Output: &bytes.Buffer{}, Parent: bad})
 			require.ErrorIs(t, err, exporter.ErrParent)
-			err = exporter.ExportRuns(context.Background(), []*testrun.Run{readRun(t, "coverage/run.json")},
+			err = exportRuns(context.Background(), []*testrun.Run{readRun(t, "coverage/run.json")},
 				exporter.Options{Format: exporter.FormatOTel, Output: &bytes.Buffer{}, Getenv: func(k string) string {
 					if k == "TRACEPARENT" {
 						return bad
@@ -317,7 +329,7 @@ func TestNewResource(t *testing.T) {
 func TestExportResourceFromEnv(t *testing.T) {
 	poisonEnv(t)
 	var buf bytes.Buffer
-	require.NoError(t, exporter.ExportRuns(context.Background(), []*testrun.Run{readRun(t, "coverage/run.json")},
+	require.NoError(t, exportRuns(context.Background(), []*testrun.Run{readRun(t, "coverage/run.json")},
 		exporter.Options{Format: exporter.FormatOTel, Output: &buf, Getenv: envOf(map[string]string{
 			"OTEL_RESOURCE_ATTRIBUTES": "service.name=ignored,host.name=ci-7",
 			"OTEL_SERVICE_NAME":        "verify",
@@ -359,7 +371,7 @@ func TestBatches(t *testing.T) {
 	// And all of it arrives through a receiver with its default 4 MiB limit.
 	sink := new(consumertest.TracesSink)
 	addr := startReceiver(t, sink)
-	require.NoError(t, exporter.ExportSession(ctx, translate.Session{ID: "big", Turns: turns}, exporter.Options{
+	require.NoError(t, exportSession(ctx, translate.Session{ID: "big", Turns: turns}, exporter.Options{
 		OTLP: exporter.OTLPOptions{Endpoint: addr, Insecure: true, Timeout: 20 * time.Second}, Getenv: noEnv,
 	}))
 	got := waitSpans(t, sink, len(spans))
@@ -377,7 +389,7 @@ func TestGRPCEnvironment(t *testing.T) {
 		poisonEnv(t)
 		sink := new(consumertest.TracesSink)
 		addr := startReceiver(t, sink)
-		require.NoError(t, exporter.ExportRuns(ctx, runs, exporter.Options{Getenv: envOf(map[string]string{
+		require.NoError(t, exportRuns(ctx, runs, exporter.Options{Getenv: envOf(map[string]string{
 			"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://" + addr,
 			"OTEL_EXPORTER_OTLP_ENDPOINT":        "http://127.0.0.1:1",
 			"OTEL_EXPORTER_OTLP_HEADERS":         "x-team=ci,authorization=Bearer%20t0k",
@@ -393,7 +405,7 @@ func TestGRPCEnvironment(t *testing.T) {
 		poisonEnv(t)
 		sink := new(consumertest.TracesSink)
 		addr := startReceiver(t, sink)
-		require.NoError(t, exporter.ExportRuns(ctx, runs, exporter.Options{Getenv: envOf(map[string]string{
+		require.NoError(t, exportRuns(ctx, runs, exporter.Options{Getenv: envOf(map[string]string{
 			"OTEL_EXPORTER_OTLP_ENDPOINT":        addr,
 			"OTEL_EXPORTER_OTLP_TRACES_INSECURE": "true",
 		})}))
@@ -405,7 +417,7 @@ func TestGRPCEnvironment(t *testing.T) {
 		poisonEnv(t)
 		sink := new(consumertest.TracesSink)
 		addr := startReceiver(t, sink)
-		require.NoError(t, exporter.ExportRuns(ctx, runs, exporter.Options{Getenv: envOf(map[string]string{
+		require.NoError(t, exportRuns(ctx, runs, exporter.Options{Getenv: envOf(map[string]string{
 			"OTEL_EXPORTER_OTLP_ENDPOINT":    "http://127.0.0.1:1",
 			"OTEL_EXPORTER_OTLP_HEADERS":     "x-team=env",
 			"OTEL_EXPORTER_OTLP_COMPRESSION": "gzip",
@@ -422,7 +434,7 @@ func TestGRPCEnvironment(t *testing.T) {
 		clearOTelEnv(t)
 		sink := new(consumertest.TracesSink)
 		addr := startReceiver(t, sink)
-		require.NoError(t, exporter.ExportRuns(ctx, runs, exporter.Options{Getenv: noEnv, OTLP: exporter.OTLPOptions{
+		require.NoError(t, exportRuns(ctx, runs, exporter.Options{Getenv: noEnv, OTLP: exporter.OTLPOptions{
 			Endpoint: addr, Insecure: true, Compression: exporter.CompressionGzip,
 		}}))
 		waitSpans(t, sink, 1)
@@ -437,7 +449,7 @@ func TestGRPCEnvironment(t *testing.T) {
 	} {
 		t.Run("unreadable "+k, func(t *testing.T) {
 			clearOTelEnv(t)
-			err := exporter.ExportRuns(ctx, runs, exporter.Options{Getenv: envOf(map[string]string{k: v})})
+			err := exportRuns(ctx, runs, exporter.Options{Getenv: envOf(map[string]string{k: v})})
 			require.ErrorIs(t, err, exporter.ErrConfig)
 			assert.Contains(t, err.Error(), k)
 		})
@@ -450,7 +462,7 @@ func TestExportFails(t *testing.T) {
 	runs := []*testrun.Run{readRun(t, "failures/run.json")}
 	t.Run("nothing listens", func(t *testing.T) {
 		start := time.Now()
-		err := exporter.ExportRuns(ctx, runs, exporter.Options{Getenv: noEnv, OTLP: exporter.OTLPOptions{
+		err := exportRuns(ctx, runs, exporter.Options{Getenv: noEnv, OTLP: exporter.OTLPOptions{
 			Endpoint: freeAddr(t), Insecure: true, Timeout: time.Second,
 		}})
 		require.Error(t, err)
@@ -459,18 +471,18 @@ func TestExportFails(t *testing.T) {
 	})
 	t.Run("the receiver refuses", func(t *testing.T) {
 		addr := startReceiver(t, consumertest.NewErr(errors.New("pipeline full")))
-		err := exporter.ExportRuns(ctx, runs, exporter.Options{Getenv: noEnv, OTLP: exporter.OTLPOptions{
+		err := exportRuns(ctx, runs, exporter.Options{Getenv: noEnv, OTLP: exporter.OTLPOptions{
 			Endpoint: addr, Insecure: true, Timeout: 2 * time.Second,
 		}})
 		require.Error(t, err)
 	})
 	t.Run("invalid runs", func(t *testing.T) {
-		err := exporter.ExportRuns(ctx, nil, exporter.Options{Format: exporter.FormatOTel, Output: &bytes.Buffer{}, Getenv: noEnv})
+		err := exportRuns(ctx, nil, exporter.Options{Format: exporter.FormatOTel, Output: &bytes.Buffer{}, Getenv: noEnv})
 		require.ErrorIs(t, err, translate.ErrInvalid)
 		assert.True(t, strings.HasPrefix(err.Error(), "exporter: "), err.Error())
 	})
 	t.Run("the file cannot be written", func(t *testing.T) {
-		err := exporter.ExportRuns(ctx, runs, exporter.Options{Format: exporter.FormatOTel, Output: failingWriter{}, Getenv: noEnv})
+		err := exportRuns(ctx, runs, exporter.Options{Format: exporter.FormatOTel, Output: failingWriter{}, Getenv: noEnv})
 		require.ErrorIs(t, err, assert.AnError)
 	})
 	for name, o := range map[string]exporter.Options{
@@ -478,14 +490,16 @@ func TestExportFails(t *testing.T) {
 		"otel without output": {Format: exporter.FormatOTel},
 		"unknown compression": {OTLP: exporter.OTLPOptions{Compression: "zstd"}},
 		"negative timeout":    {OTLP: exporter.OTLPOptions{Timeout: -time.Second}},
+		"negative request":    {MaxRequestBytes: -1},
+		"unknown protocol":    {OTLP: exporter.OTLPOptions{Protocol: "http/json"}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			o.Getenv = noEnv
-			require.ErrorIs(t, exporter.ExportRuns(ctx, runs, o), exporter.ErrConfig)
+			require.ErrorIs(t, exportRuns(ctx, runs, o), exporter.ErrConfig)
 		})
 	}
 	t.Run("a session has no job", func(t *testing.T) {
-		err := exporter.ExportSession(ctx, translate.Session{ID: "s"}, exporter.Options{JobID: "j"})
+		err := exportSession(ctx, translate.Session{ID: "s"}, exporter.Options{JobID: "j"})
 		require.ErrorIs(t, err, exporter.ErrConfig)
 	})
 }
@@ -520,23 +534,6 @@ func manyFailures(t testing.TB, n, msgLen int) *testrun.Run {
 	return run
 }
 
-// TestGRPCRefusesHTTPProtocol: an environment that asks for OTLP over HTTP
-// gets a clear configuration error, not gRPC sent to an HTTP port.
-func TestGRPCRefusesHTTPProtocol(t *testing.T) {
-	for _, k := range []string{"OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"} {
-		t.Run(k, func(t *testing.T) {
-			_, err := exporter.NewGRPCExporter(context.Background(), exporter.OTLPOptions{Endpoint: "127.0.0.1:4318"},
-				envOf(map[string]string{k: "http/protobuf"}))
-			require.ErrorIs(t, err, exporter.ErrConfig)
-			assert.Contains(t, err.Error(), "http/protobuf")
-		})
-	}
-	exp, err := exporter.NewGRPCExporter(context.Background(), exporter.OTLPOptions{Endpoint: "127.0.0.1:4317", Insecure: true},
-		envOf(map[string]string{"OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"}))
-	require.NoError(t, err)
-	require.NoError(t, exp.Shutdown(context.Background()))
-}
-
 // TestExportRedactsWithInjectedEnviron: failure messages are redacted
 // against the environment the caller gives, not the process's.
 func TestExportRedactsWithInjectedEnviron(t *testing.T) {
@@ -545,7 +542,7 @@ func TestExportRedactsWithInjectedEnviron(t *testing.T) {
 	run := manyFailures(t, 1, 1)
 	run.Failures[0].Message = "login with injected-value-42 and process-only-value failed"
 	var buf bytes.Buffer
-	require.NoError(t, exporter.ExportRuns(context.Background(), []*testrun.Run{run}, exporter.Options{
+	require.NoError(t, exportRuns(context.Background(), []*testrun.Run{run}, exporter.Options{
 		Format: exporter.FormatOTel, Output: &buf, Getenv: noEnv,
 		Environ: func() []string { return []string{"DEPLOY_TOKEN=injected-value-42"} },
 	}))

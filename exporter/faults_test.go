@@ -25,14 +25,18 @@ import (
 	"github.com/hangar-dev/testresults/translate"
 )
 
-// bigSession is a session of 12 turns that takes several requests.
+// bigSession is a session of 12 turns that takes several requests of
+// smallRequest bytes.
 func bigSession(t *testing.T) translate.Session {
 	turns := make([]translate.Turn, 12)
 	for i := range turns {
-		turns[i] = translate.Turn{Number: i + 1, Runs: []*testrun.Run{manyFailures(t, 1000, 512)}}
+		turns[i] = translate.Turn{Number: i + 1, Runs: []*testrun.Run{manyFailures(t, 20, 512)}}
 	}
 	return translate.Session{ID: "big", Turns: turns}
 }
+
+// smallRequest splits bigSession into requests of about five turns.
+const smallRequest = 96 << 10
 
 // firstThen is a consumer that passes the first request to sink and fails
 // every later one with err.
@@ -60,15 +64,15 @@ func TestExportPartial(t *testing.T) {
 		permanent bool
 		within    time.Duration
 	}{
-		{name: "refused for good", err: status.Error(codes.InvalidArgument, "refused"), permanent: true, within: 5 * time.Second},
-		{name: "unavailable until the timeout", err: status.Error(codes.Unavailable, "busy"), within: 9 * time.Second},
+		{name: "refused for good", err: status.Error(codes.InvalidArgument, "refused"), permanent: true, within: 2 * time.Second},
+		{name: "unavailable until the timeout", err: status.Error(codes.Unavailable, "busy"), within: 5 * time.Second},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sink := new(consumertest.TracesSink)
 			addr := startReceiver(t, firstThen(sink, tc.err))
 			start := time.Now()
-			err := exporter.ExportSession(context.Background(), session, exporter.Options{Getenv: noEnv,
-				OTLP: exporter.OTLPOptions{Endpoint: addr, Insecure: true, Timeout: 6 * time.Second}})
+			err := exportSession(context.Background(), session, exporter.Options{Getenv: noEnv, MaxRequestBytes: smallRequest,
+				OTLP: exporter.OTLPOptions{Endpoint: addr, Insecure: true, Timeout: 2 * time.Second}})
 			elapsed := time.Since(start)
 			var ee *exporter.ExportError
 			require.ErrorAs(t, err, &ee)
@@ -81,6 +85,13 @@ func TestExportPartial(t *testing.T) {
 			assert.Less(t, ee.SentSpans, ee.Spans)
 			assert.Contains(t, err.Error(), "exporter: partial export: ")
 			assert.Equal(t, tc.permanent, errors.Is(err, exporter.ErrPermanent))
+			var de *exporter.DeliveryError
+			require.ErrorAs(t, err, &de)
+			if tc.permanent {
+				assert.Equal(t, 1, de.Attempts, "not retried")
+			} else {
+				assert.Greater(t, de.Attempts, 1, "retried")
+			}
 			assert.Less(t, elapsed, tc.within)
 			t.Logf("%s: %v after %s", tc.name, err, elapsed)
 		})
@@ -166,7 +177,7 @@ func TestPermanentErrorsFailFast(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			addr := tc.addr(t)
 			start := time.Now()
-			err := exporter.ExportRuns(context.Background(), runs, exporter.Options{Getenv: noEnv,
+			err := exportRuns(context.Background(), runs, exporter.Options{Getenv: noEnv,
 				OTLP: exporter.OTLPOptions{Endpoint: addr, Insecure: tc.insecure, Timeout: 10 * time.Second}})
 			elapsed := time.Since(start)
 			require.ErrorIs(t, err, exporter.ErrPermanent)
@@ -208,7 +219,7 @@ func TestReceiverRestartedMidExport(t *testing.T) {
 	done := make(chan error, 1)
 	start := time.Now()
 	go func() {
-		done <- exporter.ExportSession(context.Background(), session, exporter.Options{Getenv: noEnv,
+		done <- exportSession(context.Background(), session, exporter.Options{Getenv: noEnv, MaxRequestBytes: smallRequest,
 			OTLP: exporter.OTLPOptions{Endpoint: addr, Insecure: true, Timeout: 20 * time.Second}})
 	}()
 	select {

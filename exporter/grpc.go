@@ -19,26 +19,31 @@ import (
 	"google.golang.org/grpc/status"
 )
 
-// NewGRPCExporter returns an OTLP/gRPC span exporter (the SDK's
-// otlptracegrpc) with o over the environment that getenv reads (nil:
-// os.Getenv; see OTLPOptions). It refuses requests over
-// DefaultMaxRequestBytes and reports spans the receiver rejects (partial
-// success) as an export error. Each request is retried while the endpoint
-// may come back (Unavailable, ResourceExhausted, ...) until the timeout, and
+// NewOTLPExporter returns an OTLP span exporter, the SDK's otlptracegrpc
+// or otlptracehttp, with o over the environment that getenv reads (nil:
+// os.Getenv; see OTLPOptions). Every setting is handed to the SDK
+// explicitly, so the SDK's own reading of the process environment never
+// takes effect. It refuses requests over DefaultMaxRequestBytes and reports
+// spans the receiver rejects (partial success) as an export error. Each
+// request is retried while the endpoint may come back (a refused
+// connection, Unavailable, HTTP 429 or 503, ...) until the timeout, and
 // fails at once, with a *DeliveryError matching ErrPermanent, when it
 // cannot (a TLS handshake with a plaintext port, Unimplemented,
-// Unauthenticated, ...). It does not connect before the first export.
-func NewGRPCExporter(ctx context.Context, o OTLPOptions, getenv func(string) string) (sdktrace.SpanExporter, error) {
+// Unauthenticated, HTTP 401 or 404, ...). It does not connect before the
+// first export.
+func NewOTLPExporter(ctx context.Context, o OTLPOptions, getenv func(string) string) (sdktrace.SpanExporter, error) {
 	getenv = orGetenv(getenv)
-	// OTLP over HTTP is not sent: say so instead of sending gRPC to an
-	// HTTP endpoint and failing with a connection error.
-	if k, v := otlpEnv(getenv, "PROTOCOL"); k != "" && v != "grpc" {
-		return nil, fmt.Errorf("%w: %s=%s: only grpc is supported (or write OTLP/JSON with --format otel)", ErrConfig, k, v)
-	}
 	c, err := resolveOTLP(o, getenv)
 	if err != nil {
 		return nil, err
 	}
+	if c.protocol == ProtocolHTTPProtobuf {
+		return newHTTPExporter(ctx, c, getenv)
+	}
+	return newGRPCExporter(ctx, c)
+}
+
+func newGRPCExporter(ctx context.Context, c otlpConfig) (sdktrace.SpanExporter, error) {
 	var creds credentials.TransportCredentials
 	if c.insecure {
 		creds = insecure.NewCredentials()
@@ -49,8 +54,7 @@ func NewGRPCExporter(ctx context.Context, o OTLPOptions, getenv func(string) str
 	if c.gzip {
 		compressor = gzip.Name
 	}
-	// Every setting is given explicitly, so the SDK's own reading of the
-	// process environment never takes effect; the retries are ours.
+	// The retries are ours (see retrying).
 	exp, err := otlptracegrpc.New(ctx,
 		otlptracegrpc.WithEndpoint(c.host),
 		otlptracegrpc.WithTLSCredentials(creds),

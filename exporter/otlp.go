@@ -26,16 +26,39 @@ const (
 	CompressionNone = "none"
 )
 
+// Protocol is the OTLP transport.
+type Protocol string
+
+// Protocols of OTLPOptions.Protocol and OTEL_EXPORTER_OTLP_PROTOCOL.
+const (
+	// ProtocolGRPC is OTLP/gRPC (default port 4317).
+	ProtocolGRPC Protocol = "grpc"
+	// ProtocolHTTPProtobuf is OTLP/HTTP with binary protobuf bodies
+	// (default port 4318, path /v1/traces).
+	ProtocolHTTPProtobuf Protocol = "http/protobuf"
+)
+
+// tracesPath is the path OTLP/HTTP appends to OTEL_EXPORTER_OTLP_ENDPOINT.
+const tracesPath = "/v1/traces"
+
 // OTLPOptions are the OTLP settings given explicitly (by flags). A zero
 // field leaves the setting to the standard variables, read through
 // Options.Getenv only (never from the process environment behind the
 // caller's back): OTEL_EXPORTER_OTLP_TRACES_* over OTEL_EXPORTER_OTLP_*
-// (ENDPOINT, HEADERS, INSECURE, TIMEOUT, COMPRESSION, CERTIFICATE,
-// CLIENT_KEY, CLIENT_CERTIFICATE), and then to the defaults (localhost:4317
-// with TLS, DefaultTimeout, no compression). A non-zero field overrides
-// them. A variable that cannot be read fails with ErrConfig rather than
-// being ignored.
+// (PROTOCOL, ENDPOINT, HEADERS, INSECURE, TIMEOUT, COMPRESSION,
+// CERTIFICATE, CLIENT_KEY, CLIENT_CERTIFICATE), and then to the defaults
+// (grpc to localhost:4317, or http/protobuf to
+// https://localhost:4318/v1/traces, with TLS, DefaultTimeout, no
+// compression). A non-zero field overrides them. A variable that cannot be
+// read fails with ErrConfig rather than being ignored.
+//
+// For http/protobuf, OTEL_EXPORTER_OTLP_ENDPOINT is a base URL to which
+// /v1/traces is appended, and OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is used
+// as it is; an Endpoint option that is a URL with a path is used as it is,
+// one without a path (or host:port) gets /v1/traces.
 type OTLPOptions struct {
+	// Protocol is ProtocolGRPC or ProtocolHTTPProtobuf.
+	Protocol Protocol
 	// Endpoint is host:port, or a URL whose http scheme also means insecure.
 	Endpoint string
 	// Insecure disables transport security.
@@ -52,7 +75,9 @@ type OTLPOptions struct {
 // environment, so that the SDK is handed each one explicitly and none of
 // its own environment reading can take effect.
 type otlpConfig struct {
+	protocol Protocol
 	host     string // host:port
+	path     string // http/protobuf: the URL path
 	insecure bool
 	headers  map[string]string
 	timeout  time.Duration
@@ -72,10 +97,34 @@ func otlpEnv(getenv func(string) string, name string) (key, value string) {
 }
 
 func resolveOTLP(o OTLPOptions, getenv func(string) string) (otlpConfig, error) {
-	c := otlpConfig{host: "localhost:4317"}
+	c := otlpConfig{protocol: o.Protocol}
+	if c.protocol == "" {
+		c.protocol = ProtocolGRPC
+		if k, v := otlpEnv(getenv, "PROTOCOL"); k != "" {
+			switch p := Protocol(v); p {
+			case ProtocolGRPC, ProtocolHTTPProtobuf:
+				c.protocol = p
+			default:
+				return c, fmt.Errorf("%w: %s=%s: want %s or %s", ErrConfig, k, v, ProtocolGRPC, ProtocolHTTPProtobuf)
+			}
+		}
+	}
+	http := false
+	switch c.protocol {
+	case ProtocolGRPC:
+		c.host = "localhost:4317"
+	case ProtocolHTTPProtobuf:
+		http = true
+		c.host, c.path = "localhost:4318", tracesPath
+	default:
+		return c, fmt.Errorf("%w: OTLP protocol %q: want %s or %s", ErrConfig, c.protocol, ProtocolGRPC, ProtocolHTTPProtobuf)
+	}
 	schemeInsecure := false
 	hasScheme := false
-	setEndpoint := func(from, v string) error {
+	// setEndpoint reads host:port or a URL; for OTLP/HTTP, base says
+	// whether /v1/traces goes after the URL's path (a base URL) or only
+	// when it has none.
+	setEndpoint := func(from, v string, base bool) error {
 		if !strings.Contains(v, "://") {
 			c.host = v
 			return nil
@@ -85,14 +134,28 @@ func resolveOTLP(o OTLPOptions, getenv func(string) string) (otlpConfig, error) 
 			return fmt.Errorf("%w: %s %q: want host:port or an http(s) URL", ErrConfig, from, v)
 		}
 		c.host, hasScheme, schemeInsecure = u.Host, true, u.Scheme == "http"
+		if http {
+			switch p := strings.TrimSuffix(u.Path, "/"); {
+			case base:
+				c.path = p + tracesPath
+			case u.Path == "":
+				c.path = tracesPath
+			default:
+				c.path = u.Path
+			}
+		}
 		return nil
 	}
 	if o.Endpoint != "" {
-		if err := setEndpoint("endpoint", o.Endpoint); err != nil {
+		if err := setEndpoint("endpoint", o.Endpoint, false); err != nil {
 			return c, err
 		}
-	} else if k, v := otlpEnv(getenv, "ENDPOINT"); k != "" {
-		if err := setEndpoint(k, v); err != nil {
+	} else if v := strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")); v != "" {
+		if err := setEndpoint("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", v, false); err != nil {
+			return c, err
+		}
+	} else if v := strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_ENDPOINT")); v != "" {
+		if err := setEndpoint("OTEL_EXPORTER_OTLP_ENDPOINT", v, true); err != nil {
 			return c, err
 		}
 	}
@@ -214,4 +277,13 @@ func tlsFromEnv(getenv func(string) string) (*tls.Config, error) {
 		c.Certificates = []tls.Certificate{cert}
 	}
 	return c, nil
+}
+
+// url is the OTLP/HTTP endpoint URL.
+func (c otlpConfig) url() string {
+	scheme := "https"
+	if c.insecure {
+		scheme = "http"
+	}
+	return (&url.URL{Scheme: scheme, Host: c.host, Path: c.path}).String()
 }

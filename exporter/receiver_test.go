@@ -79,3 +79,21 @@ func mergeScopes(all []ptrace.Traces) ptrace.Traces {
 	}
 	return out
 }
+
+// startHTTPReceiver starts the collector's OTLP receiver, HTTP only, on
+// 127.0.0.1 with request metadata kept, feeding next. It returns its
+// host:port (traces at /v1/traces).
+func startHTTPReceiver(t testing.TB, next consumer.Traces) string {
+	t.Helper()
+	f := otlpreceiver.NewFactory()
+	cfg := f.CreateDefaultConfig().(*otlpreceiver.Config)
+	addr := freeAddr(t)
+	http := cfg.Protocols.HTTP.GetOrInsertDefault()
+	http.ServerConfig.NetAddr.Endpoint = addr
+	http.ServerConfig.IncludeMetadata = true
+	r, err := f.CreateTraces(context.Background(), receivertest.NewNopSettings(f.Type()), cfg, next)
+	require.NoError(t, err)
+	require.NoError(t, r.Start(context.Background(), componenttest.NewNopHost()))
+	t.Cleanup(func() { require.NoError(t, r.Shutdown(context.Background())) })
+	return addr
+}

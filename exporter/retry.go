@@ -15,6 +15,8 @@ import (
 const (
 	retryFirst = 100 * time.Millisecond
 	retryMax   = 2 * time.Second
+	// retryLast is the least time left worth another attempt.
+	retryLast = 50 * time.Millisecond
 )
 
 // retrying is an OTLP span exporter that retries what may pass later (the
@@ -52,11 +54,14 @@ func (r *retrying) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpa
 			derr.Permanent, derr.Hint = true, hint
 			return derr
 		}
-		// Jitter spreads the retries of many clients after one outage.
-		d := wait/2 + rand.N(wait/2+1)
-		if time.Now().Add(d).After(deadline) {
+		// Jitter spreads the retries of many clients after one outage;
+		// near the deadline the wait shrinks so that the last attempt
+		// still has time.
+		left := time.Until(deadline)
+		if left < retryLast {
 			return derr
 		}
+		d := min(wait/2+rand.N(wait/2+1), left/2)
 		select {
 		case <-ctx.Done():
 			derr.Err = errors.Join(ctx.Err(), err)

@@ -371,3 +371,69 @@ func TestE2EExportNothingListensThenResend(t *testing.T) {
 	assert.Equal(t, first.SpanID(), again.SpanID())
 	require.NoError(t, ptracetest.CompareTraces(got[0], got[1]))
 }
+
+// startE2EHTTPReceiver starts the collector's OTLP receiver, HTTP only, on
+// 127.0.0.1 with request metadata kept, feeding a sink.
+func startE2EHTTPReceiver(t *testing.T) *e2eReceiver {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := l.Addr().String()
+	require.NoError(t, l.Close())
+	f := otlpreceiver.NewFactory()
+	cfg := f.CreateDefaultConfig().(*otlpreceiver.Config)
+	http := cfg.Protocols.HTTP.GetOrInsertDefault()
+	http.ServerConfig.NetAddr.Endpoint = addr
+	http.ServerConfig.IncludeMetadata = true
+	sink := new(consumertest.TracesSink)
+	r, err := f.CreateTraces(context.Background(), receivertest.NewNopSettings(f.Type()), cfg, sink)
+	require.NoError(t, err)
+	require.NoError(t, r.Start(context.Background(), componenttest.NewNopHost()))
+	t.Cleanup(func() { require.NoError(t, r.Shutdown(context.Background())) })
+	return &e2eReceiver{addr: addr, sink: sink}
+}
+
+// TestE2EExportOverHTTP: --protocol http/protobuf, and the standard
+// variables that choose it, deliver to the collector's OTLP/HTTP receiver;
+// the line on stderr says what went where.
+func TestE2EExportOverHTTP(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		env  func(addr string) map[string]string
+		args func(addr string) []string
+	}{
+		{name: "flags", args: func(addr string) []string {
+			return []string{"--protocol", "http/protobuf", "--otlp-endpoint", addr, "--otlp-insecure"}
+		}},
+		{name: "OTEL_EXPORTER_OTLP_PROTOCOL with a base endpoint", env: func(addr string) map[string]string {
+			return map[string]string{"OTEL_EXPORTER_OTLP_PROTOCOL": "http/protobuf", "OTEL_EXPORTER_OTLP_ENDPOINT": "http://" + addr}
+		}},
+		{name: "the traces variables win", env: func(addr string) map[string]string {
+			return map[string]string{
+				"OTEL_EXPORTER_OTLP_PROTOCOL": "grpc", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "http/protobuf",
+				"OTEL_EXPORTER_OTLP_ENDPOINT":        "http://127.0.0.1:1",
+				"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://" + addr + "/v1/traces",
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			clearExportEnv(t)
+			r := startE2EHTTPReceiver(t)
+			var env map[string]string
+			if tc.env != nil {
+				env = tc.env(r.addr)
+			}
+			var args []string
+			if tc.args != nil {
+				args = tc.args(r.addr)
+			}
+			code, _, stderr := exportCmd(t, env, "", append(args, "--job", "job-http", exportRun)...)
+			require.Equal(t, exitOK, code, stderr)
+			got := r.wait(t, 1)
+			span := got[0].ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0)
+			assert.Equal(t, "job.verify", span.Name())
+			assert.Equal(t, fmt.Sprintf("testresults export: exported 1 run in 1 span to OTLP/HTTP http://%s/v1/traces; trace %s\n",
+				r.addr, span.TraceID()), stderr)
+		})
+	}
+}
