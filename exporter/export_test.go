@@ -466,7 +466,7 @@ func TestExportFails(t *testing.T) {
 			Endpoint: freeAddr(t), Insecure: true, Timeout: time.Second,
 		}})
 		require.Error(t, err)
-		assert.True(t, strings.HasPrefix(err.Error(), "exporter: nothing delivered (1 spans, 1 runs): OTLP/gRPC "), err.Error())
+		assert.True(t, strings.HasPrefix(err.Error(), "exporter: nothing delivered (1 span, 1 run): OTLP/gRPC "), err.Error())
 		assert.Less(t, time.Since(start), 10*time.Second)
 	})
 	t.Run("the receiver refuses", func(t *testing.T) {

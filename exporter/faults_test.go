@@ -184,7 +184,7 @@ func TestPermanentErrorsFailFast(t *testing.T) {
 			var de *exporter.DeliveryError
 			require.ErrorAs(t, err, &de)
 			assert.Equal(t, 1, de.Attempts)
-			assert.Contains(t, err.Error(), "exporter: nothing delivered (1 spans, 1 runs): OTLP/gRPC "+addr+" refused the request (not retried)")
+			assert.Contains(t, err.Error(), "exporter: nothing delivered (1 span, 1 run): OTLP/gRPC "+addr+" refused the request (not retried)")
 			assert.Contains(t, err.Error(), tc.hint)
 			assert.Less(t, elapsed, 2*time.Second, "a permanent error is not retried for the 10 s timeout")
 			t.Logf("%s: failed after %s: %v", tc.name, elapsed, err)

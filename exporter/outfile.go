@@ -21,21 +21,28 @@ const maxLinks = 40
 // replaced. A symbolic link is followed (as far as it resolves) and the same
 // rule applies to its target; the link itself stays.
 func WriteFile(name string, write func(io.Writer) error) error {
-	target, fi, err := resolveLinks(name)
-	if err != nil {
-		return fmt.Errorf("exporter: write %s: %w", name, err)
-	}
+	var err error
+	// Stat follows links as the kernel does, /proc/self/fd/N and
+	// /dev/stdout to a pipe included.
+	fi, serr := os.Stat(name)
 	switch {
-	case fi != nil && fi.IsDir():
-		return fmt.Errorf("exporter: write %s: is a directory", name)
-	case fi != nil && !fi.Mode().IsRegular():
-		err = writeInPlace(target, write)
-	default:
-		perm := fs.FileMode(0o644)
-		if fi != nil {
-			perm = fi.Mode().Perm()
+	case serr == nil && fi.IsDir():
+		err = errors.New("is a directory")
+	case serr == nil && !fi.Mode().IsRegular():
+		err = writeInPlace(name, write)
+	case serr == nil:
+		var target string
+		if target, err = filepath.EvalSymlinks(name); err == nil {
+			err = writeAtomic(target, fi.Mode().Perm(), write)
 		}
-		err = writeAtomic(target, perm, write)
+	case errors.Is(serr, fs.ErrNotExist):
+		// Nothing there, or a link to nothing: create its target.
+		var target string
+		if target, err = resolveLinks(name); err == nil {
+			err = writeAtomic(target, 0o644, write)
+		}
+	default:
+		err = serr
 	}
 	if err != nil {
 		return fmt.Errorf("exporter: write %s: %w", name, err)
@@ -43,30 +50,29 @@ func WriteFile(name string, write func(io.Writer) error) error {
 	return nil
 }
 
-// resolveLinks follows the symbolic links of name and returns where they
-// lead and what is there (nil when nothing is).
-func resolveLinks(name string) (string, fs.FileInfo, error) {
+// resolveLinks follows the symbolic links of name to where they lead.
+func resolveLinks(name string) (string, error) {
 	for range maxLinks {
 		fi, err := os.Lstat(name)
 		if errors.Is(err, fs.ErrNotExist) {
-			return name, nil, nil
+			return name, nil
 		}
 		if err != nil {
-			return "", nil, err
+			return "", err
 		}
 		if fi.Mode()&fs.ModeSymlink == 0 {
-			return name, fi, nil
+			return name, nil
 		}
 		dest, err := os.Readlink(name)
 		if err != nil {
-			return "", nil, err
+			return "", err
 		}
 		if !filepath.IsAbs(dest) {
 			dest = filepath.Join(filepath.Dir(name), dest)
 		}
 		name = dest
 	}
-	return "", nil, fmt.Errorf("more than %d symbolic links", maxLinks)
+	return "", fmt.Errorf("more than %d symbolic links", maxLinks)
 }
 
 func writeInPlace(name string, write func(io.Writer) error) error {

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"syscall"
 	"testing"
 	"time"
@@ -172,4 +173,29 @@ func TestWriteFileDevNull(t *testing.T) {
 	fi, err = os.Lstat(os.DevNull)
 	require.NoError(t, err)
 	assert.Equal(t, fs.ModeDevice|fs.ModeCharDevice, fi.Mode().Type())
+}
+
+// TestWriteFileProcFD: /proc/self/fd/N (what /dev/stdout is) naming a pipe
+// is written in place, through the kernel's link, not resolved by name.
+func TestWriteFileProcFD(t *testing.T) {
+	if _, err := os.Stat("/proc/self/fd"); err != nil {
+		t.Skip("no /proc/self/fd")
+	}
+	r, w, err := os.Pipe()
+	require.NoError(t, err)
+	t.Cleanup(func() { r.Close() })
+	got := make(chan string, 1)
+	go func() {
+		b, _ := io.ReadAll(r)
+		got <- string(b)
+	}()
+	name := "/proc/self/fd/" + strconv.Itoa(int(w.Fd()))
+	require.NoError(t, exporter.WriteFile(name, writeString("to the pipe\n")))
+	require.NoError(t, w.Close())
+	select {
+	case s := <-got:
+		assert.Equal(t, "to the pipe\n", s)
+	case <-time.After(10 * time.Second):
+		t.Fatal("the reader got nothing")
+	}
 }

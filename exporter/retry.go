@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -97,7 +98,11 @@ func (e *DeliveryError) Error() string {
 		}
 		return msg
 	}
-	return fmt.Sprintf("%s: not delivered within %s (%d attempts): %v", e.Endpoint, e.Timeout, e.Attempts, e.Err)
+	msg := fmt.Sprintf("%s: not delivered within %s (%s): %v", e.Endpoint, e.Timeout, count(e.Attempts, "attempt"), e.Err)
+	if strings.Contains(e.Err.Error(), "connection refused") {
+		msg += "; nothing accepts connections there: is the collector running, and is this its port?"
+	}
+	return msg
 }
 
 func (e *DeliveryError) Unwrap() error { return e.Err }
@@ -118,10 +123,19 @@ type ExportError struct {
 
 func (e *ExportError) Error() string {
 	if e.SentSpans == 0 {
-		return fmt.Sprintf("exporter: nothing delivered (%d spans, %d runs): %v", e.Spans, e.Runs, e.Err)
+		return fmt.Sprintf("exporter: nothing delivered (%s, %s): %v", count(e.Spans, "span"), count(e.Runs, "run"), e.Err)
 	}
-	return fmt.Sprintf("exporter: partial export: %d of %d spans (%d of %d runs) delivered, %d spans (%d runs) not: %v",
-		e.SentSpans, e.Spans, e.SentRuns, e.Runs, e.Spans-e.SentSpans, e.Runs-e.SentRuns, e.Err)
+	return fmt.Sprintf("exporter: partial export: %d of %s (%d of %s) delivered, %s (%s) not: %v",
+		e.SentSpans, count(e.Spans, "span"), e.SentRuns, count(e.Runs, "run"),
+		count(e.Spans-e.SentSpans, "span"), count(e.Runs-e.SentRuns, "run"), e.Err)
+}
+
+// count is "1 span", "2 spans".
+func count(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }
 
 func (e *ExportError) Unwrap() error { return e.Err }
