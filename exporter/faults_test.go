@@ -64,7 +64,7 @@ func TestExportPartial(t *testing.T) {
 		permanent bool
 		within    time.Duration
 	}{
-		{name: "refused for good", err: status.Error(codes.InvalidArgument, "refused"), permanent: true, within: 2 * time.Second},
+		{name: "refused for good", err: status.Error(codes.InvalidArgument, "refused"), permanent: true, within: 4 * time.Second},
 		{name: "unavailable until the timeout", err: status.Error(codes.Unavailable, "busy"), within: 5 * time.Second},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -186,7 +186,7 @@ func TestPermanentErrorsFailFast(t *testing.T) {
 			assert.Equal(t, 1, de.Attempts)
 			assert.Contains(t, err.Error(), "exporter: nothing delivered (1 span, 1 run): OTLP/gRPC "+addr+" refused the request (not retried)")
 			assert.Contains(t, err.Error(), tc.hint)
-			assert.Less(t, elapsed, 2*time.Second, "a permanent error is not retried for the 10 s timeout")
+			assert.Less(t, elapsed, 5*time.Second, "a permanent error is not retried for the 10 s timeout")
 			t.Logf("%s: failed after %s: %v", tc.name, elapsed, err)
 		})
 	}

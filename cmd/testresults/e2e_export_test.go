@@ -438,3 +438,23 @@ func TestE2EExportOverHTTP(t *testing.T) {
 		})
 	}
 }
+
+// TestE2EVersionAndPermanentError: the built binary answers --version, and
+// an export with TLS to a plaintext receiver fails at once with exit 1 and
+// the hint, not after its timeout.
+func TestE2EVersionAndPermanentError(t *testing.T) {
+	bin := testresultsBinary(t)
+	code, out, stderr := runBinary(t, bin, nil, "--version")
+	require.Equal(t, exitOK, code, stderr)
+	assert.Regexp(t, `^testresults \S+( \(.*\))? go\S+\n$`, out)
+
+	r := startE2EReceiver(t)
+	start := time.Now()
+	code, _, stderr = runBinary(t, bin, nil, "export", "--otlp-endpoint", r.addr, "--otlp-timeout", "10s", exportRun)
+	elapsed := time.Since(start)
+	assert.Equal(t, exitFailed, code)
+	assert.Contains(t, stderr, "refused the request (not retried)")
+	assert.Contains(t, stderr, "add --otlp-insecure")
+	assert.Less(t, elapsed, 5*time.Second, "not retried for the 10 s timeout")
+	t.Logf("TLS to a plaintext receiver: exit %d after %s", code, elapsed)
+}
