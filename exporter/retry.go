@@ -60,6 +60,7 @@ func (r *retrying) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpa
 		// still has time.
 		left := time.Until(deadline)
 		if left < retryLast {
+			derr.Hint = retryHint(err)
 			return derr
 		}
 		d := min(wait/2+rand.N(wait/2+1), left/2)
@@ -83,7 +84,8 @@ type DeliveryError struct {
 	Attempts int
 	// Timeout is the time the request had, retries included.
 	Timeout time.Duration
-	// Permanent is set when a retry cannot help; Hint then says what may.
+	// Permanent is set when a retry cannot help. Hint says what may help,
+	// when the error says enough to guess.
 	Permanent bool
 	Hint      string
 	// Err is the last attempt's error.
@@ -99,10 +101,23 @@ func (e *DeliveryError) Error() string {
 		return msg
 	}
 	msg := fmt.Sprintf("%s: not delivered within %s (%s): %v", e.Endpoint, e.Timeout, count(e.Attempts, "attempt"), e.Err)
-	if strings.Contains(e.Err.Error(), "connection refused") {
-		msg += "; nothing accepts connections there: is the collector running, and is this its port?"
+	if e.Hint != "" {
+		msg += "; " + e.Hint
 	}
 	return msg
+}
+
+// retryHint guesses, from the last error of a request retried until its
+// timeout, what may help.
+func retryHint(err error) string {
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "connection refused"):
+		return "nothing accepts connections there: is the collector running, and is this its port?"
+	case strings.Contains(msg, "error reading server preface"), strings.Contains(msg, "connection reset by peer"):
+		return "the endpoint closes every connection at once: if it expects TLS, drop --otlp-insecure (or give an https:// endpoint)"
+	}
+	return ""
 }
 
 func (e *DeliveryError) Unwrap() error { return e.Err }

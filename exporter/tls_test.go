@@ -99,6 +99,15 @@ func TestTLSCertificateFromEnvironment(t *testing.T) {
 			assert.Contains(t, err.Error(), "OTEL_EXPORTER_OTLP_CERTIFICATE")
 			assert.Less(t, time.Since(start), 5*time.Second, "not retried for the 10 s timeout")
 
+			// Plaintext to the TLS port is retried (a closed connection may
+			// be transient) and then explained.
+			insecure := o
+			insecure.Insecure, insecure.Timeout = true, time.Second
+			_, err = exporter.ExportRuns(context.Background(), runs, exporter.Options{Getenv: noEnv, OTLP: insecure})
+			require.Error(t, err)
+			assert.NotErrorIs(t, err, exporter.ErrPermanent)
+			assert.Contains(t, err.Error(), "drop --otlp-insecure")
+
 			_, err = exporter.ExportRuns(context.Background(), runs, exporter.Options{OTLP: o,
 				Getenv: envOf(map[string]string{"OTEL_EXPORTER_OTLP_TRACES_CERTIFICATE": ca})})
 			require.NoError(t, err)

@@ -116,7 +116,7 @@ func attrs(m pcommon.Map) map[string]any { return m.AsRaw() }
 
 // TestE2EExportEveryAttribute sends the full run (failures, flaky tests,
 // errors, coverage, a base) with the real binary to the collector's OTLP
-// receiver and checks every attribute against SPEC section 6, literally.
+// receiver and checks every attribute of the hangar.trace/v1 tables, literally.
 func TestE2EExportEveryAttribute(t *testing.T) {
 	bin := testresultsBinary(t)
 	r := startE2EReceiver(t)
