@@ -22,8 +22,9 @@ import (
 // NewOTLPExporter returns an OTLP span exporter, the SDK's otlptracegrpc
 // or otlptracehttp, with o over the environment that getenv reads (nil:
 // os.Getenv; see OTLPOptions). Every setting is handed to the SDK
-// explicitly, so the SDK's own reading of the process environment never
-// takes effect. It refuses requests over DefaultMaxRequestBytes and reports
+// explicitly, so what the SDK reads of the process environment on its own
+// never takes effect (it may still log a variable it cannot parse). It
+// refuses requests over DefaultMaxRequestBytes and reports
 // spans the receiver rejects (partial success) as an export error. Each
 // request is retried while the endpoint may come back (a refused
 // connection, Unavailable, HTTP 429 or 503, ...) until the timeout, and
