@@ -11,7 +11,9 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"sort"
+	"strings"
 	"syscall"
 
 	"github.com/hangar-dev/testresults/internal/term"
@@ -85,6 +87,10 @@ func run(ctx context.Context, args []string, env Env) int {
 	case "-h", "--help", "help":
 		usage(env.Stdout)
 		return exitOK
+	case "--version", "version":
+		bi, _ := debug.ReadBuildInfo()
+		fmt.Fprintln(env.Stdout, version(bi))
+		return exitOK
 	}
 	c, ok := commands[args[0]]
 	if !ok {
@@ -97,6 +103,7 @@ func run(ctx context.Context, args []string, env Env) int {
 
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "Usage: testresults COMMAND [flags] [args]")
+	fmt.Fprintln(w, "       testresults --version")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Commands:")
 	names := make([]string, 0, len(commands))
@@ -111,4 +118,45 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "Exit codes: 0 ok, 1 verdict, check or export failed, 2 usage error,")
 	fmt.Fprintln(w, "3 input rejected (limits, hostile or unreadable report).")
 	fmt.Fprintln(w, "Run 'testresults COMMAND --help' for a command's flags.")
+}
+
+// version is the line --version prints: the module version, then the
+// commit, its time and whether the tree had changes, when the build
+// recorded them ("(devel)" for a build from a checkout).
+func version(bi *debug.BuildInfo) string {
+	v := "(devel)"
+	if bi != nil && bi.Main.Version != "" {
+		v = bi.Main.Version
+	}
+	var rev, at, modified string
+	if bi != nil {
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.time":
+				at = s.Value
+			case "vcs.modified":
+				modified = s.Value
+			}
+		}
+	}
+	line := "testresults " + v
+	var parts []string
+	if rev != "" {
+		parts = append(parts, "commit "+rev)
+	}
+	if at != "" {
+		parts = append(parts, at)
+	}
+	if modified == "true" {
+		parts = append(parts, "modified")
+	}
+	if len(parts) > 0 {
+		line += " (" + strings.Join(parts, ", ") + ")"
+	}
+	if bi != nil && bi.GoVersion != "" {
+		line += " " + bi.GoVersion
+	}
+	return line
 }
