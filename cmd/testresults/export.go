@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -81,9 +80,6 @@ not be read or is not valid.
 
 Flags:
 `
-
-// maxRunBytes bounds what one RUN.json may hold.
-const maxRunBytes = 256 << 20
 
 // exportOptions are the flags of export. The output, OTLP and placement
 // flags are registered by addExportFlags so that another subcommand can
@@ -422,21 +418,16 @@ func readRunFile(path string, stdin io.Reader) (*testrun.Run, error) {
 		defer f.Close()
 		r = f
 	}
-	b, err := io.ReadAll(io.LimitReader(r, maxRunBytes+1))
+	// The strict reader of package testrun: within testrun.MaxJSONBytes,
+	// the exact form only, no contradiction, no forged flag.
+	run, err := testrun.ReadRun(r)
 	if err != nil {
-		return nil, &inputError{fmt.Errorf("%s: %w", path, err)}
-	}
-	if len(b) > maxRunBytes {
-		return nil, &inputError{fmt.Errorf("%s: larger than %d MiB", path, maxRunBytes>>20)}
-	}
-	var run testrun.Run
-	if err := json.Unmarshal(b, &run); err != nil {
 		return nil, &inputError{fmt.Errorf("%s: %w", path, err)}
 	}
 	if run.ID == "" {
 		return nil, &inputError{fmt.Errorf("%s: the run has no id", path)}
 	}
-	return &run, nil
+	return run, nil
 }
 
 func runExport(ctx context.Context, args []string, env Env) int {
