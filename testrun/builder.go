@@ -15,7 +15,7 @@ type Builder struct {
 	order   []string // ids in order of first appearance
 	reports []ReportInfo
 	reasons []string
-	tests   bool // a test report was read (whole or partly)
+	tests   bool // a test report was read whole
 
 	cov      covSum
 	hasCov   bool
@@ -66,9 +66,10 @@ func NewBuilder(opts ...Option) *Builder {
 
 // AddReport adds one report file: its description, the test executions it
 // holds (nil for a coverage report) and the coverage it states (nil for a
-// test report). A report whose info.Error is set and that is not Skipped
-// makes the run incomplete, with the error as the reason; whatever it held
-// before the error is still merged. A Skipped file is only listed.
+// test report). A report is read whole or not at all: one whose info.Error
+// is set and that is not Skipped makes the run incomplete, with the error
+// as the reason, and adds nothing else (no cases, counts, coverage or flaky
+// ids, whatever execs and cov hold). A Skipped file is only listed.
 func (b *Builder) AddReport(info ReportInfo, execs []Execution, cov *CoverageReport) {
 	b.reports = append(b.reports, info)
 	if info.Skipped {
@@ -76,6 +77,7 @@ func (b *Builder) AddReport(info ReportInfo, execs []Execution, cov *CoverageRep
 	}
 	if info.Error != "" {
 		b.Incomplete(fmt.Sprintf("%s: %s", info.Path, info.Error))
+		return
 	}
 	if info.Tests != nil || len(execs) > 0 {
 		b.tests = true

@@ -154,15 +154,34 @@ func TestBuilderAbsenceIsNeverZero(t *testing.T) {
 		assert.False(t, r.Complete)
 		assert.Equal(t, []string{"bad.xml: entity declarations are refused"}, r.IncompleteReasons)
 	})
-	t.Run("partly read report", func(t *testing.T) {
+	t.Run("a refused report adds only its reason", func(t *testing.T) {
 		b := NewBuilder()
-		b.AddReport(ReportInfo{Path: "big.xml", Tests: ntests(1), Error: "limit exceeded"}, []Execution{exec("s", "a", OutcomePassed, "")}, nil)
+		covered, valid := int64(1), int64(2)
+		b.AddReport(ReportInfo{Path: "big.xml", Tests: ntests(2), Error: "limit exceeded"},
+			[]Execution{exec("s", "a", OutcomePassed, ""), exec("s", "b", OutcomeFailed, "boom")}, nil)
+		b.AddReport(ReportInfo{Path: "cut.info", Error: "truncated"}, nil,
+			&CoverageReport{LinesCovered: &covered, LinesValid: &valid})
 		r := b.Build()
-		require.NotNil(t, r.Counts)
-		assert.Equal(t, 1, r.Counts.Passed)
-		assert.False(t, r.Complete)
+		assert.Nil(t, r.Counts, "no report was read whole")
+		assert.Nil(t, r.Cases)
+		assert.Nil(t, r.Failures)
+		assert.Nil(t, r.Flaky)
+		assert.Nil(t, r.Coverage)
+		assert.Equal(t, []string{"big.xml: limit exceeded", "cut.info: truncated"}, r.IncompleteReasons)
 		r.Kind = KindAfterTurn
 		assert.False(t, r.Counted(), "an incomplete run is never counted")
+	})
+	t.Run("a refused report beside a whole one adds nothing", func(t *testing.T) {
+		b := NewBuilder()
+		b.AddReport(ReportInfo{Path: "ok.xml", Tests: ntests(1)}, []Execution{exec("s", "a", OutcomePassed, "")}, nil)
+		b.AddReport(ReportInfo{Path: "cut.xml", Tests: ntests(1), Error: "truncated"},
+			[]Execution{{ID: "b", Scope: "x", Outcome: OutcomeFailed}, {ID: "b", Scope: "x", Outcome: OutcomePassed}}, nil)
+		r := b.Build()
+		require.NotNil(t, r.Counts)
+		assert.Equal(t, Counts{Total: 1, Passed: 1}, *r.Counts)
+		assert.NotContains(t, r.Cases, "b")
+		assert.Empty(t, r.Flaky)
+		assert.False(t, r.Complete)
 	})
 	t.Run("skipped file does not make the run incomplete", func(t *testing.T) {
 		b := NewBuilder()
