@@ -193,7 +193,7 @@ func parseInto(r io.Reader, name string, cfg *config, res *Result) error {
 		return ErrEmpty
 	case formatLcov:
 		res.Info.Dialect = DialectLcov
-		cov, err := lcov.Parse(br, name, lcov.WithLimits(cfg.limits))
+		cov, err := lcov.Parse(br, name, lcov.WithLimits(cfg.limits), lcov.WithWorkDir(cfg.workDir))
 		res.Coverage = cov
 		return err
 	case formatXML:
@@ -218,7 +218,7 @@ func parseInto(r io.Reader, name string, cfg *config, res *Result) error {
 		return err
 	case "coverage":
 		res.Info.Dialect = DialectCobertura
-		cov, err := cobertura.Parse(replay, name, cobertura.WithLimits(cfg.limits))
+		cov, err := cobertura.Parse(replay, name, cobertura.WithLimits(cfg.limits), cobertura.WithWorkDir(cfg.workDir))
 		if errors.Is(err, cobertura.ErrNotCobertura) {
 			res.Info.Dialect = ""
 			return fmt.Errorf("%w: %v", ErrNotReport, err)
