@@ -343,3 +343,32 @@ func TestNonReportsDoNotCountAgainstLimits(t *testing.T) {
 	}
 	assert.Equal(t, 11, skipped)
 }
+
+// TestHostileCoverageLines: four lcov files of 8 MiB of distinct DA lines
+// each (2.8 million lines, the most a run's 32 MiB can hold) are merged in
+// bounded time and memory.
+func TestHostileCoverageLines(t *testing.T) {
+	dir := t.TempDir()
+	want := int64(0)
+	for k := 0; k < 4; k++ {
+		var b bytes.Buffer
+		fmt.Fprintf(&b, "SF:f%d.c\n", k)
+		for i := 1; b.Len() < DefaultMaxBytes-64; i++ {
+			fmt.Fprintf(&b, "DA:%d,%d\n", i, i%2)
+			want++
+		}
+		b.WriteString("end_of_record\n")
+		require.NoError(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("r%d.lcov", k)), b.Bytes(), 0o644))
+	}
+	var run *testrun.Run
+	var err error
+	start := time.Now()
+	peak := testmem.PeakHeap(func() { run, err = ReadRun([]string{dir}) })
+	require.NoError(t, err)
+	assert.True(t, run.Complete, "%q", run.IncompleteReasons)
+	require.NotNil(t, run.Coverage.LinesValid)
+	assert.Equal(t, want, *run.Coverage.LinesValid)
+	assert.Less(t, time.Since(start), hostileTime)
+	assert.Less(t, peak, int64(hostileHeap), "peak heap")
+	t.Logf("%d lines, peak heap %.1f MiB, %v", want, float64(peak)/(1<<20), time.Since(start).Round(time.Millisecond))
+}
