@@ -292,7 +292,7 @@ func (b *Builder) coverage() *Coverage {
 	case c.reports == 1 && c.firstTotals:
 		return statedCoverage(&c.first)
 	case c.totalsOnly != "" && c.reports > 1:
-		return &Coverage{Reason: fmt.Sprintf("%s states only coverage totals, not lines: they cannot be merged with the %d other coverage reports of the run, so the totals are unknown",
+		return &Coverage{Reason: fmt.Sprintf("%s states only coverage totals, not lines: they cannot be merged with the run's %d other coverage report(s), so the totals are unknown",
 			c.totalsOnly, c.reports-1)}
 	}
 	var covered, valid int64

@@ -1,6 +1,7 @@
 package testrun
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -277,8 +278,17 @@ func TestBuilderCoverage(t *testing.T) {
 		assert.Nil(t, c.LineRate)
 		assert.Nil(t, c.LinesCovered)
 		assert.Nil(t, c.LinesValid)
-		assert.Contains(t, c.Reason, "coverage.xml states only coverage totals")
+		assert.Equal(t, "coverage.xml states only coverage totals, not lines: they cannot be merged with the run's 1 other coverage report(s), so the totals are unknown", c.Reason)
 		assert.True(t, r.Complete, "unknown coverage does not make the run incomplete")
+
+		// The reason is kept in the run's JSON form and read back.
+		r.ID, r.Kind = "run-1", KindBase
+		data, err := json.Marshal(r)
+		require.NoError(t, err)
+		assert.Contains(t, string(data), `"coverage":{"line_rate":null,"lines_covered":null,"lines_valid":null,"reason":"coverage.xml states only`)
+		var back Run
+		require.NoError(t, json.Unmarshal(data, &back))
+		assert.Equal(t, *c, *back.Coverage)
 	})
 	t.Run("an lcov record of totals only beside another report is unknown", func(t *testing.T) {
 		b := NewBuilder()
