@@ -147,7 +147,7 @@ func BenchmarkPipeline(b *testing.B) {
 // TestNoAllocations: a foreign span costs no allocation, and neither does a
 // batch whose runs already carry the right flags.
 func TestNoAllocations(t *testing.T) {
-	p := newProcessor(verifierConfig(), nil)
+	p := newProcessor(verifierConfig(), nil, nil)
 	ctx := context.Background()
 
 	foreign := benchTraces(t, 1000, 0)

@@ -35,7 +35,7 @@ func createTraces(ctx context.Context, set processor.Settings, cfg component.Con
 	if err != nil {
 		return nil, fmt.Errorf("testresultsprocessor: %w", err)
 	}
-	p := newProcessor(pcfg, tel)
+	p := newProcessor(pcfg, tel, set.Logger)
 	return processorhelper.NewTraces(ctx, set, cfg, next, p.processTraces,
 		processorhelper.WithCapabilities(consumer.Capabilities{MutatesData: true}))
 }

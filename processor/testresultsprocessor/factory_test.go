@@ -53,19 +53,24 @@ func TestTelemetry(t *testing.T) {
 
 	trusted := traces(t, verifierResource(), span{
 		name:  semconv.SpanJobVerify,
-		attrs: []attr{{keyTrusted, true}},
+		attrs: []attr{{keyTrusted, true}, {"Hangar.Test.Run.Trusted", true}}, // a variant: removed
 		events: []event{
 			runEvent(runAttrs(attr{keyTrusted, true}, attr{keyCounted, true})...), // counted, flags right
 			runEvent(runAttrs(attr{keyComplete, false})...),                       // trusted only
 			runEvent(runAttrs(attr{keyKind, "gate"}, attr{keyTrusted, true})...),  // forged
 			runEvent(runAttrs(attr{keyTotal, "12"})...),                           // malformed
+			{name: semconv.EventTestCase, attrs: []attr{{keyTrusted, true}}},      // not a run: removed
 		},
 	})
 	untrusted := traces(t, []attr{{"service.name", "agent"}}, span{
 		name:   semconv.SpanJobVerify,
 		events: []event{runEvent(runAttrs(attr{keyTrusted, true}, attr{keyCounted, true})...)},
 	})
-	foreign := traces(t, verifierResource(), span{name: "other", events: []event{runEvent(runAttrs()...)}})
+	foreign := traces(t, verifierResource(), span{
+		name:   "other",
+		attrs:  []attr{{keyCounted, true}},
+		events: []event{runEvent(runAttrs(attr{keyTrusted, true}, attr{" hangar.test.run.counted", true})...)},
+	}) // three flags, all removed
 	for _, td := range []ptrace.Traces{trusted, untrusted, foreign} {
 		require.NoError(t, p.ConsumeTraces(context.Background(), td))
 	}
@@ -80,6 +85,9 @@ func TestTelemetry(t *testing.T) {
 		// gate's forged trusted; untrusted source's trusted and counted;
 		// trusted span's span-level trusted (false: not every run is).
 		metricFlagsOverwritten: 4,
+		// The variant and the test.case flag on the listed span; the
+		// foreign span's three.
+		metricFlagsRemoved: 2 + 3,
 	} {
 		m, err := tel.GetMetric(name)
 		require.NoError(t, err, name)

@@ -18,11 +18,12 @@ const (
 	metricRunsMalformed     = "otelcol_processor_testresults_runs_malformed"
 	metricRunsUntrustedFrom = "otelcol_processor_testresults_runs_untrusted_source"
 	metricFlagsOverwritten  = "otelcol_processor_testresults_flags_overwritten"
+	metricFlagsRemoved      = "otelcol_processor_testresults_flags_removed"
 )
 
 // stats are the counts of one batch, added to the counters once per batch.
 type stats struct {
-	seen, trusted, counted, malformed, untrustedSource, overwritten int64
+	seen, trusted, counted, malformed, untrustedSource, overwritten, removed int64
 }
 
 type telemetry struct {
@@ -32,6 +33,7 @@ type telemetry struct {
 	runsMalformed  metric.Int64Counter
 	runsUntrusted  metric.Int64Counter
 	flagsOverwrite metric.Int64Counter
+	flagsRemoved   metric.Int64Counter
 }
 
 func newTelemetry(set component.TelemetrySettings) (*telemetry, error) {
@@ -55,6 +57,8 @@ func newTelemetry(set component.TelemetrySettings) (*telemetry, error) {
 		"test.run events from a sender that matched no trusted_sources entry; their flags are forced to false.", "{run}")
 	t.flagsOverwrite = counter(metricFlagsOverwritten,
 		"trusted/counted attributes on events and spans whose value the sender set differently (or with another type, or more than once).", "{attribute}")
+	t.flagsRemoved = counter(metricFlagsRemoved,
+		"trusted/counted attributes removed, under any spelling that differs only in case or surrounding white space: from spans not listed and their events, from events of listed spans that are not test.run, and spellings other than the canonical key on listed spans and their test.run events.", "{attribute}")
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
@@ -73,4 +77,5 @@ func (t *telemetry) record(ctx context.Context, s *stats) {
 	add(t.runsMalformed, s.malformed)
 	add(t.runsUntrusted, s.untrustedSource)
 	add(t.flagsOverwrite, s.overwritten)
+	add(t.flagsRemoved, s.removed)
 }
