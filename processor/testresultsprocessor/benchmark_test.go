@@ -156,7 +156,7 @@ func TestNoAllocations(t *testing.T) {
 	})
 	assert.Zero(t, allocs, "foreign spans")
 
-	tel, err := newTelemetry(processortest.NewNopSettings(Type).TelemetrySettings)
+	tel, err := newTelemetry(processortest.NewNopSettings(Type).TelemetrySettings, processortest.NewNopSettings(Type).ID)
 	require.NoError(t, err)
 	p.telemetry = tel
 	mixed := benchTraces(t, 1000, 100)

@@ -8,3 +8,8 @@
 // is removed. It fails closed, drops nothing, and passes every other
 // attribute, event and span untouched.
 package testresultsprocessor
+
+// The component type, stability and metrics are declared in metadata.yaml;
+// internal/metadata, documentation.md and the generated tests come from it.
+//
+//go:generate go tool mdatagen metadata.yaml

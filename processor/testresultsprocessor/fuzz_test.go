@@ -330,7 +330,7 @@ func FuzzProcessRun(f *testing.F) {
 	), true)
 	f.Add([]byte{}, true)
 
-	tel, err := newTelemetry(processortest.NewNopSettings(Type).TelemetrySettings)
+	tel, err := newTelemetry(processortest.NewNopSettings(Type).TelemetrySettings, processortest.NewNopSettings(Type).ID)
 	require.NoError(f, err)
 	trustedCfg := createDefaultConfig()
 	trustedCfg.TrustAllSources = true
