@@ -120,15 +120,18 @@ func sentString(a loadgen.Attr) string {
 type flagWant struct {
 	recompute        bool // the processor owns the exact keys here
 	trusted, counted *bool
+	// strip is true behind the processor: no flag but the exact keys it
+	// recomputes may arrive, under any spelling.
+	strip bool
 }
 
 // checkAttrs compares what arrived with what was sent. Every attribute that
 // is not a flag arrives exactly as sent (repetitions included). Where the
 // processor recomputes (want.recompute), each exact flag key is there once
 // with the wanted value, or absent when the wanted value is nil; other
-// spellings arrive as sent or not at all. Elsewhere every flag, under any
-// spelling, arrives as sent or not at all: today's processor passes them
-// through, a stricter one removes them.
+// spellings never arrive. Elsewhere, behind the processor (want.strip), no
+// flag arrives under any spelling: only the processor may say a run is
+// trusted; without the processor every flag arrives as sent.
 func checkAttrs(got pcommon.Map, sent []loadgen.Attr, want flagWant) []string {
 	var problems []string
 	var gotPlain, gotFlags, sentPlain, sentFlags []string
@@ -157,6 +160,9 @@ func checkAttrs(got pcommon.Map, sent []loadgen.Attr, want flagWant) []string {
 	slices.Sort(sentPlain)
 	if !slices.Equal(gotPlain, sentPlain) {
 		problems = append(problems, fmt.Sprintf("attributes %v, sent %v", gotPlain, sentPlain))
+	}
+	if want.strip && len(gotFlags) > 0 {
+		problems = append(problems, fmt.Sprintf("flags %v arrived where the processor removes every one", gotFlags))
 	}
 	for _, f := range gotFlags {
 		i := slices.Index(sentFlags, f)
@@ -206,10 +212,10 @@ func checkSpan(s ptrace.Span, service string, v loadgen.Variant, rules *pipeline
 			problems = append(problems, fmt.Sprintf("event %d is %q, sent %q", i, ev.Name(), e.Name))
 			continue
 		}
-		want := flagWant{}
+		want := flagWant{strip: rules != nil}
 		if listed && e.Name == semconv.EventTestRun {
 			trusted, counted := expectRun(e.Attrs, rules.trusted[service])
-			want = flagWant{recompute: true, trusted: &trusted, counted: &counted}
+			want = flagWant{recompute: true, trusted: &trusted, counted: &counted, strip: true}
 			runs++
 			allTrusted = allTrusted && trusted
 			allCounted = allCounted && counted
@@ -225,7 +231,7 @@ func checkSpan(s ptrace.Span, service string, v loadgen.Variant, rules *pipeline
 			problems = append(problems, fmt.Sprintf("event %d (%s): %s", i, e.Name, p))
 		}
 	}
-	spanWant := flagWant{}
+	spanWant := flagWant{strip: rules != nil}
 	if listed {
 		spanWant.recompute = true
 		if runs > 0 {
