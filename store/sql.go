@@ -53,6 +53,8 @@ var migrations = [][]string{
 			seen        TEXT   NOT NULL,
 			PRIMARY KEY (repository, environment, test_id))`,
 		`CREATE INDEX flaky_entries_last_seen ON flaky_entries (last_seen)`,
+		// What the recorded runs showed of each test on a tree: a run
+		// where it passed and one where it failed ('' when none).
 		`CREATE TABLE tree_outcomes (
 			repository  TEXT   NOT NULL,
 			environment TEXT   NOT NULL,
@@ -60,9 +62,16 @@ var migrations = [][]string{
 			test_id     TEXT   NOT NULL,
 			passed_run  TEXT   NOT NULL,
 			failed_run  TEXT   NOT NULL,
-			last_seen   BIGINT NOT NULL,
 			PRIMARY KEY (repository, environment, tree, test_id))`,
-		`CREATE INDEX tree_outcomes_last_seen ON tree_outcomes (last_seen)`,
+		// When a run was last recorded on each tree: its history expires
+		// with it.
+		`CREATE TABLE trees (
+			repository  TEXT   NOT NULL,
+			environment TEXT   NOT NULL,
+			tree        TEXT   NOT NULL,
+			last_seen   BIGINT NOT NULL,
+			PRIMARY KEY (repository, environment, tree))`,
+		`CREATE INDEX trees_last_seen ON trees (last_seen)`,
 		// One row per recorded run: recording a run again adds nothing. A
 		// later version stores whole runs beside it.
 		`CREATE TABLE recorded_runs (
@@ -160,46 +169,9 @@ func (s *sqlStore) Record(ctx context.Context, repo, env string, r *testrun.Run)
 		if n, err := res.RowsAffected(); err != nil || n == 0 {
 			return err // recorded before: nothing to add
 		}
-		history := make(map[string]testrun.TreeHistory, len(obs))
-		for start := 0; start < len(obs); start += chunk {
-			part := obs[start:min(start+chunk, len(obs))]
-			args := make([]any, 0, 7*len(part))
-			for _, o := range part {
-				passed, failed := "", ""
-				if o.Passed {
-					passed = r.ID
-				}
-				if o.Failed {
-					failed = r.ID
-				}
-				args = append(args, repo, env, r.Tree, o.TestID, passed, failed, now.UnixMicro())
-			}
-			rows, err := tx.QueryContext(ctx, s.q(`INSERT INTO tree_outcomes
-				(repository, environment, tree, test_id, passed_run, failed_run, last_seen)
-				VALUES `+placeholders(len(part), 7)+`
-				ON CONFLICT (repository, environment, tree, test_id) DO UPDATE SET
-					passed_run = CASE WHEN tree_outcomes.passed_run = '' THEN excluded.passed_run ELSE tree_outcomes.passed_run END,
-					failed_run = CASE WHEN tree_outcomes.failed_run = '' THEN excluded.failed_run ELSE tree_outcomes.failed_run END,
-					last_seen = excluded.last_seen
-				RETURNING test_id, passed_run, failed_run`), args...)
-			if err != nil {
-				return err
-			}
-			for rows.Next() {
-				var id string
-				var h testrun.TreeHistory
-				if err := rows.Scan(&id, &h.PassedRun, &h.FailedRun); err != nil {
-					rows.Close()
-					return err
-				}
-				history[id] = h
-			}
-			if err := rows.Close(); err != nil {
-				return err
-			}
-			if err := rows.Err(); err != nil {
-				return err
-			}
+		history, err := s.recordTree(ctx, tx, repo, env, r, obs, now)
+		if err != nil {
+			return err
 		}
 		out.Observed = len(obs)
 		sightings := testrun.RunSightings(r, history, now)
@@ -233,6 +205,68 @@ func (s *sqlStore) Record(ctx context.Context, repo, env string, r *testrun.Run)
 		return Recorded{}, err
 	}
 	return out, nil
+}
+
+// recordTree adds r's observations to the history of its tree and
+// returns the history of each test r observed. The tree's rows are read
+// once and only the rows that change are written: a rerun on a tree seen
+// before writes almost nothing.
+func (s *sqlStore) recordTree(ctx context.Context, tx *sql.Tx, repo, env string, r *testrun.Run, obs []testrun.TreeObservation, now time.Time) (map[string]testrun.TreeHistory, error) {
+	history := make(map[string]testrun.TreeHistory, len(obs))
+	if len(obs) == 0 {
+		return history, nil
+	}
+	existing := map[string]testrun.TreeHistory{}
+	rows, err := tx.QueryContext(ctx, s.q(`SELECT test_id, passed_run, failed_run FROM tree_outcomes
+		WHERE repository = ? AND environment = ? AND tree = ?`), repo, env, r.Tree)
+	if err != nil {
+		return nil, err
+	}
+	for rows.Next() {
+		var id string
+		var h testrun.TreeHistory
+		if err := rows.Scan(&id, &h.PassedRun, &h.FailedRun); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		existing[id] = h
+	}
+	if err := rows.Close(); err != nil {
+		return nil, err
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	var changed []string
+	for _, o := range obs {
+		h, had := existing[o.TestID]
+		nh := h.With(o, r.ID)
+		history[o.TestID] = nh
+		if !had || nh != h {
+			changed = append(changed, o.TestID)
+		}
+	}
+	for start := 0; start < len(changed); start += chunk {
+		part := changed[start:min(start+chunk, len(changed))]
+		args := make([]any, 0, 6*len(part))
+		for _, id := range part {
+			h := history[id]
+			args = append(args, repo, env, r.Tree, id, h.PassedRun, h.FailedRun)
+		}
+		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO tree_outcomes
+			(repository, environment, tree, test_id, passed_run, failed_run)
+			VALUES `+placeholders(len(part), 6)+`
+			ON CONFLICT (repository, environment, tree, test_id) DO UPDATE SET
+				passed_run = excluded.passed_run, failed_run = excluded.failed_run`), args...); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO trees (repository, environment, tree, last_seen) VALUES (?, ?, ?, ?)
+		ON CONFLICT (repository, environment, tree) DO UPDATE SET last_seen = excluded.last_seen`),
+		repo, env, r.Tree, now.UnixMicro()); err != nil {
+		return nil, err
+	}
+	return history, nil
 }
 
 // putEntries writes entries whole, replacing the rows they update.
@@ -381,7 +415,11 @@ func (s *sqlStore) Prune(ctx context.Context) (int64, error) {
 		if n, err = res.RowsAffected(); err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, s.q(`DELETE FROM tree_outcomes WHERE last_seen < ?`), cut)
+		if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM tree_outcomes WHERE (repository, environment, tree) IN
+			(SELECT repository, environment, tree FROM trees WHERE last_seen < ?)`), cut); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, s.q(`DELETE FROM trees WHERE last_seen < ?`), cut)
 		return err
 	})
 	return n, err

@@ -460,3 +460,28 @@ func TestOpenLocations(t *testing.T) {
 	assert.True(t, IsPostgres("postgresql://x"))
 	assert.False(t, IsPostgres("/tmp/x.db"))
 }
+
+func TestPruneTreeHistory(t *testing.T) {
+	forEach(t, func(t *testing.T, b backend) {
+		c := newClock()
+		s := open(t, b.location(t), c)
+		ctx := context.Background()
+		_, err := s.Record(ctx, "r", "e", run("old-pass", "X", testrun.KindBase, map[string]testrun.Outcome{"t": pass}))
+		require.NoError(t, err)
+		_, err = s.Record(ctx, "r", "e", run("keep-pass", "Y", testrun.KindBase, map[string]testrun.Outcome{"t": pass}))
+		require.NoError(t, err)
+		c.Advance(testrun.FlakyTTL / 2)
+		_, err = s.Record(ctx, "r", "e", run("y-again", "Y", testrun.KindBase, map[string]testrun.Outcome{"u": pass}))
+		require.NoError(t, err)
+		c.Advance(testrun.FlakyTTL/2 + time.Hour)
+		_, err = s.Prune(ctx)
+		require.NoError(t, err)
+
+		got, err := s.Record(ctx, "r", "e", run("x-fail", "X", testrun.KindRerun, map[string]testrun.Outcome{"t": fail}))
+		require.NoError(t, err)
+		assert.Empty(t, got.Flaky, "tree X's history expired with it")
+		got, err = s.Record(ctx, "r", "e", run("y-fail", "Y", testrun.KindRerun, map[string]testrun.Outcome{"t": fail}))
+		require.NoError(t, err)
+		assert.Equal(t, map[string][]testrun.FlakyHow{"t": {testrun.FlakySameTree}}, got.Flaky, "tree Y was recorded on recently")
+	})
+}

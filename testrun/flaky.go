@@ -170,6 +170,18 @@ type TreeHistory struct {
 	PassedRun, FailedRun string
 }
 
+// With returns h after run runID observed o: the first run that passed
+// and the first that failed are kept.
+func (h TreeHistory) With(o TreeObservation, runID string) TreeHistory {
+	if o.Passed && h.PassedRun == "" {
+		h.PassedRun = runID
+	}
+	if o.Failed && h.FailedRun == "" {
+		h.FailedRun = runID
+	}
+	return h
+}
+
 // Flipped reports whether the test both passed and failed on the tree.
 func (h TreeHistory) Flipped() bool { return h.PassedRun != "" && h.FailedRun != "" }
 

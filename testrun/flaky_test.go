@@ -159,3 +159,14 @@ func TestWorse(t *testing.T) {
 	assert.True(t, Worse(a, d), "then by id")
 	require.False(t, Worse(a, a))
 }
+
+func TestTreeHistoryWith(t *testing.T) {
+	var h TreeHistory
+	h = h.With(TreeObservation{TestID: "t", Passed: true}, "a")
+	h = h.With(TreeObservation{TestID: "t", Passed: true}, "b")
+	assert.Equal(t, TreeHistory{PassedRun: "a"}, h, "the first passing run is kept")
+	assert.False(t, h.Flipped())
+	h = h.With(TreeObservation{TestID: "t", Failed: true}, "c")
+	assert.Equal(t, TreeHistory{PassedRun: "a", FailedRun: "c"}, h)
+	assert.True(t, h.Flipped())
+}
