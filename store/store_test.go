@@ -220,6 +220,9 @@ func TestExpiryAndExcused(t *testing.T) {
 		require.NoError(t, err)
 		require.Len(t, got, 2)
 		assert.True(t, got["old"].Excused(jobStart), "on the list before the job started")
+		ex, err := Excused(ctx, s, "r", "e", []string{"old", "new", "absent"}, jobStart)
+		require.NoError(t, err)
+		assert.Equal(t, map[string]bool{"old": true, "new": false, "absent": false}, ex)
 		assert.False(t, got["new"].Excused(jobStart), "added by the job's own run")
 		_, ok := got["absent"]
 		assert.False(t, ok)
