@@ -35,6 +35,8 @@ non-empty, has that sha256, is the file junit_path names (relative to --dir),
 and its failures + errors equal failed. Every broken rule is printed, one a
 line. There is no warning outcome.
 
+--schema prints the schema.
+
 --shadow LOG changes nothing: it appends the raw result and the verdict to
 LOG (one JSON object a line) and exits 0 whatever the verdict.
 
@@ -44,6 +46,7 @@ Flags:
 `
 
 type validateOptions struct {
+	schema bool
 	shadow string
 	dir    string
 	json   bool
@@ -52,6 +55,7 @@ type validateOptions struct {
 func newValidateFlags() (*pflag.FlagSet, *validateOptions) {
 	fs := newFlagSet("validate")
 	o := &validateOptions{}
+	fs.BoolVar(&o.schema, "schema", false, "print the JSON Schema of a tool result and exit")
 	fs.StringVar(&o.shadow, "shadow", "", "shadow mode: append the raw result and the verdict to LOG, exit 0")
 	fs.StringVar(&o.dir, "dir", "", "the directory a relative junit_path is relative to (default: the current directory)")
 	fs.BoolVar(&o.json, "json", false, "print the verdict as JSON on stdout")
@@ -138,6 +142,12 @@ func runValidate(_ context.Context, args []string, env Env) int {
 	fs, o := newValidateFlags()
 	if code, done := parseFlags("validate", validateUsage, fs, args, env); done {
 		return code
+	}
+	if o.schema {
+		if _, err := env.Stdout.Write(testrun.ToolResultSchema); err != nil {
+			return exitFailed
+		}
+		return exitOK
 	}
 	if fs.NArg() != 2 {
 		return usageFail("validate", validateUsage, fs, env, "want RESULT.json and JUNIT.xml, got %d arguments", fs.NArg())

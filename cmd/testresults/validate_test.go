@@ -117,6 +117,13 @@ func TestValidateCommand(t *testing.T) {
 		assert.Equal(t, string(raw), *rec.Raw, "the raw bytes")
 		assert.Contains(t, rec.Reasons, "returncode is 124, not 0")
 	})
+	t.Run("--schema prints the schema", func(t *testing.T) {
+		code, out, _ := runCmd(t, "validate", "--schema")
+		assert.Equal(t, exitOK, code)
+		var doc map[string]any
+		require.NoError(t, json.Unmarshal([]byte(out), &doc))
+		assert.Equal(t, "https://json-schema.org/draft/2020-12/schema", doc["$schema"])
+	})
 	t.Run("usage", func(t *testing.T) {
 		code, _, errs := runCmd(t, "validate", pass)
 		assert.Equal(t, exitUsage, code)
