@@ -201,10 +201,16 @@ func TestCollector(t *testing.T) {
 		assert.Equal(t, []any{true}, values(events.At(2).Attributes(), keyTrusted), "a test.case event is not ours to change")
 	}
 
-	// The foreign span, forged test.run event included, arrives exactly as sent.
+	// The foreign span, forged test.run event included, arrives as sent,
+	// but for the forged flags, which arrive as sent or not at all (a
+	// processor may remove flags from spans it does not recompute).
 	gotForeign, ok := findSpan(batches, "HTTP GET")
 	require.True(t, ok, "the foreign span did not arrive")
-	require.NoError(t, ptracetest.CompareSpan(foreign, gotForeign))
+	require.NoError(t, ptracetest.CompareSpan(withoutFlags(foreign), withoutFlags(gotForeign)))
+	assert.Subset(t, flagValues(foreign.Attributes()), flagValues(gotForeign.Attributes()))
+	for i := 0; i < foreign.Events().Len(); i++ {
+		assert.Subset(t, flagValues(foreign.Events().At(i).Attributes()), flagValues(gotForeign.Events().At(i).Attributes()))
+	}
 
 	// The processor's own counters, from the collector's metrics endpoint.
 	metrics := scrape(t, c.metricsURL)
@@ -522,4 +528,29 @@ func metricValue(text, name string) float64 {
 		return -1
 	}
 	return sum
+}
+
+// withoutFlags returns a copy of s without the trust flags, under any
+// spelling, on the span and its events.
+func withoutFlags(s ptrace.Span) ptrace.Span {
+	out := ptrace.NewSpan()
+	s.CopyTo(out)
+	strip := func(m pcommon.Map) { m.RemoveIf(func(k string, _ pcommon.Value) bool { return flagKey(k) }) }
+	strip(out.Attributes())
+	for i := 0; i < out.Events().Len(); i++ {
+		strip(out.Events().At(i).Attributes())
+	}
+	return out
+}
+
+// flagValues returns the trust flags of m, under any spelling, as key=value.
+func flagValues(m pcommon.Map) []string {
+	var out []string
+	m.Range(func(k string, v pcommon.Value) bool {
+		if flagKey(k) {
+			out = append(out, attrString(k, v))
+		}
+		return true
+	})
+	return out
 }
