@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/hangar-dev/testresults/internal/term"
 	"github.com/hangar-dev/testresults/testrun"
 )
 
@@ -167,7 +168,8 @@ func runDiff(_ context.Context, args []string, env Env) int {
 		}
 		return code
 	}
-	printComparison(env.Stdout, c)
+	// Test ids and messages come from reports: escaped for the terminal.
+	printComparison(term.NewWriter(env.Stdout), c)
 	return code
 }
 

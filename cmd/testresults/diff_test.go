@@ -96,6 +96,13 @@ func TestDiff(t *testing.T) {
 		code, _, _ = runCmd(t, "diff", base, filepath.Join(dir, "absent.json"))
 		assert.Equal(t, exitRejected, code)
 	})
+	t.Run("ids from reports cannot drive the terminal", func(t *testing.T) {
+		evil := writeRun(t, dir, "evil", testrun.KindAfterTurn, "T", map[string]testrun.Outcome{"a": failed, "b": passed, "c": passed, "x\x1b[2Jy": failed})
+		code, out, _ := runCmd(t, "diff", base, evil)
+		assert.Equal(t, exitFailed, code)
+		assert.NotContains(t, out, "\x1b[2J")
+		assert.Contains(t, out, `x\x1b[2Jy`)
+	})
 	t.Run("help", func(t *testing.T) {
 		code, out, _ := runCmd(t, "diff", "--help")
 		assert.Equal(t, exitOK, code)

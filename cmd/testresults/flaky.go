@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/hangar-dev/testresults/internal/term"
 	"github.com/hangar-dev/testresults/store"
 	"github.com/hangar-dev/testresults/testrun"
 )
@@ -148,6 +149,9 @@ func runFlaky(ctx context.Context, args []string, env Env) int {
 		fmt.Fprintf(env.Stderr, "testresults flaky %s: %v\n", sub, err)
 		return exitRejected
 	}
+	// Test ids come from reports: what people read is escaped for the
+	// terminal.
+	human := term.NewWriter(env.Stdout)
 	switch sub {
 	case "record":
 		return flakyRecord(ctx, st, o, runs, env, storeFail)
@@ -159,7 +163,7 @@ func runFlaky(ctx context.Context, args []string, env Env) int {
 		if o.json {
 			return jsonOut(env, entries)
 		}
-		printEntries(env.Stdout, entries)
+		printEntries(human, entries)
 	case "prune":
 		n, err := st.Prune(ctx)
 		if err != nil {
@@ -168,7 +172,7 @@ func runFlaky(ctx context.Context, args []string, env Env) int {
 		if o.json {
 			return jsonOut(env, map[string]int64{"pruned": n})
 		}
-		fmt.Fprintf(env.Stdout, "pruned %d entries\n", n)
+		fmt.Fprintf(human, "pruned %d entries\n", n)
 	case "summary":
 		sum, err := st.Summary(ctx, o.limit)
 		if err != nil {
@@ -178,10 +182,10 @@ func runFlaky(ctx context.Context, args []string, env Env) int {
 			return jsonOut(env, sum)
 		}
 		if len(sum) == 0 {
-			fmt.Fprintln(env.Stdout, "no flaky tests")
+			fmt.Fprintln(human, "no flaky tests")
 		}
 		for _, s := range sum {
-			fmt.Fprintf(env.Stdout, "%-40s %5d flaky  worst: %s (%s, seen %d times, last %s)\n", s.Repository, s.Tests,
+			fmt.Fprintf(human, "%-40s %5d flaky  worst: %s (%s, seen %d times, last %s)\n", s.Repository, s.Tests,
 				s.Worst.TestID, s.Worst.Environment, s.Worst.Sightings, s.Worst.LastSeen.Format(time.RFC3339))
 		}
 	case "check":
@@ -222,9 +226,10 @@ func flakyRecord(ctx context.Context, st store.Store, o *flakyOptions, runs []*t
 	if o.json {
 		return jsonOut(env, lines)
 	}
+	human := term.NewWriter(env.Stdout)
 	for _, l := range lines {
 		if !l.Recorded {
-			fmt.Fprintf(env.Stdout, "%s: not recorded: %s\n", l.Run, l.Reason)
+			fmt.Fprintf(human, "%s: not recorded: %s\n", l.Run, l.Reason)
 			continue
 		}
 		ids := make([]string, 0, len(l.Flaky))
@@ -232,7 +237,7 @@ func flakyRecord(ctx context.Context, st store.Store, o *flakyOptions, runs []*t
 			ids = append(ids, id)
 		}
 		sort.Strings(ids)
-		fmt.Fprintf(env.Stdout, "%s: %d outcomes observed, %d flaky%s\n", l.Run, l.Observed, len(ids), listTail(ids))
+		fmt.Fprintf(human, "%s: %d outcomes observed, %d flaky%s\n", l.Run, l.Observed, len(ids), listTail(ids))
 	}
 	return exitOK
 }
@@ -289,7 +294,7 @@ func flakyCheck(ctx context.Context, st store.Store, o *flakyOptions, r *testrun
 		}
 		return code
 	}
-	printCheck(env.Stdout, res)
+	printCheck(term.NewWriter(env.Stdout), res)
 	return code
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/hangar-dev/testresults/internal/term"
 	"github.com/hangar-dev/testresults/report"
 	"github.com/hangar-dev/testresults/testrun"
 )
@@ -200,9 +201,10 @@ func runValidate(_ context.Context, args []string, env Env) int {
 			return exitFailed
 		}
 	} else {
-		fmt.Fprintln(env.Stdout, verdictWord(v))
+		out := term.NewWriter(env.Stdout)
+		fmt.Fprintln(out, verdictWord(v))
 		for _, r := range v.Reasons {
-			fmt.Fprintf(env.Stdout, "  - %s\n", r)
+			fmt.Fprintf(out, "  - %s\n", r)
 		}
 	}
 	if !v.Accepted {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/hangar-dev/testresults/internal/term"
 	"github.com/hangar-dev/testresults/testrun"
 )
 
@@ -206,7 +207,7 @@ func reportVerdict(env Env, o *verdictOptions, parent, patch []*testrun.Run, opt
 			return exitFailed
 		}
 	} else {
-		printPaired(env.Stdout, p)
+		printPaired(term.NewWriter(env.Stdout), p)
 	}
 	// Frozen tests are excluded from the vote, and logged.
 	for _, tv := range p.Frozen {
