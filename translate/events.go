@@ -40,9 +40,10 @@ type runPlan struct {
 	run        *testrun.Run
 	start, end time.Time
 	cases      []caseRef
-	// newFailure reports whether the comparison with the base is available.
+	// compare reports whether the comparison with the base is available;
+	// newFailures then holds the ids testrun.NewFailures returned.
 	compare     bool
-	baseFailing map[string]bool
+	newFailures map[string]bool
 	// kept is how many of cases are exported after the cap and the budget.
 	kept int
 }
@@ -60,13 +61,6 @@ func planRuns(runs []*testrun.Run, cfg config, now time.Time) ([]runPlan, error)
 	if len(runs) == 0 {
 		return nil, fmt.Errorf("%w: no runs to export", ErrInvalid)
 	}
-	var baseFailing map[string]bool
-	baseKnown := false
-	if cfg.base != nil {
-		// The comparison rule (SPEC section 5) lives in testrun.
-		set, err := testrun.FailingIDs(cfg.base)
-		baseFailing, baseKnown = set, err == nil
-	}
 	plans := make([]runPlan, len(runs))
 	for i, r := range runs {
 		if err := validate(r); err != nil {
@@ -83,10 +77,14 @@ func planRuns(runs []*testrun.Run, cfg config, now time.Time) ([]runPlan, error)
 		}
 		start, end := runTimes(r, now)
 		p := runPlan{run: r, start: start, end: end, cases: cases}
-		if baseKnown {
-			if _, err := testrun.FailingIDs(r); err == nil {
+		if cfg.base != nil {
+			// The comparison rule lives once, in testrun.NewFailures.
+			if ids, err := testrun.NewFailures(cfg.base, r); err == nil {
 				p.compare = true
-				p.baseFailing = baseFailing
+				p.newFailures = make(map[string]bool, len(ids))
+				for _, id := range ids {
+					p.newFailures[id] = true
+				}
 			}
 		}
 		plans[i] = p
@@ -297,7 +295,7 @@ func caseEvent(p *runPlan, c caseRef) Event {
 	}
 	attrs = append(attrs, semconv.TestFlakyKey.Bool(c.flaky))
 	if p.compare {
-		attrs = append(attrs, semconv.TestNewFailureKey.Bool(c.outcome.Failing() && !p.baseFailing[c.id]))
+		attrs = append(attrs, semconv.TestNewFailureKey.Bool(p.newFailures[c.id]))
 	}
 	if c.message != "" {
 		attrs = append(attrs, semconv.TestMessageKey.String(c.message))

@@ -1,0 +1,232 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/hangar-dev/testresults/internal/term"
+	"github.com/hangar-dev/testresults/testrun"
+)
+
+func init() {
+	register(command{name: "diff", synopsis: "compare a run with its base: new failures, fixed, flaky, coverage", run: runDiff})
+}
+
+const diffUsage = `Usage: testresults diff [flags] BASE.json AFTER.json
+
+Compares the run after a change with its base run (the JSON that parse and
+run print): new failures (failing after, not in the base, with after's
+messages), the base's own failures, fixed tests, after's flaky tests and the
+coverage delta. The comparison is exact only when both runs are complete
+and list their failing ids whole; otherwise it says it is unavailable and
+why, never an empty list. With --after-output (and --base-output), the
+kept output of the checks is scanned too: a failing test the output names
+(pytest FAILED a::b, go --- FAIL: TestX, jest ●, cargo test x ... FAILED)
+that the reports do not explain, when the reports show nothing new, makes
+the comparison unavailable.
+
+Exit codes: 0 the comparison is exact and shows no new failure; 1 there are
+new failures, or the comparison is unavailable (the reason is printed);
+2 usage error; 3 a run could not be read or is not valid.
+
+Flags:
+`
+
+type diffOptions struct {
+	json        bool
+	baseOutput  string
+	afterOutput string
+}
+
+func newDiffFlags() (*pflag.FlagSet, *diffOptions) {
+	fs := newFlagSet("diff")
+	o := &diffOptions{}
+	fs.BoolVar(&o.json, "json", false, "print the comparison as JSON on stdout")
+	fs.StringVar(&o.baseOutput, "base-output", "", "the base check's kept output (its last 1 MiB is read)")
+	fs.StringVar(&o.afterOutput, "after-output", "", "the after check's kept output (its last 1 MiB is read)")
+	return fs, o
+}
+
+// newFlagSet is the flag set every subcommand starts from: errors are
+// returned, never printed or fatal.
+func newFlagSet(name string) *pflag.FlagSet {
+	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	fs.SortFlags = false
+	return fs
+}
+
+// parseFlags parses args into fs. It returns done with the exit code when
+// the command ends here: help (0) or a usage error (2).
+func parseFlags(name, usage string, fs *pflag.FlagSet, args []string, env Env) (code int, done bool) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			fmt.Fprint(env.Stdout, usage)
+			fmt.Fprint(env.Stdout, fs.FlagUsages())
+			return exitOK, true
+		}
+		return usageFail(name, usage, fs, env, "%v", err), true
+	}
+	return 0, false
+}
+
+// usageFail prints a usage error and the usage, and returns exitUsage.
+func usageFail(name, usage string, fs *pflag.FlagSet, env Env, format string, a ...any) int {
+	fmt.Fprintf(env.Stderr, "testresults %s: "+format+"\n\n", append([]any{name}, a...)...)
+	fmt.Fprint(env.Stderr, usage)
+	fmt.Fprint(env.Stderr, fs.FlagUsages())
+	return exitUsage
+}
+
+// writeJSON writes v as indented JSON, keeping <, > and & readable.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// readTail returns the last max bytes of the file at path.
+func readTail(path string, max int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", path)
+	}
+	if off := fi.Size() - max; off > 0 {
+		if _, err := f.Seek(off, io.SeekStart); err != nil {
+			return nil, err
+		}
+	}
+	return io.ReadAll(io.LimitReader(f, max))
+}
+
+func runDiff(_ context.Context, args []string, env Env) int {
+	fs, o := newDiffFlags()
+	if code, done := parseFlags("diff", diffUsage, fs, args, env); done {
+		return code
+	}
+	if fs.NArg() != 2 {
+		return usageFail("diff", diffUsage, fs, env, "want BASE.json and AFTER.json, got %d arguments", fs.NArg())
+	}
+	if fs.Arg(0) == "-" && fs.Arg(1) == "-" {
+		return usageFail("diff", diffUsage, fs, env, "only one run can come from stdin")
+	}
+	base, err := readRunFile(fs.Arg(0), env.Stdin)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "testresults diff: base: %v\n", err)
+		return exitRejected
+	}
+	after, err := readRunFile(fs.Arg(1), env.Stdin)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "testresults diff: after: %v\n", err)
+		return exitRejected
+	}
+	var opts []testrun.CompareOption
+	if o.afterOutput != "" {
+		afterOut, err := readTail(o.afterOutput, testrun.MaxOutputBytes)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "testresults diff: --after-output: %v\n", err)
+			return exitRejected
+		}
+		var baseOut []byte
+		if o.baseOutput != "" {
+			if baseOut, err = readTail(o.baseOutput, testrun.MaxOutputBytes); err != nil {
+				fmt.Fprintf(env.Stderr, "testresults diff: --base-output: %v\n", err)
+				return exitRejected
+			}
+		}
+		opts = append(opts, testrun.WithOutput(baseOut, afterOut))
+	} else if o.baseOutput != "" {
+		return usageFail("diff", diffUsage, fs, env, "--base-output needs --after-output")
+	}
+
+	c := testrun.Compare(base, after, opts...)
+	code := exitOK
+	if !c.Available || len(c.NewFailures) > 0 {
+		code = exitFailed
+	}
+	if o.json {
+		if err := writeJSON(env.Stdout, c); err != nil {
+			fmt.Fprintf(env.Stderr, "testresults diff: %v\n", err)
+			return exitFailed
+		}
+		return code
+	}
+	// Test ids and messages come from reports: escaped for the terminal.
+	printComparison(term.NewWriter(env.Stdout), c)
+	return code
+}
+
+// printComparison writes the comparison for people.
+func printComparison(w io.Writer, c testrun.Comparison) {
+	fmt.Fprintf(w, "base %s → after %s\n", c.BaseID, c.AfterID)
+	if !c.Available {
+		fmt.Fprintf(w, "comparison unavailable: %s\n", c.Unavailable)
+	} else if len(c.NewFailures) == 0 {
+		fmt.Fprintln(w, "new failures: none")
+	} else {
+		fmt.Fprintf(w, "new failures (%d):\n", len(c.NewFailures))
+		for _, f := range c.NewFailures {
+			fmt.Fprintf(w, "  %-7s %s%s\n", f.Outcome, f.ID, firstLine(f.Message))
+		}
+	}
+	if c.BaseFailures != nil {
+		fmt.Fprintf(w, "base failures: %d\n", len(c.BaseFailures))
+	}
+	if c.Fixed != nil {
+		fmt.Fprintf(w, "fixed (%d)%s\n", len(c.Fixed), listTail(c.Fixed))
+	}
+	if len(c.Flaky) > 0 {
+		ids := make([]string, len(c.Flaky))
+		for i, f := range c.Flaky {
+			ids[i] = f.ID
+		}
+		fmt.Fprintf(w, "flaky (%d)%s\n", len(ids), listTail(ids))
+	}
+	if c.CoverageDelta != nil {
+		fmt.Fprintf(w, "coverage delta: %+.2f points\n", *c.CoverageDelta*100)
+	} else {
+		fmt.Fprintln(w, "coverage delta: unknown")
+	}
+	for _, f := range c.OutputFailures {
+		fmt.Fprintf(w, "output names %s (%s): %s\n", f.ID, f.Runner, f.Line)
+	}
+}
+
+func firstLine(msg string) string {
+	if msg == "" {
+		return ""
+	}
+	if i := strings.IndexByte(msg, '\n'); i >= 0 {
+		msg = msg[:i]
+	}
+	return " — " + testrun.Clip(msg, 120)
+}
+
+func listTail(ids []string) string {
+	if len(ids) == 0 {
+		return ""
+	}
+	const show = 10
+	s := ": " + strings.Join(ids[:min(show, len(ids))], ", ")
+	if len(ids) > show {
+		s += fmt.Sprintf(", and %d more", len(ids)-show)
+	}
+	return s
+}

@@ -1,0 +1,262 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/hangar-dev/testresults/internal/term"
+	"github.com/hangar-dev/testresults/testrun"
+)
+
+func init() {
+	register(command{name: "verdict", synopsis: "paired verdict of N >= 2 parent and patch runs; exit 1 on broken", run: runVerdict})
+}
+
+const verdictUsage = `Usage: testresults verdict --parent A.json --parent B.json --patch C.json --patch D.json [flags]
+
+Judges every test across N >= 2 runs of the parent and N >= 2 runs of the
+patch:
+  broken        passed in every parent run, fails in every patch run (rejects)
+  repaired      failed in every parent run, passes in every patch run
+  frozen        the parent runs disagreed: excluded from the vote, listed
+  unchanged     the same outcome in every run
+  inconclusive  missing from a run, skipped beside runs that ran it, a run
+                incomplete, or the patch runs disagreed: blocks until
+                collection is fixed
+The decision is reject (a test is broken), block (one is inconclusive),
+allow, or invalid.
+
+Fixture pins (a JSON object: fixture path -> sha256) guard the comparison:
+any pinned fixture that differs between parent and patch makes it invalid.
+  --parent-pins F --patch-pins F     compare the pins recorded on each side
+  --pins F --parent-tree D --patch-tree D
+                                     recompute the pinned paths in each tree
+  --pins F --patch-tree D            the file is the parent's; recompute the
+                                     patch's
+
+Exit codes: 0 allow or block; 1 a test is broken; 2 usage error; 3 a run or
+pins file could not be read, or a fixture pin changed (the comparison is
+invalid).
+
+Flags:
+`
+
+type verdictOptions struct {
+	parents, patches      []string
+	pins                  string
+	parentPins, patchPins string
+	parentTree, patchTree string
+	json                  bool
+}
+
+func newVerdictFlags() (*pflag.FlagSet, *verdictOptions) {
+	fs := newFlagSet("verdict")
+	o := &verdictOptions{}
+	fs.StringArrayVar(&o.parents, "parent", nil, "a run of the parent (repeat, at least 2)")
+	fs.StringArrayVar(&o.patches, "patch", nil, "a run of the patch (repeat, at least 2)")
+	fs.StringVar(&o.pins, "pins", "", "fixture pins file (JSON object: path -> sha256)")
+	fs.StringVar(&o.parentPins, "parent-pins", "", "the pins recorded on the parent")
+	fs.StringVar(&o.patchPins, "patch-pins", "", "the pins recorded on the patch")
+	fs.StringVar(&o.parentTree, "parent-tree", "", "the parent's tree: recompute the pinned fixtures there")
+	fs.StringVar(&o.patchTree, "patch-tree", "", "the patch's tree: recompute the pinned fixtures there")
+	fs.BoolVar(&o.json, "json", false, "print the verdict as JSON on stdout")
+	return fs, o
+}
+
+func readPinsFile(path string) (testrun.Pins, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	p, err := testrun.ReadPins(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return p, nil
+}
+
+// pinsOption resolves the pins flags; nil when none is given.
+func (o *verdictOptions) pinsOption() (testrun.VerdictOption, error) {
+	if o.pins == "" && o.parentPins == "" && o.patchPins == "" {
+		if o.parentTree != "" || o.patchTree != "" {
+			return nil, usagef("--parent-tree and --patch-tree need --pins")
+		}
+		return nil, nil
+	}
+	read := func(path string) (testrun.Pins, error) {
+		p, err := readPinsFile(path)
+		if err != nil {
+			return nil, &inputError{err}
+		}
+		return p, nil
+	}
+	var file, parent, patch testrun.Pins
+	var err error
+	if o.pins != "" {
+		if file, err = read(o.pins); err != nil {
+			return nil, err
+		}
+	}
+	paths := func() []string {
+		src := file
+		if src == nil {
+			src = parent
+		}
+		out := make([]string, 0, len(src))
+		for p := range src {
+			out = append(out, p)
+		}
+		sort.Strings(out)
+		return out
+	}
+	switch {
+	case o.parentPins != "":
+		if parent, err = read(o.parentPins); err != nil {
+			return nil, err
+		}
+	case o.parentTree != "":
+		if file == nil {
+			return nil, usagef("--parent-tree needs --pins")
+		}
+		if parent, err = testrun.HashPins(os.DirFS(o.parentTree), paths()); err != nil {
+			return nil, &inputError{err}
+		}
+	default:
+		parent = file
+	}
+	switch {
+	case o.patchPins != "":
+		if patch, err = read(o.patchPins); err != nil {
+			return nil, err
+		}
+	case o.patchTree != "":
+		if patch, err = testrun.HashPins(os.DirFS(o.patchTree), paths()); err != nil {
+			return nil, &inputError{err}
+		}
+	default:
+		return nil, usagef("the patch's pins are missing: give --patch-pins or --patch-tree")
+	}
+	if parent == nil {
+		return nil, usagef("the parent's pins are missing: give --pins or --parent-pins")
+	}
+	return testrun.WithPins(parent, patch), nil
+}
+
+func runVerdict(_ context.Context, args []string, env Env) int {
+	fs, o := newVerdictFlags()
+	if code, done := parseFlags("verdict", verdictUsage, fs, args, env); done {
+		return code
+	}
+	if fs.NArg() > 0 {
+		return usageFail("verdict", verdictUsage, fs, env, "unexpected argument %q: runs are given with --parent and --patch", fs.Arg(0))
+	}
+	if len(o.parents) < testrun.MinPairedRuns || len(o.patches) < testrun.MinPairedRuns {
+		return usageFail("verdict", verdictUsage, fs, env, "give at least %d --parent and %d --patch runs (got %d and %d)",
+			testrun.MinPairedRuns, testrun.MinPairedRuns, len(o.parents), len(o.patches))
+	}
+	pinOpt, err := o.pinsOption()
+	if err != nil {
+		if ue, ok := err.(*usageError); ok {
+			return usageFail("verdict", verdictUsage, fs, env, "%s", ue.msg)
+		}
+		fmt.Fprintf(env.Stderr, "testresults verdict: %v\n", err)
+		return exitRejected
+	}
+	read := func(paths []string) ([]*testrun.Run, error) {
+		var runs []*testrun.Run
+		for _, p := range paths {
+			r, err := readRunFile(p, env.Stdin)
+			if err != nil {
+				return nil, err
+			}
+			runs = append(runs, r)
+		}
+		return runs, nil
+	}
+	parent, err := read(o.parents)
+	if err == nil {
+		var patch []*testrun.Run
+		if patch, err = read(o.patches); err == nil {
+			var opts []testrun.VerdictOption
+			if pinOpt != nil {
+				opts = append(opts, pinOpt)
+			}
+			return reportVerdict(env, o, parent, patch, opts)
+		}
+	}
+	fmt.Fprintf(env.Stderr, "testresults verdict: %v\n", err)
+	return exitRejected
+}
+
+func reportVerdict(env Env, o *verdictOptions, parent, patch []*testrun.Run, opts []testrun.VerdictOption) int {
+	p, err := testrun.PairedVerdict(parent, patch, opts...)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "testresults verdict: %v\n", err)
+		return exitRejected
+	}
+	if o.json {
+		if err := writeJSON(env.Stdout, p); err != nil {
+			fmt.Fprintf(env.Stderr, "testresults verdict: %v\n", err)
+			return exitFailed
+		}
+	} else {
+		printPaired(term.NewWriter(env.Stdout), p)
+	}
+	// Frozen tests are excluded from the vote, and logged.
+	for _, tv := range p.Frozen {
+		fmt.Fprintf(env.Stderr, "testresults verdict: frozen (excluded): %s: parent %s\n", tv.ID, outcomes(tv.Parent))
+	}
+	switch p.Decision {
+	case testrun.DecisionReject:
+		return exitFailed
+	case testrun.DecisionInvalid:
+		fmt.Fprintf(env.Stderr, "testresults verdict: the comparison is invalid: %s\n", p.Invalid)
+		return exitRejected
+	}
+	return exitOK
+}
+
+func outcomes(list []testrun.Outcome) string {
+	s := make([]string, len(list))
+	for i, o := range list {
+		s[i] = string(o)
+		if o == "" {
+			s[i] = "missing"
+		}
+	}
+	return strings.Join(s, ",")
+}
+
+func printPaired(w io.Writer, p *testrun.Paired) {
+	fmt.Fprintf(w, "parent runs: %s\npatch runs:  %s\n", strings.Join(p.ParentRuns, ", "), strings.Join(p.PatchRuns, ", "))
+	fmt.Fprintf(w, "decision: %s\n", p.Decision)
+	if p.Invalid != "" {
+		fmt.Fprintf(w, "invalid: %s\n", p.Invalid)
+		return
+	}
+	for _, g := range []struct {
+		name  string
+		tests []testrun.TestVerdict
+	}{{"broken", p.Broken}, {"repaired", p.Repaired}, {"frozen", p.Frozen}, {"inconclusive", p.Inconclusive}} {
+		fmt.Fprintf(w, "%-12s %d\n", g.name, len(g.tests))
+		for i, tv := range g.tests {
+			if i == 20 {
+				fmt.Fprintf(w, "  … and %d more (--json lists all)\n", len(g.tests)-20)
+				break
+			}
+			line := fmt.Sprintf("  %s  parent %s  patch %s", tv.ID, outcomes(tv.Parent), outcomes(tv.Patch))
+			if tv.Reason != "" {
+				line += "  (" + tv.Reason + ")"
+			}
+			fmt.Fprintln(w, line)
+		}
+	}
+	fmt.Fprintf(w, "%-12s %d\n", "unchanged", p.Unchanged)
+}

@@ -1,0 +1,63 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"hash/fnv"
+	"strconv"
+	"strings"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // the pgx driver, registered as "pgx"
+)
+
+// openPostgres opens the PostgreSQL store at url. Writers of one
+// repository and environment are serialised by a transaction-scoped
+// advisory lock, so a flip seen by two machines at once is not lost.
+func openPostgres(ctx context.Context, url string, cfg config) (Store, error) {
+	db, err := sql.Open("pgx", url)
+	if err != nil {
+		return nil, fmt.Errorf("store: postgres: %w", err)
+	}
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("store: postgres: %s: %w", redactURL(url), err)
+	}
+	s := &sqlStore{db: db, now: cfg.now, d: dialect{
+		name:    "postgres",
+		rebind:  dollarPlaceholders,
+		lock:    advisoryLock,
+		collate: ` COLLATE "C"`,
+	}}
+	if err := s.migrate(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// dollarPlaceholders numbers the ? placeholders of q: $1, $2, ... (the
+// queries of this package hold no ? inside literals).
+func dollarPlaceholders(q string) string {
+	var b strings.Builder
+	b.Grow(len(q) + 16)
+	n := 0
+	for i := 0; i < len(q); i++ {
+		if q[i] == '?' {
+			n++
+			b.WriteByte('$')
+			b.WriteString(strconv.Itoa(n))
+			continue
+		}
+		b.WriteByte(q[i])
+	}
+	return b.String()
+}
+
+// advisoryLock takes the transaction-scoped advisory lock of key.
+func advisoryLock(ctx context.Context, tx *sql.Tx, key string) error {
+	h := fnv.New64a()
+	h.Write([]byte("hangar-testresults\x00" + key))
+	_, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(h.Sum64()))
+	return err
+}

@@ -1,0 +1,462 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hangar-dev/testresults/testrun"
+)
+
+// chunk bounds the rows of one multi-row statement (7 parameters a row
+// stays far below both databases' parameter limits).
+const chunk = 500
+
+// dialect is what differs between the two databases.
+type dialect struct {
+	name string
+	// rebind turns the ? placeholders of a query into the database's own.
+	rebind func(string) string
+	// lock serialises, inside tx, the writers of one repository and
+	// environment (SQLite's immediate transactions already are).
+	lock func(ctx context.Context, tx *sql.Tx, key string) error
+	// collate makes ORDER BY on text byte-wise, as Go compares strings.
+	collate string
+}
+
+// sqlStore is the Store over database/sql, shared by both databases.
+type sqlStore struct {
+	db  *sql.DB
+	d   dialect
+	now func() time.Time
+}
+
+// migrations are the schema's versions, applied in order, each in the
+// transaction that records it in schema_migrations. Never edit one that
+// has shipped: add the next.
+var migrations = [][]string{
+	1: {
+		`CREATE TABLE flaky_entries (
+			repository  TEXT   NOT NULL,
+			environment TEXT   NOT NULL,
+			test_id     TEXT   NOT NULL,
+			first_seen  BIGINT NOT NULL,
+			last_seen   BIGINT NOT NULL,
+			how         TEXT   NOT NULL,
+			sightings   BIGINT NOT NULL,
+			seen        TEXT   NOT NULL,
+			PRIMARY KEY (repository, environment, test_id))`,
+		`CREATE INDEX flaky_entries_last_seen ON flaky_entries (last_seen)`,
+		// What the recorded runs showed of each test on a tree: a run
+		// where it passed and one where it failed ('' when none).
+		`CREATE TABLE tree_outcomes (
+			repository  TEXT   NOT NULL,
+			environment TEXT   NOT NULL,
+			tree        TEXT   NOT NULL,
+			test_id     TEXT   NOT NULL,
+			passed_run  TEXT   NOT NULL,
+			failed_run  TEXT   NOT NULL,
+			PRIMARY KEY (repository, environment, tree, test_id))`,
+		// When a run was last recorded on each tree: its history expires
+		// with it.
+		`CREATE TABLE trees (
+			repository  TEXT   NOT NULL,
+			environment TEXT   NOT NULL,
+			tree        TEXT   NOT NULL,
+			last_seen   BIGINT NOT NULL,
+			PRIMARY KEY (repository, environment, tree))`,
+		`CREATE INDEX trees_last_seen ON trees (last_seen)`,
+		// One row per recorded run: recording a run again adds nothing. A
+		// later version stores whole runs beside it.
+		`CREATE TABLE recorded_runs (
+			repository  TEXT   NOT NULL,
+			environment TEXT   NOT NULL,
+			run_id      TEXT   NOT NULL,
+			kind        TEXT   NOT NULL,
+			tree        TEXT   NOT NULL,
+			recorded_at BIGINT NOT NULL,
+			PRIMARY KEY (repository, environment, run_id))`,
+	},
+}
+
+// SchemaVersion is the newest schema version this package writes.
+var SchemaVersion = len(migrations) - 1
+
+func (s *sqlStore) q(query string) string { return s.d.rebind(query) }
+
+// migrate applies the migrations the database lacks, in one transaction,
+// with the writers' lock held so that two processes opening a new store
+// at once do not both create it.
+func (s *sqlStore) migrate(ctx context.Context) error {
+	return s.inTx(ctx, "schema", func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+			version    BIGINT NOT NULL PRIMARY KEY,
+			applied_at BIGINT NOT NULL)`); err != nil {
+			return err
+		}
+		var current int
+		if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&current); err != nil {
+			return err
+		}
+		if current > SchemaVersion {
+			return fmt.Errorf("the database is at schema version %d, newer than this program's %d", current, SchemaVersion)
+		}
+		for v := current + 1; v <= SchemaVersion; v++ {
+			for _, stmt := range migrations[v] {
+				if _, err := tx.ExecContext(ctx, stmt); err != nil {
+					return fmt.Errorf("migration %d: %w", v, err)
+				}
+			}
+			if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)`), v, s.now().UnixMicro()); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// inTx runs fn in a transaction holding the writers' lock of key, and
+// commits when fn returns nil.
+func (s *sqlStore) inTx(ctx context.Context, key string, fn func(*sql.Tx) error) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("store: %s: %w", s.d.name, err)
+	}
+	defer tx.Rollback() //nolint:errcheck // after Commit it is a no-op
+	if err := s.d.lock(ctx, tx, key); err != nil {
+		return fmt.Errorf("store: %s: lock: %w", s.d.name, err)
+	}
+	if err := fn(tx); err != nil {
+		return fmt.Errorf("store: %s: %w", s.d.name, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("store: %s: commit: %w", s.d.name, err)
+	}
+	return nil
+}
+
+func (s *sqlStore) Close() error { return s.db.Close() }
+
+// placeholders returns "(?, ?, ...), (...)" for rows rows of n columns.
+func placeholders(rows, n int) string {
+	one := "(" + strings.TrimSuffix(strings.Repeat("?, ", n), ", ") + ")"
+	return strings.TrimSuffix(strings.Repeat(one+", ", rows), ", ")
+}
+
+func (s *sqlStore) Record(ctx context.Context, repo, env string, r *testrun.Run) (Recorded, error) {
+	if err := testrun.CheckRecordable(r); err != nil {
+		return Recorded{}, err
+	}
+	if repo == "" {
+		return Recorded{}, errors.New("store: a repository is required")
+	}
+	now := s.now().UTC()
+	obs := testrun.TreeObservations(r)
+	out := Recorded{Flaky: map[string][]testrun.FlakyHow{}}
+	err := s.inTx(ctx, repo+"\x00"+env, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, s.q(`INSERT INTO recorded_runs (repository, environment, run_id, kind, tree, recorded_at)
+			VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (repository, environment, run_id) DO NOTHING`),
+			repo, env, r.ID, string(r.Kind), r.Tree, now.UnixMicro())
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return err // recorded before: nothing to add
+		}
+		history, err := s.recordTree(ctx, tx, repo, env, r, obs, now)
+		if err != nil {
+			return err
+		}
+		out.Observed = len(obs)
+		sightings := testrun.RunSightings(r, history, now)
+		if len(sightings) == 0 {
+			return nil
+		}
+		ids := make([]string, 0, len(sightings))
+		for id := range sightings {
+			ids = append(ids, id)
+		}
+		sort.Strings(ids)
+		existing, err := s.lookup(ctx, tx, repo, env, ids)
+		if err != nil {
+			return err
+		}
+		entries := make([]testrun.FlakyEntry, 0, len(ids))
+		for _, id := range ids {
+			e, ok := existing[id]
+			if !ok {
+				e = testrun.FlakyEntry{Repository: repo, Environment: env, TestID: id}
+			}
+			for _, seen := range sightings[id] {
+				e.Add(seen)
+				out.Flaky[id] = append(out.Flaky[id], seen.How)
+			}
+			entries = append(entries, e)
+		}
+		return s.putEntries(ctx, tx, entries)
+	})
+	if err != nil {
+		return Recorded{}, err
+	}
+	return out, nil
+}
+
+// recordTree adds r's observations to the history of its tree and
+// returns the history of each test r observed. The tree's rows are read
+// once and only the rows that change are written: a rerun on a tree seen
+// before writes almost nothing.
+func (s *sqlStore) recordTree(ctx context.Context, tx *sql.Tx, repo, env string, r *testrun.Run, obs []testrun.TreeObservation, now time.Time) (map[string]testrun.TreeHistory, error) {
+	history := make(map[string]testrun.TreeHistory, len(obs))
+	if len(obs) == 0 {
+		return history, nil
+	}
+	existing := map[string]testrun.TreeHistory{}
+	rows, err := tx.QueryContext(ctx, s.q(`SELECT test_id, passed_run, failed_run FROM tree_outcomes
+		WHERE repository = ? AND environment = ? AND tree = ?`), repo, env, r.Tree)
+	if err != nil {
+		return nil, err
+	}
+	for rows.Next() {
+		var id string
+		var h testrun.TreeHistory
+		if err := rows.Scan(&id, &h.PassedRun, &h.FailedRun); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		existing[id] = h
+	}
+	if err := rows.Close(); err != nil {
+		return nil, err
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	var changed []string
+	for _, o := range obs {
+		h, had := existing[o.TestID]
+		nh := h.With(o, r.ID)
+		history[o.TestID] = nh
+		if !had || nh != h {
+			changed = append(changed, o.TestID)
+		}
+	}
+	for start := 0; start < len(changed); start += chunk {
+		part := changed[start:min(start+chunk, len(changed))]
+		args := make([]any, 0, 6*len(part))
+		for _, id := range part {
+			h := history[id]
+			args = append(args, repo, env, r.Tree, id, h.PassedRun, h.FailedRun)
+		}
+		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO tree_outcomes
+			(repository, environment, tree, test_id, passed_run, failed_run)
+			VALUES `+placeholders(len(part), 6)+`
+			ON CONFLICT (repository, environment, tree, test_id) DO UPDATE SET
+				passed_run = excluded.passed_run, failed_run = excluded.failed_run`), args...); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO trees (repository, environment, tree, last_seen) VALUES (?, ?, ?, ?)
+		ON CONFLICT (repository, environment, tree) DO UPDATE SET last_seen = excluded.last_seen`),
+		repo, env, r.Tree, now.UnixMicro()); err != nil {
+		return nil, err
+	}
+	return history, nil
+}
+
+// putEntries writes entries whole, replacing the rows they update.
+func (s *sqlStore) putEntries(ctx context.Context, tx *sql.Tx, entries []testrun.FlakyEntry) error {
+	for start := 0; start < len(entries); start += chunk {
+		part := entries[start:min(start+chunk, len(entries))]
+		args := make([]any, 0, 8*len(part))
+		for _, e := range part {
+			seen, err := json.Marshal(e.Seen)
+			if err != nil {
+				return err
+			}
+			args = append(args, e.Repository, e.Environment, e.TestID, e.FirstSeen.UnixMicro(), e.LastSeen.UnixMicro(),
+				joinHow(e.How), e.Sightings, string(seen))
+		}
+		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO flaky_entries
+			(repository, environment, test_id, first_seen, last_seen, how, sightings, seen)
+			VALUES `+placeholders(len(part), 8)+`
+			ON CONFLICT (repository, environment, test_id) DO UPDATE SET
+				first_seen = excluded.first_seen, last_seen = excluded.last_seen, how = excluded.how,
+				sightings = excluded.sightings, seen = excluded.seen`), args...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func joinHow(hs []testrun.FlakyHow) string {
+	s := make([]string, len(hs))
+	for i, h := range hs {
+		s[i] = string(h)
+	}
+	return strings.Join(s, ",")
+}
+
+const entryColumns = `repository, environment, test_id, first_seen, last_seen, how, sightings, seen`
+
+type scanner interface{ Scan(...any) error }
+
+func scanEntry(sc scanner) (testrun.FlakyEntry, error) {
+	var e testrun.FlakyEntry
+	var first, last int64
+	var how, seen string
+	if err := sc.Scan(&e.Repository, &e.Environment, &e.TestID, &first, &last, &how, &e.Sightings, &seen); err != nil {
+		return e, err
+	}
+	e.FirstSeen, e.LastSeen = time.UnixMicro(first).UTC(), time.UnixMicro(last).UTC()
+	for _, h := range strings.Split(how, ",") {
+		if h != "" {
+			e.How = append(e.How, testrun.FlakyHow(h))
+		}
+	}
+	if err := json.Unmarshal([]byte(seen), &e.Seen); err != nil {
+		return e, fmt.Errorf("entry %q: sightings: %w", e.TestID, err)
+	}
+	return e, nil
+}
+
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+func (s *sqlStore) lookup(ctx context.Context, q querier, repo, env string, ids []string) (map[string]testrun.FlakyEntry, error) {
+	out := make(map[string]testrun.FlakyEntry)
+	for start := 0; start < len(ids); start += chunk {
+		part := ids[start:min(start+chunk, len(ids))]
+		args := []any{repo, env}
+		for _, id := range part {
+			args = append(args, id)
+		}
+		marks := strings.TrimSuffix(strings.Repeat("?, ", len(part)), ", ")
+		rows, err := q.QueryContext(ctx, s.q(`SELECT `+entryColumns+` FROM flaky_entries
+			WHERE repository = ? AND environment = ? AND test_id IN (`+marks+`)`), args...)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			e, err := scanEntry(rows)
+			if err != nil {
+				rows.Close()
+				return nil, err
+			}
+			out[e.TestID] = e
+		}
+		if err := rows.Close(); err != nil {
+			return nil, err
+		}
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func (s *sqlStore) Lookup(ctx context.Context, repo, env string, ids []string) (map[string]testrun.FlakyEntry, error) {
+	out, err := s.lookup(ctx, s.db, repo, env, ids)
+	if err != nil {
+		return nil, fmt.Errorf("store: %s: %w", s.d.name, err)
+	}
+	return out, nil
+}
+
+// cutoff is the oldest last_seen of a live entry.
+func (s *sqlStore) cutoff() int64 { return s.now().Add(-testrun.FlakyTTL).UnixMicro() }
+
+func (s *sqlStore) List(ctx context.Context, f Filter) ([]testrun.FlakyEntry, error) {
+	query := `SELECT ` + entryColumns + ` FROM flaky_entries WHERE last_seen >= ?`
+	args := []any{s.cutoff()}
+	if f.Repository != "" {
+		query += ` AND repository = ?`
+		args = append(args, f.Repository)
+	}
+	if f.Environment != "" {
+		query += ` AND environment = ?`
+		args = append(args, f.Environment)
+	}
+	c := s.d.collate
+	query += ` ORDER BY repository` + c + `, environment` + c + `, test_id` + c
+	rows, err := s.db.QueryContext(ctx, s.q(query), args...)
+	if err != nil {
+		return nil, fmt.Errorf("store: %s: %w", s.d.name, err)
+	}
+	defer rows.Close()
+	out := []testrun.FlakyEntry{}
+	for rows.Next() {
+		e, err := scanEntry(rows)
+		if err != nil {
+			return nil, fmt.Errorf("store: %s: %w", s.d.name, err)
+		}
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: %s: %w", s.d.name, err)
+	}
+	return out, nil
+}
+
+func (s *sqlStore) Prune(ctx context.Context) (int64, error) {
+	var n int64
+	err := s.inTx(ctx, "prune", func(tx *sql.Tx) error {
+		cut := s.cutoff()
+		res, err := tx.ExecContext(ctx, s.q(`DELETE FROM flaky_entries WHERE last_seen < ?`), cut)
+		if err != nil {
+			return err
+		}
+		if n, err = res.RowsAffected(); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM tree_outcomes WHERE (repository, environment, tree) IN
+			(SELECT repository, environment, tree FROM trees WHERE last_seen < ?)`), cut); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, s.q(`DELETE FROM trees WHERE last_seen < ?`), cut)
+		return err
+	})
+	return n, err
+}
+
+func (s *sqlStore) Summary(ctx context.Context, limit int) ([]testrun.FlakyRepoSummary, error) {
+	if limit <= 0 {
+		return []testrun.FlakyRepoSummary{}, nil
+	}
+	cut := s.cutoff()
+	rows, err := s.db.QueryContext(ctx, s.q(`SELECT repository, COUNT(*) FROM flaky_entries WHERE last_seen >= ?
+		GROUP BY repository ORDER BY COUNT(*) DESC, repository`+s.d.collate+` LIMIT `+strconv.Itoa(limit)), cut)
+	if err != nil {
+		return nil, fmt.Errorf("store: %s: %w", s.d.name, err)
+	}
+	out := []testrun.FlakyRepoSummary{}
+	for rows.Next() {
+		var r testrun.FlakyRepoSummary
+		if err := rows.Scan(&r.Repository, &r.Tests); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("store: %s: %w", s.d.name, err)
+		}
+		out = append(out, r)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: %s: %w", s.d.name, err)
+	}
+	for i := range out {
+		// The order of testrun.Worse.
+		e, err := scanEntry(s.db.QueryRowContext(ctx, s.q(`SELECT `+entryColumns+` FROM flaky_entries
+			WHERE repository = ? AND last_seen >= ?
+			ORDER BY sightings DESC, last_seen DESC, environment`+s.d.collate+`, test_id`+s.d.collate+` LIMIT 1`), out[i].Repository, cut))
+		if err != nil {
+			return nil, fmt.Errorf("store: %s: %w", s.d.name, err)
+		}
+		out[i].Worst = e
+	}
+	return out, nil
+}

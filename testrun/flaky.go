@@ -1,0 +1,253 @@
+package testrun
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+)
+
+// FlakyTTL is how long a test stays on the flaky list after it was last
+// seen flaky.
+const FlakyTTL = 30 * 24 * time.Hour
+
+// MaxFlakySeen bounds the sightings an entry keeps (the most recent).
+const MaxFlakySeen = 10
+
+// FlakyHow is how a test was seen flaky.
+type FlakyHow string
+
+// Ways a test is seen flaky.
+const (
+	// FlakySameTree: it passed in one recorded run and failed in another on
+	// the same tree (same repository, environment and tree digest).
+	FlakySameTree FlakyHow = "same_tree"
+	// FlakyRunnerRetry: the run itself reported it flaky (Run.Flaky): its
+	// runner retried it and it passed (flakyFailure, flakyError), or it
+	// failed and passed within the run.
+	FlakyRunnerRetry FlakyHow = "runner_retry"
+)
+
+// ErrNotRecordable is returned (wrapped) by CheckRecordable for a run that
+// must not add to the flaky list.
+var ErrNotRecordable = errors.New("testrun: run does not add to the flaky list")
+
+// CheckRecordable reports whether r may add to the flaky list: it needs an
+// id and must be trusted. gate runs (the agent's own checks) and graders
+// below isolated never add: what the agent can forge must not excuse a
+// failure later.
+func CheckRecordable(r *Run) error {
+	switch {
+	case r == nil:
+		return fmt.Errorf("%w: no run", ErrNotRecordable)
+	case r.ID == "":
+		return fmt.Errorf("%w: the run has no id", ErrNotRecordable)
+	case r.Kind == KindGate:
+		return fmt.Errorf("%w: run %q is a gate run", ErrNotRecordable, r.ID)
+	case !r.Trusted():
+		return fmt.Errorf("%w: run %q (kind %q, grade %q) is not trusted", ErrNotRecordable, r.ID, r.Kind, r.Grade)
+	}
+	return nil
+}
+
+// FlakySeen is one sighting of a flaky test.
+type FlakySeen struct {
+	How FlakyHow `json:"how"`
+	// Runs are the runs that showed it: the run itself for a runner
+	// retry; a run where it passed and one where it failed for a same-tree
+	// flip.
+	Runs []string  `json:"runs"`
+	At   time.Time `json:"at"`
+}
+
+// FlakyEntry is one test on the flaky list of a repository and
+// environment.
+type FlakyEntry struct {
+	Repository  string    `json:"repository"`
+	Environment string    `json:"environment"`
+	TestID      string    `json:"test_id"`
+	FirstSeen   time.Time `json:"first_seen"`
+	LastSeen    time.Time `json:"last_seen"`
+	// How lists, sorted, every way it was seen flaky.
+	How []FlakyHow `json:"how"`
+	// Sightings counts every sighting; Seen keeps the last MaxFlakySeen.
+	Sightings int64       `json:"sightings"`
+	Seen      []FlakySeen `json:"seen"`
+}
+
+// Add merges one sighting into e: first and last seen widen, how gains
+// s.How, and Seen keeps the most recent MaxFlakySeen sightings in time
+// order. An entry that had expired by s.At starts afresh: it was off the
+// list, and its first seen is s.At.
+func (e *FlakyEntry) Add(s FlakySeen) {
+	if !e.LastSeen.IsZero() && e.Expired(s.At) {
+		*e = FlakyEntry{Repository: e.Repository, Environment: e.Environment, TestID: e.TestID}
+	}
+	if e.FirstSeen.IsZero() || s.At.Before(e.FirstSeen) {
+		e.FirstSeen = s.At
+	}
+	if s.At.After(e.LastSeen) {
+		e.LastSeen = s.At
+	}
+	found := false
+	for _, h := range e.How {
+		found = found || h == s.How
+	}
+	if !found {
+		e.How = append(e.How, s.How)
+		sort.Slice(e.How, func(i, j int) bool { return e.How[i] < e.How[j] })
+	}
+	e.Sightings++
+	e.Seen = append(e.Seen, s)
+	sort.SliceStable(e.Seen, func(i, j int) bool { return e.Seen[i].At.Before(e.Seen[j].At) })
+	if n := len(e.Seen); n > MaxFlakySeen {
+		e.Seen = append([]FlakySeen(nil), e.Seen[n-MaxFlakySeen:]...)
+	}
+}
+
+// Expired reports whether e was last seen flaky more than FlakyTTL before
+// now.
+func (e FlakyEntry) Expired(now time.Time) bool {
+	return now.Sub(e.LastSeen) > FlakyTTL
+}
+
+// Excused reports whether e excuses a failure of its test in a job that
+// started at jobStart: only a sighting from before the job started, and
+// less than FlakyTTL before it, counts; what the job's own runs added
+// never does. When the sightings kept do not reach back before the job,
+// the answer is no.
+func (e FlakyEntry) Excused(jobStart time.Time) bool {
+	if !e.FirstSeen.Before(jobStart) {
+		return false
+	}
+	for _, s := range e.Seen {
+		if s.At.Before(jobStart) && jobStart.Sub(s.At) <= FlakyTTL {
+			return true
+		}
+	}
+	return false
+}
+
+// TreeObservation is what one run says of one test on its tree.
+type TreeObservation struct {
+	TestID         string
+	Passed, Failed bool
+}
+
+// TreeObservations lists what r says of each test it ran: passed, or
+// failed (or error), by its final outcome; a test the run itself reports
+// flaky is a runner-retry sighting already and counts by its final outcome
+// here. Skipped tests say nothing. A run without a tree digest says nothing
+// either: runs are compared only on the same tree.
+func TreeObservations(r *Run) []TreeObservation {
+	if r == nil || r.Tree == "" {
+		return nil
+	}
+	ids := make([]string, 0, len(r.Cases))
+	for id := range r.Cases {
+		ids = append(ids, id)
+	}
+	for _, f := range r.Failures {
+		if _, ok := r.Cases[f.ID]; !ok {
+			ids = append(ids, f.ID)
+		}
+	}
+	sort.Strings(ids)
+	out := make([]TreeObservation, 0, len(ids))
+	for _, id := range ids {
+		o := outcomeOf(r, id)
+		ob := TreeObservation{TestID: id, Passed: o == OutcomePassed, Failed: o.Failing()}
+		if ob.Passed || ob.Failed {
+			out = append(out, ob)
+		}
+	}
+	return out
+}
+
+// TreeHistory is what the recorded runs on one tree showed of one test: a
+// run where it passed and a run where it failed ("" when none).
+type TreeHistory struct {
+	PassedRun, FailedRun string
+}
+
+// With returns h after run runID observed o: the first run that passed
+// and the first that failed are kept.
+func (h TreeHistory) With(o TreeObservation, runID string) TreeHistory {
+	if o.Passed && h.PassedRun == "" {
+		h.PassedRun = runID
+	}
+	if o.Failed && h.FailedRun == "" {
+		h.FailedRun = runID
+	}
+	return h
+}
+
+// Flipped reports whether the test both passed and failed on the tree.
+func (h TreeHistory) Flipped() bool { return h.PassedRun != "" && h.FailedRun != "" }
+
+// RunSightings returns the sightings that r adds, given the tree history
+// of each of its tests after r was recorded into it: a runner retry for
+// each id of r.Flaky, and a same-tree flip for each test that passed and
+// failed on r's tree.
+func RunSightings(r *Run, history map[string]TreeHistory, at time.Time) map[string][]FlakySeen {
+	out := map[string][]FlakySeen{}
+	for _, id := range r.Flaky {
+		out[id] = append(out[id], FlakySeen{How: FlakyRunnerRetry, Runs: []string{r.ID}, At: at})
+	}
+	ids := make([]string, 0, len(history))
+	for id := range history {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		if h := history[id]; h.Flipped() {
+			runs := []string{h.PassedRun, h.FailedRun}
+			if runs[0] == runs[1] {
+				runs = runs[:1]
+			}
+			out[id] = append(out[id], FlakySeen{How: FlakySameTree, Runs: runs, At: at})
+		}
+	}
+	return out
+}
+
+// Transient reports whether a failed check is transient: its failing ids
+// are known whole, there is at least one, and the flaky list excuses every
+// one (excused answers for one test id).
+func Transient(r *Run, excused func(id string) bool) bool {
+	failing, err := FailingIDs(r)
+	if err != nil || len(failing) == 0 {
+		return false
+	}
+	for id := range failing {
+		if !excused(id) {
+			return false
+		}
+	}
+	return true
+}
+
+// FlakyRepoSummary is one repository's line in the flaky summary.
+type FlakyRepoSummary struct {
+	Repository string `json:"repository"`
+	// Tests counts the live entries of the repository (all environments).
+	Tests int64 `json:"tests"`
+	// Worst is its entry with the most sightings (then the latest seen,
+	// then the smallest test id).
+	Worst FlakyEntry `json:"worst"`
+}
+
+// Worse orders entries for the summary: more sightings first, then the
+// latest seen, then by environment and test id.
+func Worse(a, b FlakyEntry) bool {
+	if a.Sightings != b.Sightings {
+		return a.Sightings > b.Sightings
+	}
+	if !a.LastSeen.Equal(b.LastSeen) {
+		return a.LastSeen.After(b.LastSeen)
+	}
+	if a.Environment != b.Environment {
+		return a.Environment < b.Environment
+	}
+	return a.TestID < b.TestID
+}

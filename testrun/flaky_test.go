@@ -1,0 +1,172 @@
+package testrun
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var t0 = time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+
+func TestCheckRecordable(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		kind  Kind
+		grade string
+		id    string
+		ok    bool
+	}{
+		{"base", KindBase, "", "r", true},
+		{"rerun", KindRerun, "", "r", true},
+		{"isolated grader", KindGrader, GradeIsolated, "r", true},
+		{"gate never adds", KindGate, "", "r", false},
+		{"grader below isolated", KindGrader, "container", "r", false},
+		{"unknown kind", "", "", "r", false},
+		{"no id", KindBase, "", "", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := CheckRecordable(&Run{ID: tc.id, Kind: tc.kind, Grade: tc.grade})
+			if tc.ok {
+				assert.NoError(t, err)
+				return
+			}
+			assert.True(t, errors.Is(err, ErrNotRecordable), "%v", err)
+		})
+	}
+	assert.True(t, errors.Is(CheckRecordable(nil), ErrNotRecordable))
+}
+
+func TestFlakyEntryAdd(t *testing.T) {
+	e := FlakyEntry{Repository: "r", Environment: "e", TestID: "t"}
+	e.Add(FlakySeen{How: FlakySameTree, Runs: []string{"a", "b"}, At: t0.Add(time.Hour)})
+	e.Add(FlakySeen{How: FlakyRunnerRetry, Runs: []string{"c"}, At: t0})
+	assert.Equal(t, t0, e.FirstSeen, "first seen is the earliest")
+	assert.Equal(t, t0.Add(time.Hour), e.LastSeen)
+	assert.Equal(t, []FlakyHow{FlakyRunnerRetry, FlakySameTree}, e.How)
+	assert.Equal(t, int64(2), e.Sightings)
+	assert.Equal(t, []string{"c"}, e.Seen[0].Runs, "kept in time order")
+
+	for i := range MaxFlakySeen + 5 {
+		e.Add(FlakySeen{How: FlakyRunnerRetry, Runs: []string{fmt.Sprint(i)}, At: t0.Add(time.Duration(i+2) * time.Hour)})
+	}
+	assert.Len(t, e.Seen, MaxFlakySeen, "bounded")
+	assert.Equal(t, []string{fmt.Sprint(MaxFlakySeen + 4)}, e.Seen[MaxFlakySeen-1].Runs, "the most recent kept")
+	assert.Equal(t, int64(MaxFlakySeen+7), e.Sightings, "every sighting counted")
+
+	t.Run("an expired entry starts afresh", func(t *testing.T) {
+		old := e
+		later := e.LastSeen.Add(FlakyTTL + time.Second)
+		old.Add(FlakySeen{How: FlakySameTree, Runs: []string{"z"}, At: later})
+		assert.Equal(t, later, old.FirstSeen)
+		assert.Equal(t, int64(1), old.Sightings)
+		assert.Equal(t, []FlakyHow{FlakySameTree}, old.How)
+		assert.Equal(t, "t", old.TestID)
+	})
+}
+
+func TestFlakyExpiredAndExcused(t *testing.T) {
+	e := FlakyEntry{TestID: "t"}
+	e.Add(FlakySeen{How: FlakyRunnerRetry, At: t0})
+	assert.False(t, e.Expired(t0.Add(FlakyTTL)), "30 days after last seen it is still on")
+	assert.True(t, e.Expired(t0.Add(FlakyTTL+time.Nanosecond)))
+
+	for _, tc := range []struct {
+		name     string
+		jobStart time.Time
+		want     bool
+	}{
+		{"job started after the entry", t0.Add(time.Minute), true},
+		{"job started at the same instant", t0, false},
+		{"job started before the entry", t0.Add(-time.Minute), false},
+		{"entry expired by the job's start", t0.Add(FlakyTTL + time.Hour), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, e.Excused(tc.jobStart))
+		})
+	}
+	t.Run("re-seen during the job: only the sighting before counts", func(t *testing.T) {
+		f := e
+		jobStart := t0.Add(FlakyTTL - time.Hour)
+		f.Add(FlakySeen{How: FlakyRunnerRetry, At: jobStart.Add(time.Minute)})
+		assert.True(t, f.Excused(jobStart))
+		g := e
+		late := t0.Add(FlakyTTL + time.Hour)
+		g.Add(FlakySeen{How: FlakyRunnerRetry, At: late.Add(time.Minute)})
+		assert.False(t, g.Excused(late), "expired before the job; the job's own sighting does not count")
+	})
+}
+
+func TestTreeObservationsAndSightings(t *testing.T) {
+	r := buildRun(t,
+		exec("s", "p", OutcomePassed, ""),
+		exec("s", "f", OutcomeFailed, "x"),
+		exec("s", "e", OutcomeError, "x"),
+		exec("s", "k", OutcomeSkipped, ""),
+		Execution{ID: "retried", Scope: "s", Outcome: OutcomePassed, RunnerFlaky: true},
+	)
+	assert.Nil(t, TreeObservations(r), "no tree: nothing to compare on")
+	r.Tree = "tree"
+	assert.Equal(t, []TreeObservation{
+		{TestID: "e", Failed: true},
+		{TestID: "f", Failed: true},
+		{TestID: "p", Passed: true},
+		{TestID: "retried", Passed: true},
+	}, TreeObservations(r))
+
+	got := RunSightings(r, map[string]TreeHistory{
+		"p": {PassedRun: "run", FailedRun: "earlier"},
+		"f": {FailedRun: "run"},
+	}, t0)
+	assert.Equal(t, map[string][]FlakySeen{
+		"retried": {{How: FlakyRunnerRetry, Runs: []string{"run"}, At: t0}},
+		"p":       {{How: FlakySameTree, Runs: []string{"run", "earlier"}, At: t0}},
+	}, got)
+}
+
+func TestTransient(t *testing.T) {
+	r := buildRun(t, exec("s", "a", OutcomeFailed, ""), exec("s", "b", OutcomeError, ""), exec("s", "c", OutcomePassed, ""))
+	on := func(ids ...string) func(string) bool {
+		return func(id string) bool {
+			for _, x := range ids {
+				if x == id {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	assert.True(t, Transient(r, on("a", "b")), "every failure on the list")
+	assert.False(t, Transient(r, on("a")), "one failure not on the list")
+	ok := buildRun(t, exec("s", "c", OutcomePassed, ""))
+	assert.False(t, Transient(ok, on("c")), "no failure: not a failed check")
+	inc := buildRun(t, exec("s", "a", OutcomeFailed, ""))
+	inc.Complete = false
+	assert.False(t, Transient(inc, on("a")), "failures not known whole")
+}
+
+func TestWorse(t *testing.T) {
+	a := FlakyEntry{TestID: "a", Sightings: 3, LastSeen: t0}
+	b := FlakyEntry{TestID: "b", Sightings: 2, LastSeen: t0.Add(time.Hour)}
+	c := FlakyEntry{TestID: "c", Sightings: 3, LastSeen: t0.Add(time.Hour)}
+	assert.True(t, Worse(a, b), "more sightings")
+	assert.True(t, Worse(c, a), "then later seen")
+	d := a
+	d.TestID = "d"
+	assert.True(t, Worse(a, d), "then by id")
+	require.False(t, Worse(a, a))
+}
+
+func TestTreeHistoryWith(t *testing.T) {
+	var h TreeHistory
+	h = h.With(TreeObservation{TestID: "t", Passed: true}, "a")
+	h = h.With(TreeObservation{TestID: "t", Passed: true}, "b")
+	assert.Equal(t, TreeHistory{PassedRun: "a"}, h, "the first passing run is kept")
+	assert.False(t, h.Flipped())
+	h = h.With(TreeObservation{TestID: "t", Failed: true}, "c")
+	assert.Equal(t, TreeHistory{PassedRun: "a", FailedRun: "c"}, h)
+	assert.True(t, h.Flipped())
+}

@@ -1,0 +1,111 @@
+package testrun
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const junitSum = "5f8f3e5c6ad3d4f1e3cbb5c2a1f0e9d8c7b6a5f4e3d2c1b0a9f8e7d6c5b4a392"
+
+func goodResult() map[string]any {
+	return map[string]any{
+		"ok": true, "returncode": 0, "failed": 0, "passed": 12, "skipped": 1,
+		"junit_sha256": junitSum, "junit_path": "out/junit.xml", "cmd": []any{"pytest", "-q"},
+	}
+}
+
+func goodEvidence() JUnitEvidence {
+	zero := 0
+	return JUnitEvidence{Path: "/repo/out/junit.xml", Dir: "/repo", Bytes: 512, SHA256: junitSum, Failing: &zero}
+}
+
+func TestCheckToolResult(t *testing.T) {
+	two := 2
+	for _, tc := range []struct {
+		name    string
+		edit    func(m map[string]any)
+		raw     string // used instead of the edited result when set
+		ev      func(e *JUnitEvidence)
+		reasons []string // each must appear in one reason; nil: accepted
+	}{
+		{name: "accepted"},
+		{name: "accepted with an absolute junit_path", edit: func(m map[string]any) { m["junit_path"] = "/repo/out/junit.xml" }},
+		{name: "accepted with an upper-case digest", edit: func(m map[string]any) { m["junit_sha256"] = strings.ToUpper(junitSum) }},
+		{name: "missing failed is rejected (absence is not zero)", edit: func(m map[string]any) { delete(m, "failed") },
+			reasons: []string{`missing property 'failed'`}},
+		{name: "missing ok", edit: func(m map[string]any) { delete(m, "ok") }, reasons: []string{`missing property 'ok'`}},
+		{name: "null failed", edit: func(m map[string]any) { m["failed"] = nil }, reasons: []string{"/failed: got null, want integer"}},
+		{name: "digest mismatch", edit: func(m map[string]any) { m["junit_sha256"] = strings.Repeat("0", 64) },
+			reasons: []string{"junit_sha256 0000000000000000000000000000000000000000000000000000000000000000 does not match the JUnit file's sha256 " + junitSum}},
+		{name: "digest not 64 hex", edit: func(m map[string]any) { m["junit_sha256"] = "abc" }, reasons: []string{"/junit_sha256: "}},
+		{name: "path mismatch", edit: func(m map[string]any) { m["junit_path"] = "other/junit.xml" },
+			reasons: []string{`junit_path "other/junit.xml" is not the JUnit file given (/repo/out/junit.xml)`}},
+		{name: "count mismatch", ev: func(e *JUnitEvidence) { e.Failing = &two },
+			reasons: []string{"the JUnit file has 2 failures + errors, the result says failed 0"}},
+		{name: "count unknown", ev: func(e *JUnitEvidence) { e.Failing = nil }, reasons: []string{"failures and errors are unknown"}},
+		{name: "empty file", ev: func(e *JUnitEvidence) { e.Bytes = 0 }, reasons: []string{"the JUnit file /repo/out/junit.xml is empty"}},
+		{name: "missing file", ev: func(e *JUnitEvidence) { e.Err = "no such file or directory" },
+			reasons: []string{"the JUnit file /repo/out/junit.xml: no such file or directory"}},
+		{name: "returncode 124 (timeout)", edit: func(m map[string]any) { m["returncode"] = 124 },
+			reasons: []string{"returncode is 124, not 0", "ok is true beside returncode 124"}},
+		{name: "returncode out of range", edit: func(m map[string]any) { m["returncode"] = 300 }, reasons: []string{"/returncode: maximum"}},
+		{name: "negative failed", edit: func(m map[string]any) { m["failed"] = -1 }, reasons: []string{"/failed: minimum"}},
+		{name: "fractional failed", edit: func(m map[string]any) { m["failed"] = 0.5 }, reasons: []string{"/failed: got number, want integer"}},
+		{name: "extra field", edit: func(m map[string]any) { m["warn"] = true }, reasons: []string{"additional properties 'warn' not allowed"}},
+		{name: "ok false", edit: func(m map[string]any) { m["ok"] = false }, reasons: []string{"ok is false"}},
+		{name: "ok as a string", edit: func(m map[string]any) { m["ok"] = "true" }, reasons: []string{"/ok: got string, want boolean"}},
+		{name: "ok true with failures", edit: func(m map[string]any) { m["failed"] = 2 },
+			ev:      func(e *JUnitEvidence) { e.Failing = &two },
+			reasons: []string{"failed is 2, not 0", "ok is true beside failed 2: the result contradicts itself"}},
+		{name: "empty cmd", edit: func(m map[string]any) { m["cmd"] = []any{} }, reasons: []string{"/cmd: minItems"}},
+		{name: "cmd not strings", edit: func(m map[string]any) { m["cmd"] = []any{"pytest", 3} }, reasons: []string{"/cmd/1: got number, want string"}},
+		{name: "duplicate keys", raw: `{"ok": true, "returncode": 0, "failed": 3, "failed": 0, "passed": 1, "skipped": 0, "junit_sha256": "` + junitSum + `", "junit_path": "out/junit.xml", "cmd": ["x"]}`,
+			reasons: []string{`key "failed" given twice`}},
+		{name: "keys differing only in case", raw: `{"ok": true, "OK": false}`, reasons: []string{`keys "ok" and "OK" differ only in case`}},
+		{name: "not JSON", raw: `{"ok": tru`, reasons: []string{"not one JSON document"}},
+		{name: "two documents", raw: `{} {}`, reasons: []string{"data after the top-level value"}},
+		{name: "an array", raw: `[]`, reasons: []string{"/: got array, want object"}},
+		{name: "too large", raw: `"` + strings.Repeat("x", MaxToolResultBytes) + `"`, reasons: []string{"larger than"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			raw := []byte(tc.raw)
+			if tc.raw == "" {
+				m := goodResult()
+				if tc.edit != nil {
+					tc.edit(m)
+				}
+				var err error
+				raw, err = json.Marshal(m)
+				require.NoError(t, err)
+			}
+			ev := goodEvidence()
+			if tc.ev != nil {
+				tc.ev(&ev)
+			}
+			v := CheckToolResult(raw, ev)
+			if tc.reasons == nil {
+				assert.True(t, v.Accepted, "%v", v.Reasons)
+				assert.Equal(t, []string{}, v.Reasons)
+				return
+			}
+			assert.False(t, v.Accepted)
+			all := strings.Join(v.Reasons, "\n")
+			for _, want := range tc.reasons {
+				assert.Contains(t, all, want)
+			}
+		})
+	}
+}
+
+func TestToolResultSchemaDocument(t *testing.T) {
+	var doc map[string]any
+	require.NoError(t, json.Unmarshal(ToolResultSchema, &doc))
+	assert.Equal(t, "https://json-schema.org/draft/2020-12/schema", doc["$schema"])
+	assert.Equal(t, false, doc["additionalProperties"])
+	assert.ElementsMatch(t, []any{"ok", "returncode", "failed", "passed", "skipped", "junit_sha256", "junit_path", "cmd"}, doc["required"])
+	assert.NotContains(t, string(ToolResultSchema), `"default"`, "no defaults")
+}
