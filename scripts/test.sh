@@ -2,7 +2,9 @@
 # The project's test command (the README's): formatting and vet, every Go
 # test with the race detector, then the collector end-to-end test, which
 # builds otelcol-testresults with ocb and runs it on 127.0.0.1.
-# Needs only Go and the Go module proxy; safe to run again.
+# Needs Go and the Go module proxy, and (as root, from Debian's packages)
+# PostgreSQL for the shared-store tests, which it starts on 127.0.0.1 and
+# stops again. Safe to run again.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -19,7 +21,16 @@ if [[ -n "$unformatted" ]]; then
 fi
 
 go vet ./...
+
+# A throwaway PostgreSQL on 127.0.0.1 for the store tests (the same suite
+# runs against SQLite and PostgreSQL).
+eval "$(bash scripts/postgres.sh start)"
+trap 'bash scripts/postgres.sh stop' EXIT
+
 go test -race -count=1 -timeout 30m ./...
+
+# The corpus of real reports is evidence: say how much of it was read.
+go test -count=1 -run '^TestCorpus$' -v ./report/ | grep -E 'corpus reports parsed|SKIP|FAIL' || true
 
 bash scripts/e2e-collector.sh
 echo "test: all passed in $(($(date +%s) - start)) s"
