@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
-
 )
 
 // Bounds of the walk over the repository for reports.
