@@ -15,8 +15,8 @@ var errTOML = errors.New("check: pyproject.toml")
 // string or an array of strings, which is all pytest's options in
 // pyproject.toml need. It understands "[a.b.c]" headers (bare or quoted
 // keys), "key = value" lines, basic and literal strings, multi-line strings
-// ("""...""" and ”'...”'), arrays of strings over several lines, and #
-// comments. It does not read inline tables, dotted keys inside the table,
+// (between three double or three single quotes), arrays of strings over
+// several lines, and # comments. It does not read inline tables, dotted keys inside the table,
 // or "[tool.pytest]" written as a dotted key of a parent table
 // (tool.pytest.ini_options = {...}); numbers and booleans are kept as their
 // text. addopts given as a string is split into arguments as pytest splits
