@@ -162,7 +162,7 @@ func walkRepository(root string, globs []glob, start time.Time) walkResult {
 			}
 			return nil
 		}
-		parts := strings.Split(rel, "/")
+		parts := splitSlash(rel)
 		wanted := usualPlace(rel)
 		for _, g := range globs {
 			if wanted {
@@ -226,3 +226,5 @@ func existing(paths []string) []string {
 	}
 	return out
 }
+
+func splitSlash(rel string) []string { return strings.Split(rel, "/") }
