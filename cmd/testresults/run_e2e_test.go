@@ -280,10 +280,14 @@ func TestRunE2EPytestOwnReport(t *testing.T) {
 	}
 }
 
+// goEnv lets go test reuse its build cache across the fixture's copies in
+// different folders.
+var goEnv = []string{"GOFLAGS=-trimpath"}
+
 func TestRunE2EGotestsum(t *testing.T) {
 	gotestsum := gotestsumPath(t)
 	dir := project(t, "gotestsum")
-	r := runCheck(t, dir, nil, "--", gotestsum, "--rerun-fails", "--packages", "./...", "--", "-count=1")
+	r := runCheck(t, dir, goEnv, "--", gotestsum, "--rerun-fails", "--packages", "./...", "--", "-count=1")
 	assert.Equal(t, 1, r.code, "gotestsum's exit code; stderr: %s", r.stderr)
 	// gotestsum counts executions, reruns included: "DONE 3 runs, 7 tests,
 	// 1 skipped, 4 failures". The run counts tests: a rerun is the same test.
@@ -311,7 +315,7 @@ func TestRunE2EDeclaredReports(t *testing.T) {
 	args := []string{"--", gotestsum, "--junitfile", "out-gs/go-tests.xml", "--packages", "./...", "--", "-count=1", "-run", "TestPasses|TestSkipped"}
 
 	dir := project(t, "gotestsum")
-	r := runCheck(t, dir, nil, args...)
+	r := runCheck(t, dir, goEnv, args...)
 	assert.Equal(t, 0, r.code, r.stderr)
 	assert.Nil(t, r.results["counts"], "without the declaration the report is not found")
 	assert.Equal(t, []any{"no report found"}, r.results["incomplete_reasons"])
@@ -322,7 +326,7 @@ func TestRunE2EDeclaredReports(t *testing.T) {
 	dir = project(t, "gotestsum")
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, ".hangar"), 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, ".hangar", "environment.yaml"), []byte("verify_reports:\n  - out-gs/*.xml\n"), 0o644))
-	r = runCheck(t, dir, nil, args...)
+	r = runCheck(t, dir, goEnv, args...)
 	assert.Equal(t, 0, r.code, r.stderr)
 	assert.Equal(t, []string{filepath.Join(dir, "out-gs", "go-tests.xml")}, reportPaths(r.results))
 	assert.Equal(t, map[string]int{"total": 2, "passed": 1, "failed": 0, "errors": 0, "skipped": 1, "flaky": 0}, counts(t, r.results))
