@@ -59,14 +59,18 @@ type gitState struct {
 // Outside a git work tree (or without git) every field is "".
 func readGitState(ctx context.Context, dir string, env []string) (gitState, error) {
 	g := gitRunner{dir: dir, env: env}
-	out, err := g.run(ctx, nil, "rev-parse", "--show-toplevel")
-	if err != nil {
+	// One git for both: the top line, then HEAD's id unless there is no
+	// commit yet (git then fails after printing the top line).
+	out, _ := g.run(ctx, nil, "rev-parse", "--show-toplevel", "--verify", "-q", "HEAD")
+	lines := strings.Fields(string(out))
+	if len(lines) == 0 {
 		return gitState{}, nil
 	}
-	st := gitState{Top: strings.TrimSpace(string(out))}
-	if out, err := g.run(ctx, nil, "rev-parse", "--verify", "-q", "HEAD"); err == nil {
-		st.Commit = strings.TrimSpace(string(out))
+	st := gitState{Top: lines[0]}
+	if len(lines) > 1 {
+		st.Commit = lines[1]
 	}
+	var err error
 	st.Tree, err = TreeDigest(ctx, st.Top, env)
 	return st, err
 }
@@ -87,9 +91,19 @@ func TreeDigest(ctx context.Context, top string, env []string) (string, error) {
 	g := gitRunner{dir: top, env: env}
 	type entry struct{ mode, id string }
 	files := map[string]entry{}
+	// The index and the status are read side by side.
+	statusCh := make(chan gitResult, 1)
+	go func() {
+		out, err := g.run(ctx, nil, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--ignore-submodules=all")
+		statusCh <- gitResult{out, err}
+	}()
 	out, err := g.run(ctx, nil, "ls-files", "-s", "-z")
+	status := <-statusCh
 	if err != nil {
 		return "", err
+	}
+	if status.err != nil {
+		return "", status.err
 	}
 	for _, rec := range bytes.Split(out, []byte{0}) {
 		// <mode> <object> <stage>\t<path>
@@ -103,12 +117,8 @@ func TreeDigest(ctx context.Context, top string, env []string) (string, error) {
 		}
 		files[string(path)] = entry{mode: f[0], id: f[1]}
 	}
-	out, err = g.run(ctx, nil, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--ignore-submodules=all")
-	if err != nil {
-		return "", err
-	}
 	var toHash []string
-	for _, rec := range bytes.Split(out, []byte{0}) {
+	for _, rec := range bytes.Split(status.out, []byte{0}) {
 		if len(rec) < 4 {
 			continue
 		}
@@ -160,6 +170,11 @@ func TreeDigest(ctx context.Context, top string, env []string) (string, error) {
 		fmt.Fprintf(h, "%s %s\t%s\x00", e.mode, e.id, p)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+type gitResult struct {
+	out []byte
+	err error
 }
 
 // blobID is git's object id of a blob holding b (SHA-1).

@@ -46,7 +46,7 @@ var (
 
 // builtBinary returns the testresults binary, built on first use into the
 // package's temporary folder.
-func builtBinary(t *testing.T) string {
+func builtBinary(t testing.TB) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("builds the testresults binary; skipped with -short")
