@@ -312,21 +312,38 @@ func execute(ctx context.Context, cfg *config, argv []string, wd string, env env
 	if ended != "" {
 		// The group has the kill-after delay to end; then, or at a second
 		// signal, it is killed, the processes the check left behind too.
+		// A process that outlives SIGKILL (stuck in the kernel) is waited
+		// for no longer than one more delay.
 		kill := time.NewTimer(cfg.killAfter)
 		defer kill.Stop()
+		var giveUp <-chan time.Time
+		killed := false
+		killNow := func() {
+			signalGroup(pid, sigKill)
+			if !killed {
+				killed = true
+				giveUp = time.After(cfg.killAfter)
+			}
+		}
 		leaderDone := done
+	wait:
 		for leaderDone != nil || groupAlive(pid) {
 			poll := time.NewTimer(10 * time.Millisecond)
 			select {
 			case <-leaderDone:
 				leaderDone = nil
 			case <-kill.C:
-				signalGroup(pid, sigKill)
+				killNow()
 			case <-cfg.signals:
-				signalGroup(pid, sigKill)
+				killNow()
 			case <-ctxDone:
 				ctxDone = nil
-				signalGroup(pid, sigKill)
+				killNow()
+			case <-giveUp:
+				if leaderDone == nil {
+					poll.Stop()
+					break wait
+				}
 			case <-poll.C:
 			}
 			poll.Stop()
