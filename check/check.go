@@ -135,13 +135,8 @@ func Run(ctx context.Context, argv []string, opts ...Option) (*Result, error) {
 			}
 		}
 	}
-	s, err := prepare(env, argv, wd, repo, dir, mode, cfg.cacheClear)
-	if err != nil {
-		// A configuration pytest cannot read either: say so, and still give
-		// the runners our report folder.
-		reasons = append(reasons, err.Error())
-		s, _ = prepare(env, argv, dir, dir, dir, mode, cfg.cacheClear)
-	}
+	s := prepare(env, argv, wd, repo, dir, mode, cfg.cacheClear)
+	reasons = append(reasons, s.reasons...)
 	res.Variables, res.Notes = s.vars, append(res.Notes, s.notes...)
 
 	tl := newTail(cfg.tailBytes)

@@ -64,6 +64,9 @@ type setup struct {
 	// explicit are report files named by the environment, the command line
 	// or the repository's configuration.
 	explicit []string
+	// reasons make the run incomplete: a configuration that could not be
+	// read may name a report that is then missed.
+	reasons []string
 }
 
 func (s *setup) setVar(name, value string) {
@@ -74,14 +77,14 @@ func (s *setup) setVar(name, value string) {
 // prepare sets the runner variables (mode set), or only finds the report
 // paths already named (mode collect); mode off sets nothing but
 // HANGAR_TESTS_DIR.
-func prepare(env environ, argv []string, wd, repo, reportDir string, mode Mode, cacheClear bool) (*setup, error) {
+func prepare(env environ, argv []string, wd, repo, reportDir string, mode Mode, cacheClear bool) *setup {
 	s := &setup{env: env}
 	s.setVar(EnvTestsDir, reportDir)
 	if mode == ModeOff {
 		if cacheClear {
 			s.setVar(envPytestAddopts, strings.TrimSpace(env.get(envPytestAddopts)+" --cache-clear"))
 		}
-		return s, nil
+		return s
 	}
 	expand := func(p string) string {
 		p = os.Expand(p, s.env.get)
@@ -105,7 +108,8 @@ func prepare(env environ, argv []string, wd, repo, reportDir string, mode Mode, 
 	}
 	cfg, err := findPytestConfig(wd, repo)
 	if err != nil {
-		return nil, err
+		s.reasons = append(s.reasons, err.Error())
+		cfg = &pytestConfig{}
 	}
 	named := ""
 	cmdPath, cmdNamed := commandJUnit(argv)
@@ -164,7 +168,7 @@ func prepare(env environ, argv []string, wd, repo, reportDir string, mode Mode, 
 	case mode == ModeSet && usesJestJUnit(wd, repo):
 		s.setVar(envJestDir, reportDir)
 	}
-	return s, nil
+	return s
 }
 
 // usesJestJUnit reports whether the package.json or a jest configuration

@@ -9,6 +9,15 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+func TestPrepareUnreadableConfig(t *testing.T) {
+	wd := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(wd, "real.ini"), []byte("[pytest]\naddopts = --junitxml=r.xml\n"), 0o644))
+	require.NoError(t, os.Symlink("real.ini", filepath.Join(wd, "pytest.ini")))
+	s := prepare(nil, []string{"pytest"}, wd, wd, "/r", ModeSet, false)
+	require.Len(t, s.reasons, 1, "a linked configuration is not read, and the run says so")
+	assert.Contains(t, s.env.get(envPytestAddopts), "--junitxml=/r/pytest.xml", "the runners still get the report folder")
+}
+
 func TestPrepare(t *testing.T) {
 	report := "/r/run1"
 	ours := "--junitxml=" + filepath.Join(report, PytestReport)
@@ -63,8 +72,8 @@ func TestPrepare(t *testing.T) {
 			if mode == "" {
 				mode = ModeSet
 			}
-			s, err := prepare(environ(tt.env), argv, wd, wd, report, mode, false)
-			require.NoError(t, err)
+			s := prepare(environ(tt.env), argv, wd, wd, report, mode, false)
+			assert.Empty(t, s.reasons)
 			assert.Equal(t, report, s.env.get(EnvTestsDir))
 			assert.Equal(t, tt.addopts, s.env.get(envPytestAddopts))
 			var want []string
