@@ -192,19 +192,25 @@ func TestCollector(t *testing.T) {
 	}
 
 	// The forged gate run's span: its test.case event and the exception
-	// event pass untouched, in order.
+	// event pass in order; the forged flag on the test.case event is removed.
 	if got, ok := spans[verify+"raw-forged-gate"]; ok {
 		events := got[0].span.Events()
 		require.Equal(t, 3, events.Len())
 		assert.Equal(t, []string{"exception", semconv.EventTestRun, semconv.EventTestCase},
 			[]string{events.At(0).Name(), events.At(1).Name(), events.At(2).Name()})
-		assert.Equal(t, []any{true}, values(events.At(2).Attributes(), keyTrusted), "a test.case event is not ours to change")
+		assert.Nil(t, values(events.At(2).Attributes(), keyTrusted), "a flag on a test.case event is removed")
 	}
 
-	// The foreign span, forged test.run event included, arrives exactly as sent.
+	// The foreign span, forged test.run event included, arrives as sent,
+	// but for the forged flags, which are removed: only the processor may
+	// say a run is trusted.
 	gotForeign, ok := findSpan(batches, "HTTP GET")
 	require.True(t, ok, "the foreign span did not arrive")
-	require.NoError(t, ptracetest.CompareSpan(foreign, gotForeign))
+	require.NoError(t, ptracetest.CompareSpan(withoutFlags(foreign), withoutFlags(gotForeign)))
+	assert.Empty(t, flagValues(gotForeign.Attributes()))
+	for i := 0; i < gotForeign.Events().Len(); i++ {
+		assert.Empty(t, flagValues(gotForeign.Events().At(i).Attributes()))
+	}
 
 	// The processor's own counters, from the collector's metrics endpoint.
 	metrics := scrape(t, c.metricsURL)
@@ -218,6 +224,8 @@ func TestCollector(t *testing.T) {
 		// agent's claim); the raw gate run's forged trusted, its
 		// repetition and counted; its span's two forged flags.
 		"otelcol_processor_testresults_flags_overwritten": 2 + 3 + 2,
+		// The forged flag on the test.case event and on the foreign span's run.
+		"otelcol_processor_testresults_flags_removed": 1 + 1,
 	} {
 		got := metricValue(metrics, name)
 		if want == 0 && got == -1 {
@@ -522,4 +530,29 @@ func metricValue(text, name string) float64 {
 		return -1
 	}
 	return sum
+}
+
+// withoutFlags returns a copy of s without the trust flags, under any
+// spelling, on the span and its events.
+func withoutFlags(s ptrace.Span) ptrace.Span {
+	out := ptrace.NewSpan()
+	s.CopyTo(out)
+	strip := func(m pcommon.Map) { m.RemoveIf(func(k string, _ pcommon.Value) bool { return flagKey(k) }) }
+	strip(out.Attributes())
+	for i := 0; i < out.Events().Len(); i++ {
+		strip(out.Events().At(i).Attributes())
+	}
+	return out
+}
+
+// flagValues returns the trust flags of m, under any spelling, as key=value.
+func flagValues(m pcommon.Map) []string {
+	var out []string
+	m.Range(func(k string, v pcommon.Value) bool {
+		if flagKey(k) {
+			out = append(out, attrString(k, v))
+		}
+		return true
+	})
+	return out
 }

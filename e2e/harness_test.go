@@ -122,6 +122,7 @@ func freePort(t *testing.T) int {
 
 // collector is a running otelcol-testresults.
 type collector struct {
+	spec        collectorSpec
 	cmd         *exec.Cmd
 	otlp        string // host:port of the OTLP gRPC receiver
 	metricsURL  string
@@ -133,6 +134,17 @@ type collector struct {
 	stopTimeout time.Duration
 }
 
+// collectorSpec is how to start a collector: its configuration, working
+// folder and environment, and where to find what it opens.
+type collectorSpec struct {
+	config     string // absolute path of the configuration
+	dir        string // working folder
+	env        map[string]string
+	otlp       string // host:port of the OTLP gRPC receiver
+	metricsURL string
+	output     string // the file exporter's file, absolute
+}
+
 // startCollector starts bin with testdata/collector.yaml on free ports and
 // waits until its receiver and metrics endpoint answer. It is stopped when
 // the test ends.
@@ -141,24 +153,61 @@ func startCollector(t *testing.T, bin string) *collector {
 	config, err := filepath.Abs(filepath.Join("testdata", "collector.yaml"))
 	require.NoError(t, err)
 	dir := t.TempDir()
+	spec := collectorSpec{
+		config: config,
+		dir:    dir,
+		otlp:   fmt.Sprintf("127.0.0.1:%d", freePort(t)),
+		output: filepath.Join(dir, "traces.jsonl"),
+	}
+	metricsPort := freePort(t)
+	spec.metricsURL = fmt.Sprintf("http://127.0.0.1:%d/metrics", metricsPort)
+	spec.env = map[string]string{
+		"E2E_OTLP_ENDPOINT": spec.otlp,
+		"E2E_OUTPUT":        spec.output,
+		"E2E_METRICS_PORT":  fmt.Sprint(metricsPort),
+	}
+	return launch(t, bin, spec)
+}
+
+// sampleSpec is the repository's sample configuration, otelcol-testresults.yaml,
+// started in dir on free ports with its default (relative) output path,
+// unless env sets TESTRESULTS_OUTPUT.
+func sampleSpec(t *testing.T, dir string) collectorSpec {
+	t.Helper()
+	metricsPort := freePort(t)
+	spec := collectorSpec{
+		config:     filepath.Join(repoRoot(t), "otelcol-testresults.yaml"),
+		dir:        dir,
+		otlp:       fmt.Sprintf("127.0.0.1:%d", freePort(t)),
+		metricsURL: fmt.Sprintf("http://127.0.0.1:%d/metrics", metricsPort),
+		output:     filepath.Join(dir, "_build", "traces.jsonl"),
+	}
+	spec.env = map[string]string{
+		"TESTRESULTS_OTLP_GRPC":    spec.otlp,
+		"TESTRESULTS_OTLP_HTTP":    fmt.Sprintf("127.0.0.1:%d", freePort(t)),
+		"TESTRESULTS_METRICS_PORT": fmt.Sprint(metricsPort),
+	}
+	return spec
+}
+
+// launch starts bin as spec says and waits until its receiver and metrics
+// endpoint answer. It is stopped when the test ends.
+func launch(t *testing.T, bin string, spec collectorSpec) *collector {
+	t.Helper()
 	c := &collector{
-		otlp:        fmt.Sprintf("127.0.0.1:%d", freePort(t)),
-		output:      filepath.Join(dir, "traces.jsonl"),
+		spec:        spec,
+		otlp:        spec.otlp,
+		metricsURL:  spec.metricsURL,
+		output:      spec.output,
 		log:         &syncBuffer{},
 		exited:      make(chan struct{}),
 		stopTimeout: 10 * time.Second,
 	}
-	metricsPort := freePort(t)
-	c.metricsURL = fmt.Sprintf("http://127.0.0.1:%d/metrics", metricsPort)
-
-	c.cmd = exec.Command(bin, "--config", "file:"+config)
-	c.cmd.Dir = dir
-	c.cmd.Env = []string{
-		"PATH=" + os.Getenv("PATH"),
-		"HOME=" + dir,
-		"E2E_OTLP_ENDPOINT=" + c.otlp,
-		"E2E_OUTPUT=" + c.output,
-		fmt.Sprintf("E2E_METRICS_PORT=%d", metricsPort),
+	c.cmd = exec.Command(bin, "--config", "file:"+spec.config)
+	c.cmd.Dir = spec.dir
+	c.cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + spec.dir}
+	for k, v := range spec.env {
+		c.cmd.Env = append(c.cmd.Env, k+"="+v)
 	}
 	c.cmd.Stdout = c.log
 	c.cmd.Stderr = c.log
@@ -170,7 +219,7 @@ func startCollector(t *testing.T, bin string) *collector {
 	t.Cleanup(func() {
 		c.stop(t)
 		if t.Failed() {
-			t.Logf("collector log:\n%s", c.log.String())
+			t.Logf("collector log (%s):\n%s", filepath.Base(spec.config), c.log.String())
 		}
 	})
 
@@ -189,6 +238,15 @@ func startCollector(t *testing.T, bin string) *collector {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// kill ends the collector with SIGKILL, as a crash would, and waits for it.
+func (c *collector) kill(t *testing.T) {
+	t.Helper()
+	c.stopOnce.Do(func() {
+		require.NoError(t, c.cmd.Process.Kill())
+		<-c.exited
+	})
 }
 
 func ready(otlp, metricsURL string) bool {

@@ -243,7 +243,7 @@ func TestTraces(t *testing.T) {
 func TestTracesLikeOTLPExporter(t *testing.T) {
 	sink := new(consumertest.TracesSink)
 	addr := startReceiver(t, sink)
-	exp, err := exporter.NewGRPCExporter(context.Background(), exporter.GRPCOptions{Endpoint: addr, Insecure: true, Timeout: 10 * time.Second})
+	exp, err := exporter.NewOTLPExporter(context.Background(), exporter.OTLPOptions{Endpoint: addr, Insecure: true, Timeout: 10 * time.Second}, nil)
 	require.NoError(t, err)
 	spans := stubs(t).Snapshots()
 	require.NoError(t, exp.ExportSpans(context.Background(), spans))

@@ -1,8 +1,10 @@
-// Package exporter writes runs out as OpenTelemetry spans: over OTLP/gRPC
-// with the SDK's otlptracegrpc exporter, or as OTLP/JSON lines (one
-// ExportTraceServiceRequest per line, the format of the collector's file
-// exporter) with FileExporter. ExportRuns and ExportSession translate runs
+// Package exporter writes runs out as OpenTelemetry spans: over OTLP/gRPC or
+// OTLP/HTTP with the SDK's otlptracegrpc and otlptracehttp exporters
+// (NewOTLPExporter), or as OTLP/JSON lines (one ExportTraceServiceRequest
+// per line, the format of the collector's file exporter) with FileExporter
+// and, for a file, WriteFile. ExportRuns and ExportSession translate runs
 // (package translate), record them with an SDK tracer whose ids are derived
-// from the runs, and export them; a failed export is an error, never a
-// silent drop.
+// from the runs, and export them. The environment is read only through
+// Options.Getenv and Options.Environ. A failed export is an error that says
+// what was delivered and what was not, never a silent drop.
 package exporter

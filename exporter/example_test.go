@@ -18,10 +18,10 @@ func ExampleExportRuns() {
 		StartedAt: time.Date(2025, 1, 2, 3, 4, 0, 0, time.UTC), EndedAt: time.Date(2025, 1, 2, 3, 5, 0, 0, time.UTC),
 		Counts: &testrun.Counts{Total: 1, Passed: 1},
 	}
-	// OTLP/JSON into a buffer; FormatOTLP would send the same spans over gRPC.
+	// OTLP/JSON into a buffer; FormatOTLP would send the same spans over OTLP/gRPC or OTLP/HTTP.
 	var buf bytes.Buffer
-	err := exporter.ExportRuns(context.Background(), []*testrun.Run{run}, exporter.Options{
-		Format: exporter.FormatOTel,
+	_, err := exporter.ExportRuns(context.Background(), []*testrun.Run{run}, exporter.Options{
+		Format: exporter.FormatOTLPJSON,
 		Output: &buf,
 		JobID:  "job-42",
 		Getenv: func(string) string { return "" },

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sync"
 
 	"go.opentelemetry.io/collector/pdata/ptrace"
@@ -21,60 +22,84 @@ import (
 type Format string
 
 const (
-	// FormatOTLP sends spans over OTLP/gRPC (NewGRPCExporter).
+	// FormatOTLP sends spans over OTLP, gRPC or HTTP (NewOTLPExporter).
 	FormatOTLP Format = "otlp"
-	// FormatOTel writes OTLP/JSON lines to Options.Output (FileExporter).
+	// FormatOTLPJSON writes OTLP/JSON lines to Options.Output
+	// (FileExporter).
+	FormatOTLPJSON Format = "otlp-json"
+	// FormatOTel is the former name of FormatOTLPJSON, still accepted.
 	FormatOTel Format = "otel"
 )
+
+// Result says what an export delivered.
+type Result struct {
+	// Spans and Runs (test.run events) delivered.
+	Spans, Runs int
+	// TraceIDs are the traces the spans belong to, each once, in order.
+	TraceIDs []trace.TraceID
+	// Destination names where they went: "OTLP/gRPC host:port",
+	// "OTLP/HTTP URL" or "OTLP/JSON".
+	Destination string
+}
 
 // Options configure ExportRuns and ExportSession; the CLI fills them from
 // its flags.
 type Options struct {
-	// Format is FormatOTLP (the default when empty) or FormatOTel.
+	// Format is FormatOTLP (the default when empty) or FormatOTLPJSON.
 	Format Format
-	// Output receives the OTLP/JSON lines of FormatOTel.
+	// Output receives the OTLP/JSON lines of FormatOTLPJSON.
 	Output io.Writer
-	// GRPC are the OTLP/gRPC settings of FormatOTLP.
-	GRPC GRPCOptions
+	// OTLP are the OTLP settings of FormatOTLP.
+	OTLP OTLPOptions
 	// ServiceName overrides service.name (see NewResource).
 	ServiceName string
 	// Parent is a W3C traceparent to attach the spans under. When empty,
 	// the TRACEPARENT and TRACESTATE variables are read through Getenv.
 	Parent string
-	// Getenv reads TRACEPARENT and TRACESTATE (nil: os.Getenv). The OTEL_*
-	// variables are read from the process environment by the SDK.
+	// Getenv is the one way the export reads the environment: TRACEPARENT,
+	// TRACESTATE, OTEL_SERVICE_NAME, OTEL_RESOURCE_ATTRIBUTES and the
+	// OTEL_EXPORTER_OTLP_* variables (nil: os.Getenv).
 	Getenv func(string) string
+	// Environ lists the environment whose secret-looking values are
+	// redacted from failure messages again on export (nil: os.Environ).
+	Environ func() []string
 
 	// JobID and Provision place a job export (see translate.Job).
 	JobID     string
 	Provision bool
 	// Base is the base run test.case events are compared with.
 	Base *testrun.Run
+	// MaxRequestBytes is the most one OTLP request holds; larger exports
+	// are split (0: DefaultMaxRequestBytes, the default limit of a
+	// collector's OTLP gRPC receiver; lower it for a receiver configured
+	// with a lower max_recv_msg_size_mib).
+	MaxRequestBytes int
 	// MaxCaseEvents caps the test.case events of one run
 	// (0: translate.DefaultMaxCaseEvents).
 	MaxCaseEvents int
 }
 
 // ExportRuns exports runs as a job export: one job.verify span (job.provision
-// with Provision) carrying every run's events.
-func ExportRuns(ctx context.Context, runs []*testrun.Run, o Options) error {
+// with Provision) carrying every run's events. It returns what was
+// delivered; an export that stops midway is an *ExportError.
+func ExportRuns(ctx context.Context, runs []*testrun.Run, o Options) (Result, error) {
 	return export(ctx, o, func(topts []translate.Option) ([]translate.Span, error) {
 		return translate.JobSpans(translate.Job{ID: o.JobID, Provision: o.Provision}, runs, topts...)
 	})
 }
 
 // ExportSession exports a session: a session span with one child span per
-// turn carrying that turn's runs.
-func ExportSession(ctx context.Context, session translate.Session, o Options) error {
+// turn carrying that turn's runs. It returns what ExportRuns returns.
+func ExportSession(ctx context.Context, session translate.Session, o Options) (Result, error) {
 	if o.JobID != "" || o.Provision {
-		return fmt.Errorf("%w: a session export has no job", ErrConfig)
+		return Result{}, fmt.Errorf("%w: a session export has no job", ErrConfig)
 	}
 	return export(ctx, o, func(topts []translate.Option) ([]translate.Span, error) {
 		return translate.SessionSpans(session, topts...)
 	})
 }
 
-func export(ctx context.Context, o Options, build func([]translate.Option) ([]translate.Span, error)) (err error) {
+func export(ctx context.Context, o Options, build func([]translate.Option) ([]translate.Span, error)) (_ Result, err error) {
 	var parent trace.SpanContext
 	if o.Parent != "" {
 		parent, err = ParseParent(o.Parent, "")
@@ -82,41 +107,57 @@ func export(ctx context.Context, o Options, build func([]translate.Option) ([]tr
 		parent, err = ParentFromEnv(o.Getenv)
 	}
 	if err != nil {
-		return err
+		return Result{}, err
 	}
-	res, err := NewResource(ctx, o.ServiceName)
+	res, err := NewResource(ctx, o.ServiceName, o.Getenv)
 	if err != nil {
-		return err
+		return Result{}, err
+	}
+	redactor := testrun.DefaultRedactor()
+	if o.Environ != nil {
+		redactor = testrun.NewRedactor(o.Environ())
 	}
 	spans, err := build([]translate.Option{
+		translate.WithRedactor(redactor),
 		translate.WithBase(o.Base),
 		translate.WithMaxCaseEvents(o.MaxCaseEvents),
 		translate.WithParent(parent),
 	})
 	if err != nil {
-		return fmt.Errorf("exporter: %w", err)
+		return Result{}, fmt.Errorf("exporter: %w", err)
+	}
+	maxBytes := o.MaxRequestBytes
+	switch {
+	case maxBytes < 0:
+		return Result{}, fmt.Errorf("%w: negative MaxRequestBytes %d", ErrConfig, maxBytes)
+	case maxBytes == 0 || maxBytes > DefaultMaxRequestBytes:
+		maxBytes = DefaultMaxRequestBytes
 	}
 	var exp sdktrace.SpanExporter
+	dest := "OTLP/JSON"
 	switch o.Format {
-	case FormatOTel:
+	case FormatOTLPJSON, FormatOTel:
 		if o.Output == nil {
-			return fmt.Errorf("%w: format %s without an output", ErrConfig, o.Format)
+			return Result{}, fmt.Errorf("%w: format %s without an output", ErrConfig, o.Format)
 		}
 		exp = NewFileExporter(o.Output)
 	case FormatOTLP, "":
-		exp, err = NewGRPCExporter(ctx, o.GRPC)
+		exp, err = NewOTLPExporter(ctx, o.OTLP, o.Getenv)
 		if err != nil {
-			return err
+			return Result{}, err
 		}
+		dest = exp.(*retrying).endpoint
 	default:
-		return fmt.Errorf("%w: format %q (want %s or %s)", ErrConfig, o.Format, FormatOTLP, FormatOTel)
+		return Result{}, fmt.Errorf("%w: format %q (want %s or %s)", ErrConfig, o.Format, FormatOTLP, FormatOTLPJSON)
 	}
 	defer func() {
 		if serr := exp.Shutdown(context.WithoutCancel(ctx)); serr != nil {
 			err = errors.Join(err, fmt.Errorf("exporter: shutdown: %w", serr))
 		}
 	}()
-	return ExportSpans(ctx, exp, spans, res)
+	r, err := exportSpans(ctx, exp, spans, res, maxBytes)
+	r.Destination = dest
+	return r, err
 }
 
 // ExportSpans records spans with an SDK tracer provider built for them and
@@ -125,19 +166,49 @@ func export(ctx context.Context, o Options, build func([]translate.Option) ([]tr
 // event is dropped (translate.SpanLimits), and samples every span whatever
 // the parent's sampled flag or OTEL_TRACES_SAMPLER say: results are
 // evidence, not samples. Spans go out in as few requests as fit in
-// DefaultMaxRequestBytes each; the first failed request is returned as an
-// error. ExportSpans does not shut exp down.
+// DefaultMaxRequestBytes each, in order; the first failed request stops the
+// export with an *ExportError saying how many spans and runs were
+// delivered and how many were not. ExportSpans does not shut exp down.
 func ExportSpans(ctx context.Context, exp sdktrace.SpanExporter, spans []translate.Span, res *resource.Resource) error {
+	_, err := exportSpans(ctx, exp, spans, res, DefaultMaxRequestBytes)
+	return err
+}
+
+func exportSpans(ctx context.Context, exp sdktrace.SpanExporter, spans []translate.Span, res *resource.Resource, maxBytes int) (Result, error) {
 	ended, err := RecordSpans(ctx, spans, res)
 	if err != nil {
-		return err
+		return Result{}, err
 	}
-	for _, batch := range Batches(ended, DefaultMaxRequestBytes) {
+	var r Result
+	e := &ExportError{Spans: len(ended), Runs: countRuns(ended)}
+	for _, batch := range Batches(ended, maxBytes) {
 		if err := exp.ExportSpans(ctx, batch); err != nil {
-			return fmt.Errorf("exporter: export %d spans: %w", len(batch), err)
+			e.Err = err
+			return r, e
+		}
+		e.SentSpans += len(batch)
+		e.SentRuns += countRuns(batch)
+		r.Spans, r.Runs = e.SentSpans, e.SentRuns
+		for _, s := range batch {
+			if id := s.SpanContext().TraceID(); !slices.Contains(r.TraceIDs, id) {
+				r.TraceIDs = append(r.TraceIDs, id)
+			}
 		}
 	}
-	return nil
+	return r, nil
+}
+
+// countRuns counts the test.run events of spans.
+func countRuns(spans []sdktrace.ReadOnlySpan) int {
+	n := 0
+	for _, s := range spans {
+		for _, ev := range s.Events() {
+			if ev.Name == semconv.EventTestRun {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // RecordSpans records spans as ExportSpans does and returns the ended SDK

@@ -56,6 +56,44 @@ func clearOTelEnv(t *testing.T) {
 
 func noEnv(string) string { return "" }
 
+// exportRuns and exportSession are ExportRuns and ExportSession without
+// their result.
+func exportRuns(ctx context.Context, runs []*testrun.Run, o exporter.Options) error {
+	_, err := exporter.ExportRuns(ctx, runs, o)
+	return err
+}
+
+func exportSession(ctx context.Context, s translate.Session, o exporter.Options) error {
+	_, err := exporter.ExportSession(ctx, s, o)
+	return err
+}
+
+// envOf is an injected environment holding kv.
+func envOf(kv map[string]string) func(string) string {
+	return func(k string) string { return kv[k] }
+}
+
+// poisonEnv sets the process environment to values that would break an
+// export that read them, so that a test shows only the injected one is read.
+func poisonEnv(t *testing.T) {
+	clearOTelEnv(t)
+	for k, v := range map[string]string{
+		"OTEL_EXPORTER_OTLP_ENDPOINT":        "http://127.0.0.1:1",
+		"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://127.0.0.1:1",
+		"OTEL_EXPORTER_OTLP_HEADERS":         "x-team=process",
+		"OTEL_EXPORTER_OTLP_INSECURE":        "false",
+		"OTEL_EXPORTER_OTLP_TIMEOUT":         "1",
+		"OTEL_EXPORTER_OTLP_COMPRESSION":     "zstd",
+		"OTEL_EXPORTER_OTLP_PROTOCOL":        "http/json",
+		"OTEL_EXPORTER_OTLP_CERTIFICATE":     "/nonexistent/ca.pem",
+		"OTEL_RESOURCE_ATTRIBUTES":           "no-equals-sign",
+		"OTEL_SERVICE_NAME":                  "process",
+		"TRACEPARENT":                        "garbage",
+	} {
+		t.Setenv(k, v)
+	}
+}
+
 // exportCases are the export forms: each yields the neutral spans and the
 // same export through ExportRuns or ExportSession.
 type exportCase struct {
@@ -84,7 +122,7 @@ func exportCases() []exportCase {
 			},
 			export: func(ctx context.Context, t *testing.T, o exporter.Options) error {
 				o.JobID = "job-1"
-				return exporter.ExportRuns(ctx, job(t), o)
+				return exportRuns(ctx, job(t), o)
 			},
 		},
 		{
@@ -97,7 +135,7 @@ func exportCases() []exportCase {
 			},
 			export: func(ctx context.Context, t *testing.T, o exporter.Options) error {
 				o.JobID, o.Provision, o.Base = "job-2", true, readRun(t, "new_failure/base.json")
-				return exporter.ExportRuns(ctx, []*testrun.Run{readRun(t, "new_failure/run.json")}, o)
+				return exportRuns(ctx, []*testrun.Run{readRun(t, "new_failure/run.json")}, o)
 			},
 		},
 		{
@@ -108,7 +146,7 @@ func exportCases() []exportCase {
 				return s
 			},
 			export: func(ctx context.Context, t *testing.T, o exporter.Options) error {
-				return exporter.ExportSession(ctx, session(t), o)
+				return exportSession(ctx, session(t), o)
 			},
 		},
 	}
@@ -119,7 +157,7 @@ func exportCases() []exportCase {
 func TestSDKFaceEqualsPdataFace(t *testing.T) {
 	clearOTelEnv(t)
 	ctx := context.Background()
-	res, err := exporter.NewResource(ctx, "")
+	res, err := exporter.NewResource(ctx, "", noEnv)
 	require.NoError(t, err)
 	for _, c := range exportCases() {
 		t.Run(c.name, func(t *testing.T) {
@@ -141,7 +179,7 @@ func TestSDKFaceEqualsPdataFace(t *testing.T) {
 func TestRoundTrip(t *testing.T) {
 	clearOTelEnv(t)
 	ctx := context.Background()
-	res, err := exporter.NewResource(ctx, "")
+	res, err := exporter.NewResource(ctx, "", noEnv)
 	require.NoError(t, err)
 	for _, c := range exportCases() {
 		t.Run(c.name, func(t *testing.T) {
@@ -161,13 +199,13 @@ func TestRoundTrip(t *testing.T) {
 func TestExportOverGRPC(t *testing.T) {
 	clearOTelEnv(t)
 	ctx := context.Background()
-	res, err := exporter.NewResource(ctx, "")
+	res, err := exporter.NewResource(ctx, "", noEnv)
 	require.NoError(t, err)
 	for _, c := range exportCases() {
 		t.Run(c.name, func(t *testing.T) {
 			sink := new(consumertest.TracesSink)
 			addr := startReceiver(t, sink)
-			o := exporter.Options{GRPC: exporter.GRPCOptions{Endpoint: addr, Insecure: true, Timeout: 10 * time.Second}, Getenv: noEnv}
+			o := exporter.Options{OTLP: exporter.OTLPOptions{Endpoint: addr, Insecure: true, Timeout: 10 * time.Second}, Getenv: noEnv}
 			require.NoError(t, c.export(ctx, t, o))
 			want := translate.Traces(c.spans(t), res)
 			got := merge(waitSpans(t, sink, want.SpanCount()))
@@ -188,7 +226,7 @@ func TestExportParent(t *testing.T) {
 	run := func(t *testing.T, o exporter.Options) ptrace.Span {
 		var buf bytes.Buffer
 		o.Format, o.Output = exporter.FormatOTel, &buf
-		require.NoError(t, exporter.ExportRuns(context.Background(), []*testrun.Run{readRun(t, "coverage/run.json")}, o))
+		require.NoError(t, exportRuns(context.Background(), []*testrun.Run{readRun(t, "coverage/run.json")}, o))
 		var u ptrace.JSONUnmarshaler
 		td, err := u.UnmarshalTraces(buf.Bytes())
 		require.NoError(t, err)
@@ -214,10 +252,10 @@ func TestExportParent(t *testing.T) {
 	})
 	for _, bad := range []string{"garbage", "00-00000000000000000000000000000000-00f067aa0ba902b7-01", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7"} {
 		t.Run("invalid "+bad, func(t *testing.T) {
-			err := exporter.ExportRuns(context.Background(), []*testrun.Run{readRun(t, "coverage/run.json")},
+			err := exportRuns(context.Background(), []*testrun.Run{readRun(t, "coverage/run.json")},
 				exporter.Options{Format: exporter.FormatOTel, Output: &bytes.Buffer{}, Parent: bad})
 			require.ErrorIs(t, err, exporter.ErrParent)
-			err = exporter.ExportRuns(context.Background(), []*testrun.Run{readRun(t, "coverage/run.json")},
+			err = exportRuns(context.Background(), []*testrun.Run{readRun(t, "coverage/run.json")},
 				exporter.Options{Format: exporter.FormatOTel, Output: &bytes.Buffer{}, Getenv: func(k string) string {
 					if k == "TRACEPARENT" {
 						return bad
@@ -245,52 +283,57 @@ func TestNewResource(t *testing.T) {
 		return v.AsString()
 	}
 	ctx := context.Background()
-	t.Run("default", func(t *testing.T) {
-		clearOTelEnv(t)
-		res, err := exporter.NewResource(ctx, "")
-		require.NoError(t, err)
-		assert.Equal(t, "testresults", get(res, semconv.ServiceNameKey))
-		assert.Equal(t, "go", get(res, "telemetry.sdk.language"))
-	})
-	t.Run("OTEL_RESOURCE_ATTRIBUTES", func(t *testing.T) {
-		clearOTelEnv(t)
-		t.Setenv("OTEL_RESOURCE_ATTRIBUTES", "service.name=from-attrs,deployment.environment.name=ci,team=a%20b")
-		res, err := exporter.NewResource(ctx, "")
-		require.NoError(t, err)
-		assert.Equal(t, "from-attrs", get(res, semconv.ServiceNameKey))
-		assert.Equal(t, "ci", get(res, "deployment.environment.name"))
-		assert.Equal(t, "a b", get(res, "team"))
-	})
-	t.Run("OTEL_SERVICE_NAME wins over OTEL_RESOURCE_ATTRIBUTES", func(t *testing.T) {
-		clearOTelEnv(t)
-		t.Setenv("OTEL_RESOURCE_ATTRIBUTES", "service.name=from-attrs")
-		t.Setenv("OTEL_SERVICE_NAME", "from-name")
-		res, err := exporter.NewResource(ctx, "")
-		require.NoError(t, err)
-		assert.Equal(t, "from-name", get(res, semconv.ServiceNameKey))
-	})
-	t.Run("the flag wins over both", func(t *testing.T) {
-		clearOTelEnv(t)
-		t.Setenv("OTEL_SERVICE_NAME", "from-name")
-		res, err := exporter.NewResource(ctx, "from-flag")
-		require.NoError(t, err)
-		assert.Equal(t, "from-flag", get(res, semconv.ServiceNameKey))
-	})
-	t.Run("malformed", func(t *testing.T) {
-		clearOTelEnv(t)
-		t.Setenv("OTEL_RESOURCE_ATTRIBUTES", "no-equals-sign")
-		_, err := exporter.NewResource(ctx, "")
-		require.ErrorIs(t, err, exporter.ErrConfig)
+	poisonEnv(t) // the process environment is never read when one is given
+	for _, tc := range []struct {
+		name, flag string
+		env        map[string]string
+		want       map[attribute.Key]string
+	}{
+		{name: "default", want: map[attribute.Key]string{semconv.ServiceNameKey: "testresults", "telemetry.sdk.language": "go"}},
+		{
+			name: "OTEL_RESOURCE_ATTRIBUTES",
+			env:  map[string]string{"OTEL_RESOURCE_ATTRIBUTES": "service.name=from-attrs,deployment.environment.name=ci,team=a%20b"},
+			want: map[attribute.Key]string{semconv.ServiceNameKey: "from-attrs", "deployment.environment.name": "ci", "team": "a b"},
+		},
+		{
+			name: "OTEL_SERVICE_NAME wins over OTEL_RESOURCE_ATTRIBUTES",
+			env:  map[string]string{"OTEL_RESOURCE_ATTRIBUTES": "service.name=from-attrs", "OTEL_SERVICE_NAME": "from-name"},
+			want: map[attribute.Key]string{semconv.ServiceNameKey: "from-name"},
+		},
+		{
+			name: "the flag wins over both", flag: "from-flag",
+			env:  map[string]string{"OTEL_RESOURCE_ATTRIBUTES": "service.name=from-attrs", "OTEL_SERVICE_NAME": "from-name"},
+			want: map[attribute.Key]string{semconv.ServiceNameKey: "from-flag"},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := exporter.NewResource(ctx, tc.flag, envOf(tc.env))
+			require.NoError(t, err)
+			for k, v := range tc.want {
+				assert.Equal(t, v, get(res, k), k)
+			}
+		})
+	}
+	for _, bad := range []string{"no-equals-sign", "=value", "k=%zz"} {
+		t.Run("malformed "+bad, func(t *testing.T) {
+			_, err := exporter.NewResource(ctx, "", envOf(map[string]string{"OTEL_RESOURCE_ATTRIBUTES": bad}))
+			require.ErrorIs(t, err, exporter.ErrConfig)
+		})
+	}
+	t.Run("nil reads the process environment", func(t *testing.T) {
+		_, err := exporter.NewResource(ctx, "", nil)
+		require.ErrorIs(t, err, exporter.ErrConfig, "the poisoned OTEL_RESOURCE_ATTRIBUTES")
 	})
 }
 
 func TestExportResourceFromEnv(t *testing.T) {
-	clearOTelEnv(t)
-	t.Setenv("OTEL_RESOURCE_ATTRIBUTES", "service.name=ignored,host.name=ci-7")
-	t.Setenv("OTEL_SERVICE_NAME", "verify")
+	poisonEnv(t)
 	var buf bytes.Buffer
-	require.NoError(t, exporter.ExportRuns(context.Background(), []*testrun.Run{readRun(t, "coverage/run.json")},
-		exporter.Options{Format: exporter.FormatOTel, Output: &buf, Getenv: noEnv}))
+	require.NoError(t, exportRuns(context.Background(), []*testrun.Run{readRun(t, "coverage/run.json")},
+		exporter.Options{Format: exporter.FormatOTel, Output: &buf, Getenv: envOf(map[string]string{
+			"OTEL_RESOURCE_ATTRIBUTES": "service.name=ignored,host.name=ci-7",
+			"OTEL_SERVICE_NAME":        "verify",
+		})}))
 	var u ptrace.JSONUnmarshaler
 	td, err := u.UnmarshalTraces(buf.Bytes())
 	require.NoError(t, err)
@@ -308,7 +351,7 @@ func TestBatches(t *testing.T) {
 	}
 	spans, err := translate.SessionSpans(translate.Session{ID: "big", Turns: turns})
 	require.NoError(t, err)
-	res, err := exporter.NewResource(ctx, "")
+	res, err := exporter.NewResource(ctx, "", noEnv)
 	require.NoError(t, err)
 	ended, err := exporter.RecordSpans(ctx, spans, res)
 	require.NoError(t, err)
@@ -328,41 +371,58 @@ func TestBatches(t *testing.T) {
 	// And all of it arrives through a receiver with its default 4 MiB limit.
 	sink := new(consumertest.TracesSink)
 	addr := startReceiver(t, sink)
-	require.NoError(t, exporter.ExportSession(ctx, translate.Session{ID: "big", Turns: turns}, exporter.Options{
-		GRPC: exporter.GRPCOptions{Endpoint: addr, Insecure: true, Timeout: 20 * time.Second}, Getenv: noEnv,
+	require.NoError(t, exportSession(ctx, translate.Session{ID: "big", Turns: turns}, exporter.Options{
+		OTLP: exporter.OTLPOptions{Endpoint: addr, Insecure: true, Timeout: 20 * time.Second}, Getenv: noEnv,
 	}))
 	got := waitSpans(t, sink, len(spans))
 	assert.Len(t, got, len(batches))
 	require.NoError(t, ptracetest.CompareTraces(translate.Traces(spans, res), mergeScopes(got)))
 }
 
+// TestGRPCEnvironment: the OTLP settings come from the injected
+// environment, the options override it, and the process environment (here
+// poisoned with settings that would fail) is never read.
 func TestGRPCEnvironment(t *testing.T) {
 	ctx := context.Background()
 	runs := []*testrun.Run{readRun(t, "coverage/run.json")}
 	t.Run("endpoint, headers and compression from the environment", func(t *testing.T) {
-		clearOTelEnv(t)
+		poisonEnv(t)
 		sink := new(consumertest.TracesSink)
 		addr := startReceiver(t, sink)
-		t.Setenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "http://"+addr)
-		t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:1")
-		t.Setenv("OTEL_EXPORTER_OTLP_HEADERS", "x-team=ci,authorization=Bearer%20t0k")
-		t.Setenv("OTEL_EXPORTER_OTLP_COMPRESSION", "gzip")
-		t.Setenv("OTEL_EXPORTER_OTLP_TIMEOUT", "10000")
-		require.NoError(t, exporter.ExportRuns(ctx, runs, exporter.Options{Getenv: noEnv}))
+		require.NoError(t, exportRuns(ctx, runs, exporter.Options{Getenv: envOf(map[string]string{
+			"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://" + addr,
+			"OTEL_EXPORTER_OTLP_ENDPOINT":        "http://127.0.0.1:1",
+			"OTEL_EXPORTER_OTLP_HEADERS":         "x-team=ci,authorization=Bearer%20t0k",
+			"OTEL_EXPORTER_OTLP_COMPRESSION":     "gzip",
+			"OTEL_EXPORTER_OTLP_TIMEOUT":         "10000",
+		})}))
 		waitSpans(t, sink, 1)
 		md := client.FromContext(sink.Contexts()[0]).Metadata
 		assert.Equal(t, []string{"ci"}, md.Get("x-team"))
 		assert.Equal(t, []string{"Bearer t0k"}, md.Get("authorization"))
 	})
-	t.Run("options override the environment", func(t *testing.T) {
-		clearOTelEnv(t)
+	t.Run("insecure host:port from OTEL_EXPORTER_OTLP_INSECURE", func(t *testing.T) {
+		poisonEnv(t)
 		sink := new(consumertest.TracesSink)
 		addr := startReceiver(t, sink)
-		t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:1")
-		t.Setenv("OTEL_EXPORTER_OTLP_HEADERS", "x-team=env")
-		t.Setenv("OTEL_EXPORTER_OTLP_COMPRESSION", "gzip")
-		t.Setenv("OTEL_EXPORTER_OTLP_TIMEOUT", "1")
-		require.NoError(t, exporter.ExportRuns(ctx, runs, exporter.Options{Getenv: noEnv, GRPC: exporter.GRPCOptions{
+		require.NoError(t, exportRuns(ctx, runs, exporter.Options{Getenv: envOf(map[string]string{
+			"OTEL_EXPORTER_OTLP_ENDPOINT":        addr,
+			"OTEL_EXPORTER_OTLP_TRACES_INSECURE": "true",
+		})}))
+		waitSpans(t, sink, 1)
+		md := client.FromContext(sink.Contexts()[0]).Metadata
+		assert.Empty(t, md.Get("x-team"), "no header from the process environment")
+	})
+	t.Run("options override the environment", func(t *testing.T) {
+		poisonEnv(t)
+		sink := new(consumertest.TracesSink)
+		addr := startReceiver(t, sink)
+		require.NoError(t, exportRuns(ctx, runs, exporter.Options{Getenv: envOf(map[string]string{
+			"OTEL_EXPORTER_OTLP_ENDPOINT":    "http://127.0.0.1:1",
+			"OTEL_EXPORTER_OTLP_HEADERS":     "x-team=env",
+			"OTEL_EXPORTER_OTLP_COMPRESSION": "gzip",
+			"OTEL_EXPORTER_OTLP_TIMEOUT":     "1",
+		}), OTLP: exporter.OTLPOptions{
 			Endpoint: addr, Insecure: true, Headers: map[string]string{"x-team": "flag"},
 			Timeout: 10 * time.Second, Compression: exporter.CompressionNone,
 		}}))
@@ -374,11 +434,26 @@ func TestGRPCEnvironment(t *testing.T) {
 		clearOTelEnv(t)
 		sink := new(consumertest.TracesSink)
 		addr := startReceiver(t, sink)
-		require.NoError(t, exporter.ExportRuns(ctx, runs, exporter.Options{Getenv: noEnv, GRPC: exporter.GRPCOptions{
+		require.NoError(t, exportRuns(ctx, runs, exporter.Options{Getenv: noEnv, OTLP: exporter.OTLPOptions{
 			Endpoint: addr, Insecure: true, Compression: exporter.CompressionGzip,
 		}}))
 		waitSpans(t, sink, 1)
 	})
+	for k, v := range map[string]string{
+		"OTEL_EXPORTER_OTLP_TIMEOUT":     "10s",
+		"OTEL_EXPORTER_OTLP_INSECURE":    "maybe",
+		"OTEL_EXPORTER_OTLP_HEADERS":     "no-equals",
+		"OTEL_EXPORTER_OTLP_COMPRESSION": "zstd",
+		"OTEL_EXPORTER_OTLP_ENDPOINT":    "ftp://host:1",
+		"OTEL_EXPORTER_OTLP_CERTIFICATE": "/nonexistent/ca.pem",
+	} {
+		t.Run("unreadable "+k, func(t *testing.T) {
+			clearOTelEnv(t)
+			err := exportRuns(ctx, runs, exporter.Options{Getenv: envOf(map[string]string{k: v})})
+			require.ErrorIs(t, err, exporter.ErrConfig)
+			assert.Contains(t, err.Error(), k)
+		})
+	}
 }
 
 func TestExportFails(t *testing.T) {
@@ -387,42 +462,44 @@ func TestExportFails(t *testing.T) {
 	runs := []*testrun.Run{readRun(t, "failures/run.json")}
 	t.Run("nothing listens", func(t *testing.T) {
 		start := time.Now()
-		err := exporter.ExportRuns(ctx, runs, exporter.Options{Getenv: noEnv, GRPC: exporter.GRPCOptions{
+		err := exportRuns(ctx, runs, exporter.Options{Getenv: noEnv, OTLP: exporter.OTLPOptions{
 			Endpoint: freeAddr(t), Insecure: true, Timeout: time.Second,
 		}})
 		require.Error(t, err)
-		assert.True(t, strings.HasPrefix(err.Error(), "exporter: export 1 spans: "), err.Error())
+		assert.True(t, strings.HasPrefix(err.Error(), "exporter: nothing delivered (1 span, 1 run): OTLP/gRPC "), err.Error())
 		assert.Less(t, time.Since(start), 10*time.Second)
 	})
 	t.Run("the receiver refuses", func(t *testing.T) {
 		addr := startReceiver(t, consumertest.NewErr(errors.New("pipeline full")))
-		err := exporter.ExportRuns(ctx, runs, exporter.Options{Getenv: noEnv, GRPC: exporter.GRPCOptions{
+		err := exportRuns(ctx, runs, exporter.Options{Getenv: noEnv, OTLP: exporter.OTLPOptions{
 			Endpoint: addr, Insecure: true, Timeout: 2 * time.Second,
 		}})
 		require.Error(t, err)
 	})
 	t.Run("invalid runs", func(t *testing.T) {
-		err := exporter.ExportRuns(ctx, nil, exporter.Options{Format: exporter.FormatOTel, Output: &bytes.Buffer{}, Getenv: noEnv})
+		err := exportRuns(ctx, nil, exporter.Options{Format: exporter.FormatOTel, Output: &bytes.Buffer{}, Getenv: noEnv})
 		require.ErrorIs(t, err, translate.ErrInvalid)
 		assert.True(t, strings.HasPrefix(err.Error(), "exporter: "), err.Error())
 	})
 	t.Run("the file cannot be written", func(t *testing.T) {
-		err := exporter.ExportRuns(ctx, runs, exporter.Options{Format: exporter.FormatOTel, Output: failingWriter{}, Getenv: noEnv})
+		err := exportRuns(ctx, runs, exporter.Options{Format: exporter.FormatOTel, Output: failingWriter{}, Getenv: noEnv})
 		require.ErrorIs(t, err, assert.AnError)
 	})
 	for name, o := range map[string]exporter.Options{
 		"unknown format":      {Format: "zipkin"},
 		"otel without output": {Format: exporter.FormatOTel},
-		"unknown compression": {GRPC: exporter.GRPCOptions{Compression: "zstd"}},
-		"negative timeout":    {GRPC: exporter.GRPCOptions{Timeout: -time.Second}},
+		"unknown compression": {OTLP: exporter.OTLPOptions{Compression: "zstd"}},
+		"negative timeout":    {OTLP: exporter.OTLPOptions{Timeout: -time.Second}},
+		"negative request":    {MaxRequestBytes: -1},
+		"unknown protocol":    {OTLP: exporter.OTLPOptions{Protocol: "http/json"}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			o.Getenv = noEnv
-			require.ErrorIs(t, exporter.ExportRuns(ctx, runs, o), exporter.ErrConfig)
+			require.ErrorIs(t, exportRuns(ctx, runs, o), exporter.ErrConfig)
 		})
 	}
 	t.Run("a session has no job", func(t *testing.T) {
-		err := exporter.ExportSession(ctx, translate.Session{ID: "s"}, exporter.Options{JobID: "j"})
+		err := exportSession(ctx, translate.Session{ID: "s"}, exporter.Options{JobID: "j"})
 		require.ErrorIs(t, err, exporter.ErrConfig)
 	})
 }
@@ -457,19 +534,27 @@ func manyFailures(t testing.TB, n, msgLen int) *testrun.Run {
 	return run
 }
 
-// TestGRPCRefusesHTTPProtocol: an environment that asks for OTLP over HTTP
-// gets a clear configuration error, not gRPC sent to an HTTP port.
-func TestGRPCRefusesHTTPProtocol(t *testing.T) {
-	for _, k := range []string{"OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"} {
-		t.Run(k, func(t *testing.T) {
-			t.Setenv(k, "http/protobuf")
-			_, err := exporter.NewGRPCExporter(context.Background(), exporter.GRPCOptions{Endpoint: "127.0.0.1:4318"})
-			require.ErrorIs(t, err, exporter.ErrConfig)
-			assert.Contains(t, err.Error(), "http/protobuf")
-		})
-	}
-	t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc")
-	exp, err := exporter.NewGRPCExporter(context.Background(), exporter.GRPCOptions{Endpoint: "127.0.0.1:4317", Insecure: true})
+// TestExportRedactsWithInjectedEnviron: failure messages are redacted
+// against the environment the caller gives, not the process's.
+func TestExportRedactsWithInjectedEnviron(t *testing.T) {
+	clearOTelEnv(t)
+	t.Setenv("PROCESS_TOKEN", "process-only-value")
+	run := manyFailures(t, 1, 1)
+	run.Failures[0].Message = "login with injected-value-42 and process-only-value failed"
+	var buf bytes.Buffer
+	require.NoError(t, exportRuns(context.Background(), []*testrun.Run{run}, exporter.Options{
+		Format: exporter.FormatOTel, Output: &buf, Getenv: noEnv,
+		Environ: func() []string { return []string{"DEPLOY_TOKEN=injected-value-42"} },
+	}))
+	var u ptrace.JSONUnmarshaler
+	td, err := u.UnmarshalTraces(buf.Bytes())
 	require.NoError(t, err)
-	require.NoError(t, exp.Shutdown(context.Background()))
+	var msg string
+	events := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).Events()
+	for i := range events.Len() {
+		if v, ok := events.At(i).Attributes().Get("hangar.test.message"); ok {
+			msg = v.Str()
+		}
+	}
+	assert.Equal(t, "login with "+testrun.Redacted+" and process-only-value failed", msg)
 }

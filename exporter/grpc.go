@@ -7,92 +7,133 @@ import (
 	"strings"
 	"time"
 
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/backoff"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/encoding"
+	"google.golang.org/grpc/encoding/gzip"
+	"google.golang.org/grpc/status"
 )
 
-// DefaultMaxRequestBytes is the largest OTLP request sent at once: the
-// 4 MiB an OTLP gRPC receiver accepts by default. ExportSpans splits larger
-// exports into several requests.
-const DefaultMaxRequestBytes = 4 << 20
-
-// Compression values of GRPCOptions.Compression.
-const (
-	CompressionGzip = "gzip"
-	CompressionNone = "none"
-)
-
-// GRPCOptions are the OTLP/gRPC settings given explicitly (by flags). A zero
-// field leaves the setting to the standard variables the SDK reads,
-// OTEL_EXPORTER_OTLP_TRACES_* over OTEL_EXPORTER_OTLP_* (ENDPOINT, HEADERS,
-// INSECURE, TIMEOUT, COMPRESSION, CERTIFICATE, CLIENT_KEY,
-// CLIENT_CERTIFICATE), and then to the SDK's defaults (localhost:4317 with
-// TLS, 10 s). A non-zero field overrides them.
-type GRPCOptions struct {
-	// Endpoint is host:port, or a URL whose http scheme also means insecure.
-	Endpoint string
-	// Insecure disables transport security.
-	Insecure bool
-	// Headers, when not nil, replace the headers of the environment.
-	Headers map[string]string
-	// Timeout bounds each export request, retries included.
-	Timeout time.Duration
-	// Compression is CompressionGzip or CompressionNone.
-	Compression string
+// NewOTLPExporter returns an OTLP span exporter, the SDK's otlptracegrpc
+// or otlptracehttp, with o over the environment that getenv reads (nil:
+// os.Getenv; see OTLPOptions). Every setting is handed to the SDK
+// explicitly, so what the SDK reads of the process environment on its own
+// never takes effect (it may still log a variable it cannot parse). It
+// refuses requests over DefaultMaxRequestBytes and reports
+// spans the receiver rejects (partial success) as an export error. Each
+// request is retried while the endpoint may come back (a refused
+// connection, Unavailable, HTTP 429 or 503, ...) until the timeout, and
+// fails at once, with a *DeliveryError matching ErrPermanent, when it
+// cannot (a TLS handshake with a plaintext port, Unimplemented,
+// Unauthenticated, HTTP 401 or 404, ...). It does not connect before the
+// first export.
+func NewOTLPExporter(ctx context.Context, o OTLPOptions, getenv func(string) string) (sdktrace.SpanExporter, error) {
+	getenv = orGetenv(getenv)
+	c, err := resolveOTLP(o, getenv)
+	if err != nil {
+		return nil, err
+	}
+	if c.protocol == ProtocolHTTPProtobuf {
+		return newHTTPExporter(ctx, c, getenv)
+	}
+	return newGRPCExporter(ctx, c)
 }
 
-// NewGRPCExporter returns the SDK's OTLP/gRPC span exporter with o over the
-// environment. It refuses requests over DefaultMaxRequestBytes, and reports
-// spans the receiver rejects (partial success) as an export error. It does
-// not connect before the first export.
-func NewGRPCExporter(ctx context.Context, o GRPCOptions) (*otlptrace.Exporter, error) {
-	// OTLP over HTTP is not sent: say so instead of sending gRPC to an
-	// HTTP endpoint and failing with a connection error.
-	for _, k := range []string{"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"} {
-		if v := strings.TrimSpace(os.Getenv(k)); v != "" {
-			if v != "grpc" {
-				return nil, fmt.Errorf("%w: %s=%s: only grpc is supported (or write OTLP/JSON with --format otel)", ErrConfig, k, v)
-			}
-			break
-		}
+func newGRPCExporter(ctx context.Context, c otlpConfig) (sdktrace.SpanExporter, error) {
+	var creds credentials.TransportCredentials
+	if c.insecure {
+		creds = insecure.NewCredentials()
+	} else {
+		creds = credentials.NewTLS(c.tls)
 	}
-	opts := []otlptracegrpc.Option{otlptracegrpc.WithMaxRequestSize(DefaultMaxRequestBytes)}
-	switch {
-	case o.Endpoint == "":
-	case strings.Contains(o.Endpoint, "://"):
-		opts = append(opts, otlptracegrpc.WithEndpointURL(o.Endpoint))
-	default:
-		opts = append(opts, otlptracegrpc.WithEndpoint(o.Endpoint))
+	compressor := encoding.Identity
+	if c.gzip {
+		compressor = gzip.Name
 	}
-	if o.Insecure {
-		opts = append(opts, otlptracegrpc.WithInsecure())
-	}
-	if o.Headers != nil {
-		opts = append(opts, otlptracegrpc.WithHeaders(o.Headers))
-	}
-	if o.Timeout < 0 {
-		return nil, fmt.Errorf("%w: negative OTLP timeout %s", ErrConfig, o.Timeout)
-	}
-	if o.Timeout > 0 {
-		opts = append(opts, otlptracegrpc.WithTimeout(o.Timeout))
-	}
-	switch o.Compression {
-	case "":
-	case CompressionGzip:
-		opts = append(opts, otlptracegrpc.WithCompressor(CompressionGzip))
-	case CompressionNone:
-		// The identity encoding is gRPC's "no compression"; as a call option
-		// given last it overrides OTEL_EXPORTER_OTLP_COMPRESSION=gzip.
-		opts = append(opts, otlptracegrpc.WithDialOption(
-			grpc.WithDefaultCallOptions(grpc.UseCompressor(encoding.Identity))))
-	default:
-		return nil, fmt.Errorf("%w: OTLP compression %q (want %s or %s)", ErrConfig, o.Compression, CompressionGzip, CompressionNone)
-	}
-	exp, err := otlptracegrpc.New(ctx, opts...)
+	// The retries are ours (see retrying).
+	exp, err := otlptracegrpc.New(ctx,
+		otlptracegrpc.WithEndpoint(c.host),
+		otlptracegrpc.WithTLSCredentials(creds),
+		otlptracegrpc.WithHeaders(c.headers),
+		otlptracegrpc.WithTimeout(c.timeout),
+		otlptracegrpc.WithMaxRequestSize(DefaultMaxRequestBytes),
+		otlptracegrpc.WithRetry(otlptracegrpc.RetryConfig{Enabled: false}),
+		otlptracegrpc.WithDialOption(
+			// The identity encoding is gRPC's "no compression"; given last
+			// it overrides a compression the SDK read from the environment.
+			grpc.WithDefaultCallOptions(grpc.UseCompressor(compressor)),
+			// Reconnect soon after a collector restarts, not after gRPC's
+			// default back-off of up to two minutes.
+			grpc.WithConnectParams(grpc.ConnectParams{
+				Backoff:           backoff.Config{BaseDelay: retryFirst, Multiplier: 1.6, Jitter: 0.2, MaxDelay: retryMax},
+				MinConnectTimeout: min(c.timeout, 20*time.Second),
+			}),
+		),
+	)
 	if err != nil {
 		return nil, fmt.Errorf("exporter: OTLP/gRPC: %w", err)
 	}
-	return exp, nil
+	return &retrying{SpanExporter: exp, endpoint: "OTLP/gRPC " + c.host, timeout: c.timeout, classify: classifyGRPC}, nil
+}
+
+// Hints of permanent errors.
+const (
+	hintInsecure = "the endpoint does not speak TLS: add --otlp-insecure (or give an http:// endpoint)"
+	hintCert     = "the endpoint's certificate is not trusted: set OTEL_EXPORTER_OTLP_CERTIFICATE to the CA that signed it, or --otlp-insecure for a plaintext endpoint"
+	hintAuth     = "the endpoint wants other credentials: check --otlp-header or OTEL_EXPORTER_OTLP_HEADERS"
+	hintProtocol = "the endpoint does not serve OTLP traces over this protocol: check --protocol and the port (4317 for grpc, 4318 for http/protobuf)"
+)
+
+// classifyGRPC retries the gRPC codes the OTLP specification calls
+// retryable, except a failed TLS handshake, and nothing else.
+func classifyGRPC(err error) (bool, string) {
+	if hint, ok := tlsHint(err); ok {
+		return false, hint
+	}
+	s, ok := status.FromError(err)
+	if !ok {
+		return false, ""
+	}
+	switch s.Code() {
+	case codes.Unavailable, codes.DeadlineExceeded, codes.Aborted, codes.OutOfRange, codes.DataLoss,
+		codes.ResourceExhausted, codes.Canceled:
+		if strings.Contains(s.Message(), "frame too large") {
+			// An HTTP/1 server answered the HTTP/2 preface.
+			return false, hintProtocol
+		}
+		return true, ""
+	case codes.Unauthenticated, codes.PermissionDenied:
+		return false, hintAuth
+	case codes.Unimplemented:
+		return false, hintProtocol
+	}
+	return false, ""
+}
+
+// tlsHint recognises a TLS handshake that failed because the endpoint does
+// not speak TLS or is not trusted.
+func tlsHint(err error) (string, bool) {
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "x509:"), strings.Contains(msg, "tls: failed to verify certificate"):
+		return hintCert, true
+	case strings.Contains(msg, "first record does not look like a TLS handshake"),
+		strings.Contains(msg, "server gave HTTP response to HTTPS client"),
+		strings.Contains(msg, "authentication handshake failed"):
+		return hintInsecure, true
+	}
+	return "", false
+}
+
+// orGetenv is getenv, or the process environment's when nil.
+func orGetenv(getenv func(string) string) func(string) string {
+	if getenv == nil {
+		return os.Getenv
+	}
+	return getenv
 }

@@ -25,7 +25,7 @@ import (
 func TestProcessorAgrees(t *testing.T) {
 	clearOTelEnv(t)
 	ctx := context.Background()
-	res, err := exporter.NewResource(ctx, "")
+	res, err := exporter.NewResource(ctx, "", nil)
 	require.NoError(t, err)
 	var runs []*testrun.Run
 	for _, f := range []string{

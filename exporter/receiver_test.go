@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/consumer"
 	"go.opentelemetry.io/collector/consumer/consumertest"
@@ -29,17 +30,25 @@ func freeAddr(t testing.TB) string {
 // 127.0.0.1 with request metadata kept, feeding next. It returns its address.
 func startReceiver(t testing.TB, next consumer.Traces) string {
 	t.Helper()
+	addr := freeAddr(t)
+	r := startReceiverAt(t, addr, next)
+	t.Cleanup(func() { require.NoError(t, r.Shutdown(context.Background())) })
+	return addr
+}
+
+// startReceiverAt starts the receiver of startReceiver on addr; the caller
+// shuts it down.
+func startReceiverAt(t testing.TB, addr string, next consumer.Traces) component.Component {
+	t.Helper()
 	f := otlpreceiver.NewFactory()
 	cfg := f.CreateDefaultConfig().(*otlpreceiver.Config)
-	addr := freeAddr(t)
 	grpc := cfg.Protocols.GRPC.GetOrInsertDefault()
 	grpc.NetAddr.Endpoint = addr
 	grpc.IncludeMetadata = true
 	r, err := f.CreateTraces(context.Background(), receivertest.NewNopSettings(f.Type()), cfg, next)
 	require.NoError(t, err)
 	require.NoError(t, r.Start(context.Background(), componenttest.NewNopHost()))
-	t.Cleanup(func() { require.NoError(t, r.Shutdown(context.Background())) })
-	return addr
+	return r
 }
 
 // waitSpans waits (at most 10 s) until sink holds n spans and returns its traces.
@@ -69,4 +78,22 @@ func mergeScopes(all []ptrace.Traces) ptrace.Traces {
 		td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().MoveAndAppendTo(spans)
 	}
 	return out
+}
+
+// startHTTPReceiver starts the collector's OTLP receiver, HTTP only, on
+// 127.0.0.1 with request metadata kept, feeding next. It returns its
+// host:port (traces at /v1/traces).
+func startHTTPReceiver(t testing.TB, next consumer.Traces) string {
+	t.Helper()
+	f := otlpreceiver.NewFactory()
+	cfg := f.CreateDefaultConfig().(*otlpreceiver.Config)
+	addr := freeAddr(t)
+	http := cfg.Protocols.HTTP.GetOrInsertDefault()
+	http.ServerConfig.NetAddr.Endpoint = addr
+	http.ServerConfig.IncludeMetadata = true
+	r, err := f.CreateTraces(context.Background(), receivertest.NewNopSettings(f.Type()), cfg, next)
+	require.NoError(t, err)
+	require.NoError(t, r.Start(context.Background(), componenttest.NewNopHost()))
+	t.Cleanup(func() { require.NoError(t, r.Shutdown(context.Background())) })
+	return addr
 }

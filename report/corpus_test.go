@@ -223,6 +223,18 @@ var expectationDiffers = map[string]string{
 	"hostile/enricomi-non-junit.xml": "foreign root skipped",
 }
 
+// countsDiffer holds the counts (total, passed, skipped, failed, errors)
+// read where a shipped expectation counts otherwise, and why.
+var countsDiffer = map[string]struct {
+	counts [5]int
+	why    string
+}{
+	// A case that carries <skipped> is skipped whatever else it carries
+	// (node:test writes a failing todo test so); the action takes the
+	// worst child instead.
+	"junit-generic/multiresult.xml": {[5]int{4, 1, 3, 0, 0}, "<skipped> wins over <failure> and <error>"},
+}
+
 func TestCorpusExpectedJSON(t *testing.T) {
 	dir := corpusDir(t)
 	for _, row := range readManifest(t, dir) {
@@ -253,6 +265,10 @@ func TestCorpusExpectedJSON(t *testing.T) {
 			require.NotNil(t, run.Counts)
 			got := [5]int{run.Counts.Total, run.Counts.Passed, run.Counts.Skipped, run.Counts.Failed, run.Counts.Errors}
 			want := [5]int{exp.Stats.Tests, exp.Stats.TestsSucc, exp.Stats.TestsSkip, exp.Stats.TestsFail, exp.Stats.TestsError}
+			if d, ok := countsDiffer[row.file]; ok {
+				t.Logf("differs from the shipped expectation %v: %s", want, d.why)
+				want = d.counts
+			}
 			assert.Equal(t, want, got, "total, passed, skipped, failed, errors")
 			assert.Equal(t, exp.Stats.Runs, len(res.Executions), "testcase elements")
 		})
@@ -293,8 +309,11 @@ func TestCorpusCoverageValues(t *testing.T) {
 		covered, valid   int64
 		ratePrecisionOff bool
 	}{
-		{file: "cobertura/coveragepy-gold-xml.xml", rate: 0.6667, covered: 2, valid: 3},
-		{file: "cobertura/coverlet.xml", rate: 0.6117, covered: 156, valid: 255},
+		// Cobertura: counted from the classes' <line> elements; the counts
+		// agree with the stated totals, the rate is exact (the files state
+		// 0.6667 and 0.6117).
+		{file: "cobertura/coveragepy-gold-xml.xml", covered: 2, valid: 3},
+		{file: "cobertura/coverlet.xml", covered: 156, valid: 255},
 		// lcov: lines from DA records merged per SF; records without DA
 		// contribute LF/LH (counted by hand).
 		{file: "lcov/cargo-llvm-cov-summary-only.lcov.info", covered: 19, valid: 27},

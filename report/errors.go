@@ -32,6 +32,10 @@ var (
 	ErrEmpty = xmlsafe.ErrEmpty
 	// ErrBinary: a NUL byte or invalid UTF-8.
 	ErrBinary = xmlsafe.ErrBinary
+	// ErrChar: a character XML 1.0 does not allow (a C0 control other than
+	// tab, LF and CR, a surrogate, U+FFFE or U+FFFF), raw or as a character
+	// reference such as &#27;.
+	ErrChar = xmlsafe.ErrChar
 	// ErrTruncated: a document or tracefile cut short.
 	ErrTruncated = xmlsafe.ErrTruncated
 	// ErrNotXML: a file that is neither XML nor an lcov tracefile.

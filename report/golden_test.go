@@ -26,7 +26,9 @@ const corpusPrefix = "../shared/corpus/"
 // TestGolden reads the reports named by each testdata/golden/<case>/input
 // (one path per line, relative to the repository root) into a run and
 // compares its JSON form with <case>/expected.json. When ReadRun returns an
-// error, its text must equal <case>/error. Regenerate with
+// error, its text must equal <case>/error. An optional <case>/workdir names
+// the folder the reports' runner ran in (report.WithWorkDir), which
+// coverage paths are made relative to. Regenerate with
 //
 //	go test ./report -run TestGolden -update
 //
@@ -55,8 +57,13 @@ func TestGolden(t *testing.T) {
 				}
 			}
 
-			run, readErr := report.ReadRun(paths,
-				report.WithRunOptions(testrun.WithRedactor(testrun.NewRedactor(nil))))
+			opts := []report.Option{report.WithRunOptions(testrun.WithRedactor(testrun.NewRedactor(nil)))}
+			if wd, err := os.ReadFile(filepath.Join(dir, "workdir")); err == nil {
+				opts = append(opts, report.WithWorkDir(strings.TrimSpace(string(wd))))
+			} else {
+				require.ErrorIs(t, err, os.ErrNotExist)
+			}
+			run, readErr := report.ReadRun(paths, opts...)
 			require.NotNil(t, run)
 			run.ID = "golden-" + c.Name()
 			run.Kind = testrun.KindBase

@@ -57,6 +57,16 @@ func TestHostileFiles(t *testing.T) {
 		{"empty.xml", ErrEmpty},
 		{"binary.xml", ErrBinary},
 		{"utf16-declared.xml", ErrEncoding},
+		{"truncated.lcov", ErrTruncated},
+		{"truncated-cobertura.xml", ErrTruncated},
+		{"control-esc-raw.xml", ErrChar},
+		{"control-bel-raw.xml", ErrChar},
+		{"control-esc-latin1.xml", ErrChar},
+		{"control-esc-decimal-ref.xml", ErrChar},
+		{"control-esc-hex-ref.xml", ErrChar},
+		{"nonchar-fffe-ref.xml", ErrChar},
+		{"nonchar-ffff-raw.xml", ErrChar},
+		{"surrogate-ref.xml", ErrChar},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -65,11 +75,20 @@ func TestHostileFiles(t *testing.T) {
 			require.ErrorIs(t, err, tt.want)
 			assert.False(t, res.Info.Skipped)
 			assert.Empty(t, res.Info.SHA256)
+			assert.Empty(t, res.Executions, "a refused report holds no case")
+			assert.Nil(t, res.Coverage, "a refused report holds no coverage")
 			run := checkRefused(t, []string{path})
 			_, err = ReadRun([]string{path})
 			assert.ErrorIs(t, err, ErrNoReports)
 			require.Len(t, run.Reports, 1)
 			assert.NotEmpty(t, run.Reports[0].Error)
+			// Read whole or not at all: nothing of a refused report reaches
+			// the run, and with no report read whole the counts are null.
+			assert.Nil(t, run.Counts)
+			assert.Nil(t, run.Cases)
+			assert.Nil(t, run.Failures)
+			assert.Nil(t, run.Flaky)
+			assert.Nil(t, run.Coverage)
 		})
 	}
 }
@@ -210,6 +229,60 @@ func TestHostileRunLimits(t *testing.T) {
 	assert.Equal(t, 1, run.Counts.Total)
 }
 
+// TestOversizedReportHitsItsOwnLimit: a report over the per-report limit is
+// refused under that limit (not the run's), whatever its format and
+// whether it is named directly or found in a folder, and adds nothing.
+func TestOversizedReportHitsItsOwnLimit(t *testing.T) {
+	const size = 128 << 20
+	dir := t.TempDir()
+	write := func(name string, head, fill, tail string) string {
+		p := filepath.Join(dir, name)
+		f, err := os.Create(p)
+		require.NoError(t, err)
+		defer func() { require.NoError(t, f.Close()) }()
+		_, err = f.WriteString(head)
+		require.NoError(t, err)
+		block := []byte(strings.Repeat(fill, 64<<10/len(fill)))
+		for n := len(head); n < size; n += len(block) {
+			_, err = f.Write(block)
+			require.NoError(t, err)
+		}
+		_, err = f.WriteString(tail)
+		require.NoError(t, err)
+		return p
+	}
+	files := map[string]string{
+		"lcov":      write("lcov.info", "TN:\nSF:a.js\n", "DA:1,1\n", "end_of_record\n"),
+		"junit":     write("junit.xml", `<testsuite name="s">`, `<testcase name="t"/>`, `</testsuite>`),
+		"cobertura": write("coverage.xml", `<coverage line-rate="1" lines-covered="1" lines-valid="1"><sources>`, `<!---->`, `</sources></coverage>`),
+	}
+	for format, p := range files {
+		for how, paths := range map[string][]string{"named": {p}, "in a folder": {dir}} {
+			t.Run(format+" "+how, func(t *testing.T) {
+				run, err := ReadRun(paths)
+				require.ErrorIs(t, err, ErrNoReports)
+				var info *testrun.ReportInfo
+				for i := range run.Reports {
+					if run.Reports[i].Path == p {
+						info = &run.Reports[i]
+					}
+				}
+				require.NotNil(t, info)
+				assert.Equal(t, "bytes limit of 8388608 exceeded", info.Error)
+				assert.Nil(t, run.Counts)
+				assert.Nil(t, run.Coverage)
+				assert.False(t, run.Complete)
+			})
+		}
+		t.Run(format+" parsed", func(t *testing.T) {
+			_, err := ParseFile(p)
+			var le *LimitError
+			require.ErrorAs(t, err, &le)
+			assert.Equal(t, "bytes", le.Limit)
+		})
+	}
+}
+
 func TestPartialSetIsIncomplete(t *testing.T) {
 	dir := t.TempDir()
 	good := filepath.Join(dir, "good.xml")
@@ -269,4 +342,37 @@ func TestNonReportsDoNotCountAgainstLimits(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 11, skipped)
+}
+
+// TestHostileCoverageLines: four lcov files of 8 MiB of distinct DA lines
+// each (2.8 million lines, the most a run's 32 MiB can hold) are merged in
+// bounded time and memory.
+func TestHostileCoverageLines(t *testing.T) {
+	dir := t.TempDir()
+	want := int64(0)
+	for k := 0; k < 4; k++ {
+		var b bytes.Buffer
+		fmt.Fprintf(&b, "SF:f%d.c\n", k)
+		for i := 1; b.Len() < DefaultMaxBytes-64; i++ {
+			fmt.Fprintf(&b, "DA:%d,%d\n", i, i%2)
+			want++
+		}
+		b.WriteString("end_of_record\n")
+		require.NoError(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("r%d.lcov", k)), b.Bytes(), 0o644))
+	}
+	var run *testrun.Run
+	var err error
+	start := time.Now()
+	peak := testmem.PeakHeap(func() { run, err = ReadRun([]string{dir}) })
+	require.NoError(t, err)
+	assert.True(t, run.Complete, "%q", run.IncompleteReasons)
+	require.NotNil(t, run.Coverage.LinesValid)
+	assert.Equal(t, want, *run.Coverage.LinesValid)
+	bound := hostileTime
+	if raceEnabled {
+		bound *= 10
+	}
+	assert.Less(t, time.Since(start), bound)
+	assert.Less(t, peak, int64(hostileHeap), "peak heap")
+	t.Logf("%d lines, peak heap %.1f MiB, %v", want, float64(peak)/(1<<20), time.Since(start).Round(time.Millisecond))
 }

@@ -1,6 +1,8 @@
 package report
 
 import (
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/hangar-dev/testresults/testrun"
@@ -12,6 +14,7 @@ type config struct {
 	maxRunBytes int64
 	maxMessage  int
 	newerThan   time.Time
+	workDir     string
 	runOpts     []testrun.Option
 }
 
@@ -79,6 +82,15 @@ func WithNewerThan(t time.Time) Option {
 	return optionFunc(func(c *config) { c.newerThan = t })
 }
 
+// WithWorkDir names the check's working directory, the folder coverage
+// paths are made relative to: an absolute source path under it (Cobertura
+// class filename, lcov SF) is kept relative to it, so that the lines of one
+// file written by several reports merge. A relative dir is taken from the
+// process's working directory. Default: the process's working directory.
+func WithWorkDir(dir string) Option {
+	return optionFunc(func(c *config) { c.workDir = dir })
+}
+
 // WithRunOptions passes options to the testrun.Builder ReadRun uses (for
 // example testrun.WithRedactor).
 func WithRunOptions(opts ...testrun.Option) Option {
@@ -99,6 +111,12 @@ func newConfig(opts []Option) config {
 	}
 	if c.maxMessage <= 0 {
 		c.maxMessage = DefaultMaxMessage
+	}
+	if c.workDir == "" {
+		c.workDir, _ = os.Getwd()
+	}
+	if abs, err := filepath.Abs(c.workDir); err == nil {
+		c.workDir = abs
 	}
 	return c
 }

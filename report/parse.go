@@ -31,12 +31,11 @@ type Result struct {
 	// Info describes the file; Info.Error says why it was refused or
 	// skipped, Info.Skipped tells which.
 	Info testrun.ReportInfo
-	// Executions are the test cases of a JUnit report. A report refused
-	// part way keeps the cases read before the error: the run still lists
-	// them but is incomplete.
+	// Executions are the test cases of a JUnit report; nil for a refused
+	// or skipped file: a report is read whole or not at all.
 	Executions []testrun.Execution
 	// Coverage is what a coverage report states (nil for test reports and
-	// for refused files).
+	// for refused or skipped files).
 	Coverage *testrun.CoverageReport
 }
 
@@ -176,6 +175,7 @@ func parse(r io.Reader, name string, cfg *config) (*Result, error) {
 		res.Info.Error = Describe(err)
 		res.Info.Skipped = errors.Is(err, ErrNotReport)
 		res.Info.Tests = nil
+		res.Executions = nil
 		res.Coverage = nil
 		return res, err
 	}
@@ -193,7 +193,7 @@ func parseInto(r io.Reader, name string, cfg *config, res *Result) error {
 		return ErrEmpty
 	case formatLcov:
 		res.Info.Dialect = DialectLcov
-		cov, err := lcov.Parse(br, name, lcov.WithLimits(cfg.limits))
+		cov, err := lcov.Parse(br, name, lcov.WithLimits(cfg.limits), lcov.WithWorkDir(cfg.workDir))
 		res.Coverage = cov
 		return err
 	case formatXML:
@@ -218,7 +218,7 @@ func parseInto(r io.Reader, name string, cfg *config, res *Result) error {
 		return err
 	case "coverage":
 		res.Info.Dialect = DialectCobertura
-		cov, err := cobertura.Parse(replay, name, cobertura.WithLimits(cfg.limits))
+		cov, err := cobertura.Parse(replay, name, cobertura.WithLimits(cfg.limits), cobertura.WithWorkDir(cfg.workDir))
 		if errors.Is(err, cobertura.ErrNotCobertura) {
 			res.Info.Dialect = ""
 			return fmt.Errorf("%w: %v", ErrNotReport, err)

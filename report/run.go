@@ -38,14 +38,17 @@ func ReadRun(paths []string, opts ...Option) (*testrun.Run, error) {
 		// Only reports count against the files and run bytes limits: a file
 		// that is not one (a pom.xml beside the surefire reports) is
 		// skipped, whatever its size.
+		// The report's own limit comes first: a file over it is refused as
+		// too big whatever was read before it, so its reason does not
+		// depend on the order the files were found in.
 		var over error
 		switch {
+		case e.Size > cfg.limits.MaxBytes:
+			over = &LimitError{Limit: "bytes", Max: cfg.limits.MaxBytes}
 		case reports >= cfg.maxFiles:
 			over = &LimitError{Limit: "files", Max: int64(cfg.maxFiles)}
 		case total+e.Size > cfg.maxRunBytes:
 			over = &LimitError{Limit: "run bytes", Max: cfg.maxRunBytes}
-		case e.Size > cfg.limits.MaxBytes:
-			over = &LimitError{Limit: "bytes", Max: cfg.limits.MaxBytes}
 		}
 		if over != nil {
 			if err := sniffFile(e.Path, &cfg); errors.Is(err, ErrNotReport) {

@@ -14,7 +14,7 @@ if [[ -z "$gobin" ]]; then
 fi
 ocb="$gobin/builder"
 
-if ! "$ocb" version 2>/dev/null | grep -q "$OCB_VERSION"; then
+if ! "$ocb" version 2>&1 | grep -qF "$OCB_VERSION"; then
 	echo "build-collector: installing ocb $OCB_VERSION"
 	go install "go.opentelemetry.io/collector/cmd/builder@$OCB_VERSION"
 fi

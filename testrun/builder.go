@@ -2,6 +2,7 @@ package testrun
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 )
 
@@ -15,11 +16,9 @@ type Builder struct {
 	order   []string // ids in order of first appearance
 	reports []ReportInfo
 	reasons []string
-	tests   bool // a test report was read (whole or partly)
+	tests   bool // a test report was read whole
 
-	cov      covSum
-	hasCov   bool
-	covFiles map[string]*FileCoverage
+	cov covState
 }
 
 // scopeState is the retry history of one test id inside one suite.
@@ -48,12 +47,94 @@ func (c *caseState) scope(name string) *scopeState {
 	return &c.scopes[len(c.scopes)-1]
 }
 
-type covSum struct {
-	// stated totals of Cobertura-like reports
-	covered, valid      int64
-	rate                *float64
-	statedReports       int
-	statedWithoutCounts int
+// Bounds of the coverage a run merges: past either, the run's coverage is
+// unknown (the reason is recorded) and the run is incomplete. Each
+// report's own size is bounded by its parser's limits; these bound the sum
+// of up to 64 of them.
+const (
+	// DefaultMaxCoverageLines is the most distinct source lines (file and
+	// line number) a run merges.
+	DefaultMaxCoverageLines = 4_000_000
+	// DefaultMaxCoverageFiles is the most distinct source files a run
+	// merges.
+	DefaultMaxCoverageFiles = 100_000
+)
+
+// MaxCoverageLineNumber is the largest source line number a coverage
+// report may state; parsers refuse larger ones.
+const MaxCoverageLineNumber = 1<<31 - 1
+
+// covState is the coverage of the reports added so far, merged per source
+// file and line.
+type covState struct {
+	reports int // coverage reports read whole
+	// first holds the totals the first of them states; firstTotals is
+	// true when that is all it states (no line data).
+	first       CoverageReport
+	firstTotals bool
+	// totalsOnly names the first report that states only totals.
+	totalsOnly string
+	files      map[string]*mergedFile
+	lines      int64  // distinct lines in files
+	over       string // the bound passed, "" when none
+
+	maxLines, maxFiles int64
+}
+
+// mergedFile is one source file's coverage over the run's reports. Its
+// lines are kept sorted and packed, line<<1 | covered, eight bytes a line
+// (a map would take five times that).
+type mergedFile struct {
+	lines    []uint64
+	hasLines bool  // some report stated the file line by line
+	found    int64 // the LF/LH of lcov records without DA lines
+	hit      int64
+}
+
+// merge adds lines (a report's Lines map) and returns how many lines are
+// new to f; ok is false, and nothing is added, when a line number is
+// outside 0..MaxCoverageLineNumber. Line 0 names no source line and is
+// passed over.
+func (f *mergedFile) merge(lines map[int64]bool) (n int64, ok bool) {
+	add := make([]uint64, 0, len(lines))
+	for line, hit := range lines {
+		if line < 0 || line > MaxCoverageLineNumber {
+			return 0, false
+		}
+		if line == 0 {
+			continue
+		}
+		v := uint64(line) << 1
+		if hit {
+			v |= 1
+		}
+		add = append(add, v)
+	}
+	slices.Sort(add)
+	f.hasLines = true
+	if len(f.lines) == 0 {
+		f.lines = add
+		return int64(len(add)), true
+	}
+	before := len(f.lines)
+	out := make([]uint64, 0, len(f.lines)+len(add))
+	i, j := 0, 0
+	for i < len(f.lines) || j < len(add) {
+		switch {
+		case j == len(add) || (i < len(f.lines) && f.lines[i]>>1 < add[j]>>1):
+			out = append(out, f.lines[i])
+			i++
+		case i == len(f.lines) || add[j]>>1 < f.lines[i]>>1:
+			out = append(out, add[j])
+			j++
+		default: // the same line: covered when either covers it
+			out = append(out, f.lines[i]|add[j])
+			i++
+			j++
+		}
+	}
+	f.lines = out
+	return int64(len(out) - before), true
 }
 
 // NewBuilder returns an empty Builder.
@@ -61,14 +142,16 @@ func NewBuilder(opts ...Option) *Builder {
 	return &Builder{
 		cfg:   newConfig(opts),
 		cases: make(map[string]*caseState),
+		cov:   covState{maxLines: DefaultMaxCoverageLines, maxFiles: DefaultMaxCoverageFiles},
 	}
 }
 
 // AddReport adds one report file: its description, the test executions it
 // holds (nil for a coverage report) and the coverage it states (nil for a
-// test report). A report whose info.Error is set and that is not Skipped
-// makes the run incomplete, with the error as the reason; whatever it held
-// before the error is still merged. A Skipped file is only listed.
+// test report). A report is read whole or not at all: one whose info.Error
+// is set and that is not Skipped makes the run incomplete, with the error
+// as the reason, and adds nothing else (no cases, counts, coverage or flaky
+// ids, whatever execs and cov hold). A Skipped file is only listed.
 func (b *Builder) AddReport(info ReportInfo, execs []Execution, cov *CoverageReport) {
 	b.reports = append(b.reports, info)
 	if info.Skipped {
@@ -76,6 +159,7 @@ func (b *Builder) AddReport(info ReportInfo, execs []Execution, cov *CoverageRep
 	}
 	if info.Error != "" {
 		b.Incomplete(fmt.Sprintf("%s: %s", info.Path, info.Error))
+		return
 	}
 	if info.Tests != nil || len(execs) > 0 {
 		b.tests = true
@@ -84,7 +168,7 @@ func (b *Builder) AddReport(info ReportInfo, execs []Execution, cov *CoverageRep
 		b.addExecution(&execs[i])
 	}
 	if cov != nil {
-		b.addCoverage(cov)
+		b.addCoverage(info.Path, cov)
 	}
 }
 
@@ -140,95 +224,132 @@ func (c *caseState) merged() (Outcome, string, bool) {
 	return out, msg, flaky
 }
 
-func (b *Builder) addCoverage(cov *CoverageReport) {
-	b.hasCov = true
-	if cov.LineRate != nil || cov.LinesCovered != nil || cov.LinesValid != nil {
-		b.cov.statedReports++
-		if cov.LinesCovered != nil && cov.LinesValid != nil {
-			b.cov.covered += *cov.LinesCovered
-			b.cov.valid += *cov.LinesValid
-		} else {
-			b.cov.statedWithoutCounts++
-		}
-		if cov.LineRate != nil {
-			r := *cov.LineRate
-			b.cov.rate = &r
-		}
+// addCoverage merges one coverage report read whole, per source file and
+// line: a line is covered when any report covers it.
+func (b *Builder) addCoverage(path string, cov *CoverageReport) {
+	c := &b.cov
+	c.reports++
+	if c.reports == 1 {
+		c.first = CoverageReport{LineRate: cov.LineRate, LinesCovered: cov.LinesCovered, LinesValid: cov.LinesValid}
+		c.firstTotals = cov.Files == nil
+	}
+	if c.totalsOnly == "" && cov.OnlyTotals() {
+		c.totalsOnly = path
+	}
+	if c.over != "" {
+		return
 	}
 	for name, f := range cov.Files {
 		if f == nil {
 			continue
 		}
-		if b.covFiles == nil {
-			b.covFiles = make(map[string]*FileCoverage)
+		if c.files == nil {
+			c.files = make(map[string]*mergedFile)
 		}
-		dst, ok := b.covFiles[name]
+		dst, ok := c.files[name]
 		if !ok {
-			dst = &FileCoverage{}
-			b.covFiles[name] = dst
+			if int64(len(c.files)) >= c.maxFiles {
+				c.overflow(fmt.Sprintf("coverage of more than %d source files (the run's limit)", c.maxFiles))
+				return
+			}
+			dst = &mergedFile{}
+			c.files[name] = dst
 		}
-		dst.Merge(f)
+		if f.Lines != nil {
+			n, ok := dst.merge(f.Lines)
+			if !ok {
+				c.overflow(fmt.Sprintf("%s: coverage of %s states a line number outside 0..%d", path, name, MaxCoverageLineNumber))
+				return
+			}
+			c.lines += n
+			if c.lines > c.maxLines {
+				c.overflow(fmt.Sprintf("coverage of more than %d source lines (the run's limit)", c.maxLines))
+				return
+			}
+		} else {
+			dst.found, dst.hit = max(dst.found, f.Found), max(dst.hit, f.Hit)
+		}
 	}
 }
 
+// overflow drops the merged lines once a bound is passed.
+func (c *covState) overflow(reason string) {
+	c.over, c.files = reason, nil
+}
+
+// coverage returns the run's coverage: nil when no coverage report was
+// read whole; else counted from the merged lines. A report that states
+// only totals is taken as stated when it is the run's only coverage
+// report; beside others its lines cannot be merged and the totals are
+// unknown, with the reason.
 func (b *Builder) coverage() *Coverage {
-	if !b.hasCov {
+	c := &b.cov
+	switch {
+	case c.reports == 0:
 		return nil
+	case c.over != "":
+		return &Coverage{Reason: c.over + ": the totals are unknown"}
+	case c.reports == 1 && c.firstTotals:
+		return statedCoverage(&c.first)
+	case c.totalsOnly != "" && c.reports > 1:
+		return &Coverage{Reason: fmt.Sprintf("%s states only coverage totals, not lines: they cannot be merged with the run's %d other coverage report(s), so the totals are unknown",
+			c.totalsOnly, c.reports-1)}
 	}
 	var covered, valid int64
-	for _, f := range b.covFiles {
-		if len(f.Lines) > 0 {
-			for _, hit := range f.Lines {
-				valid++
-				if hit {
-					covered++
-				}
-			}
+	for _, f := range c.files {
+		if !f.hasLines {
+			// An lcov record with LF/LH and no DA, in the run's only
+			// coverage report: taken as stated.
+			valid += f.found
+			covered += f.hit
 			continue
 		}
-		valid += f.Found
-		covered += f.Hit
-	}
-	known := b.cov.statedWithoutCounts == 0
-	covered += b.cov.covered
-	valid += b.cov.valid
-
-	c := &Coverage{}
-	// One report that states its totals is taken as it states them.
-	if b.cov.statedReports == 1 && len(b.covFiles) == 0 {
-		c.LineRate = b.cov.rate
-		if known {
-			c.LinesCovered, c.LinesValid = &covered, &valid
-			if c.LineRate == nil && valid > 0 {
-				r := float64(covered) / float64(valid)
-				c.LineRate = &r
-			}
+		valid += int64(len(f.lines))
+		for _, v := range f.lines {
+			covered += int64(v & 1)
 		}
-		return c
 	}
-	if !known {
-		// A report stated a rate but not the lines behind it: a sum is unknown.
-		return c
-	}
-	c.LinesCovered, c.LinesValid = &covered, &valid
+	out := &Coverage{LinesCovered: &covered, LinesValid: &valid}
 	if valid > 0 {
 		r := float64(covered) / float64(valid)
-		c.LineRate = &r
+		out.LineRate = &r
 	}
-	return c
+	return out
+}
+
+// statedCoverage is the coverage one report states by its totals alone.
+func statedCoverage(cov *CoverageReport) *Coverage {
+	out := &Coverage{}
+	if cov.LineRate != nil {
+		r := *cov.LineRate
+		out.LineRate = &r
+	}
+	if cov.LinesCovered != nil && cov.LinesValid != nil {
+		covered, valid := *cov.LinesCovered, *cov.LinesValid
+		out.LinesCovered, out.LinesValid = &covered, &valid
+		if out.LineRate == nil && valid > 0 {
+			r := float64(covered) / float64(valid)
+			out.LineRate = &r
+		}
+	}
+	return out
 }
 
 // Build returns the run the added reports describe. Only the result fields
 // are set; the caller fills in the run's identity and metadata.
 func (b *Builder) Build() *Run {
+	reasons := append([]string(nil), b.reasons...)
+	if b.cov.over != "" {
+		reasons = append(reasons, b.cov.over)
+	}
 	r := &Run{
-		Complete:          len(b.reasons) == 0,
-		IncompleteReasons: append([]string(nil), b.reasons...),
+		Complete:          len(reasons) == 0,
+		IncompleteReasons: reasons,
 		Reports:           append([]ReportInfo(nil), b.reports...),
 		Coverage:          b.coverage(),
 	}
 	if !b.tests {
-		if len(b.reasons) == 0 && !b.hasCov {
+		if len(reasons) == 0 && b.cov.reports == 0 {
 			r.Complete = false
 			r.IncompleteReasons = append(r.IncompleteReasons, "no test report was read")
 		}

@@ -1,6 +1,7 @@
 package testrun
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -154,15 +155,34 @@ func TestBuilderAbsenceIsNeverZero(t *testing.T) {
 		assert.False(t, r.Complete)
 		assert.Equal(t, []string{"bad.xml: entity declarations are refused"}, r.IncompleteReasons)
 	})
-	t.Run("partly read report", func(t *testing.T) {
+	t.Run("a refused report adds only its reason", func(t *testing.T) {
 		b := NewBuilder()
-		b.AddReport(ReportInfo{Path: "big.xml", Tests: ntests(1), Error: "limit exceeded"}, []Execution{exec("s", "a", OutcomePassed, "")}, nil)
+		covered, valid := int64(1), int64(2)
+		b.AddReport(ReportInfo{Path: "big.xml", Tests: ntests(2), Error: "limit exceeded"},
+			[]Execution{exec("s", "a", OutcomePassed, ""), exec("s", "b", OutcomeFailed, "boom")}, nil)
+		b.AddReport(ReportInfo{Path: "cut.info", Error: "truncated"}, nil,
+			&CoverageReport{LinesCovered: &covered, LinesValid: &valid})
 		r := b.Build()
-		require.NotNil(t, r.Counts)
-		assert.Equal(t, 1, r.Counts.Passed)
-		assert.False(t, r.Complete)
+		assert.Nil(t, r.Counts, "no report was read whole")
+		assert.Nil(t, r.Cases)
+		assert.Nil(t, r.Failures)
+		assert.Nil(t, r.Flaky)
+		assert.Nil(t, r.Coverage)
+		assert.Equal(t, []string{"big.xml: limit exceeded", "cut.info: truncated"}, r.IncompleteReasons)
 		r.Kind = KindAfterTurn
 		assert.False(t, r.Counted(), "an incomplete run is never counted")
+	})
+	t.Run("a refused report beside a whole one adds nothing", func(t *testing.T) {
+		b := NewBuilder()
+		b.AddReport(ReportInfo{Path: "ok.xml", Tests: ntests(1)}, []Execution{exec("s", "a", OutcomePassed, "")}, nil)
+		b.AddReport(ReportInfo{Path: "cut.xml", Tests: ntests(1), Error: "truncated"},
+			[]Execution{{ID: "b", Scope: "x", Outcome: OutcomeFailed}, {ID: "b", Scope: "x", Outcome: OutcomePassed}}, nil)
+		r := b.Build()
+		require.NotNil(t, r.Counts)
+		assert.Equal(t, Counts{Total: 1, Passed: 1}, *r.Counts)
+		assert.NotContains(t, r.Cases, "b")
+		assert.Empty(t, r.Flaky)
+		assert.False(t, r.Complete)
 	})
 	t.Run("skipped file does not make the run incomplete", func(t *testing.T) {
 		b := NewBuilder()
@@ -210,27 +230,74 @@ func TestBuilderCoverage(t *testing.T) {
 		assert.Nil(t, c.LinesCovered)
 		assert.Nil(t, c.LinesValid)
 	})
-	t.Run("lcov merged per source file", func(t *testing.T) {
+	t.Run("one lcov with records of totals only is taken as stated", func(t *testing.T) {
 		b := NewBuilder()
 		b.AddReport(ReportInfo{Path: "a.info"}, nil, &CoverageReport{Files: map[string]*FileCoverage{
 			"a.go": {Lines: map[int64]bool{1: true, 2: false, 3: false}},
 			"b.go": {Found: 10, Hit: 5},
 		}})
+		r := b.Build()
+		c := r.Coverage
+		assert.Equal(t, int64(6), *c.LinesCovered) // a.go: 1 of 3; b.go: 5 of 10
+		assert.Equal(t, int64(13), *c.LinesValid)
+		assert.Empty(t, c.Reason)
+		assert.True(t, r.Complete)
+	})
+	t.Run("lcov merged per source file and line", func(t *testing.T) {
+		b := NewBuilder()
+		b.AddReport(ReportInfo{Path: "a.info"}, nil, &CoverageReport{Files: map[string]*FileCoverage{
+			"a.go": {Lines: map[int64]bool{1: true, 2: false, 3: false}},
+			"b.go": {Lines: map[int64]bool{}},
+		}})
 		b.AddReport(ReportInfo{Path: "b.info"}, nil, &CoverageReport{Files: map[string]*FileCoverage{
 			"a.go": {Lines: map[int64]bool{2: true, 4: false}},
+			"c.go": {Lines: map[int64]bool{1: true}},
 		}})
 		c := b.Build().Coverage
-		assert.Equal(t, int64(7), *c.LinesCovered) // a.go: 1,2 of 1..4; b.go: 5 of 10
-		assert.Equal(t, int64(14), *c.LinesValid)
-		assert.InDelta(t, 0.5, *c.LineRate, 1e-9)
+		assert.Equal(t, int64(3), *c.LinesCovered) // a.go: 1,2 of 1..4; c.go: 1 of 1
+		assert.Equal(t, int64(5), *c.LinesValid)
+		assert.InDelta(t, 0.6, *c.LineRate, 1e-9)
 	})
-	t.Run("sum of cobertura and lcov", func(t *testing.T) {
+	t.Run("the same run written as cobertura and lcov counts each line once", func(t *testing.T) {
+		lines := map[int64]bool{4: true, 5: true, 9: false}
+		b := NewBuilder()
+		b.AddReport(ReportInfo{Path: "coverage.xml"}, nil, &CoverageReport{LineRate: f64(2.0 / 3), LinesCovered: i64(2), LinesValid: i64(3),
+			Files: map[string]*FileCoverage{"pkg/a.py": {Lines: lines}}})
+		b.AddReport(ReportInfo{Path: "lcov.info"}, nil, &CoverageReport{Files: map[string]*FileCoverage{"pkg/a.py": {Lines: lines}}})
+		c := b.Build().Coverage
+		assert.Equal(t, int64(2), *c.LinesCovered)
+		assert.Equal(t, int64(3), *c.LinesValid)
+	})
+	t.Run("totals beside other reports are unknown, with the reason", func(t *testing.T) {
 		b := NewBuilder()
 		b.AddReport(ReportInfo{Path: "coverage.xml"}, nil, &CoverageReport{LineRate: f64(0.5), LinesCovered: i64(5), LinesValid: i64(10)})
 		b.AddReport(ReportInfo{Path: "lcov.info"}, nil, &CoverageReport{Files: map[string]*FileCoverage{"x": {Lines: map[int64]bool{1: true, 2: true}}}})
+		r := b.Build()
+		c := r.Coverage
+		require.NotNil(t, c)
+		assert.Nil(t, c.LineRate)
+		assert.Nil(t, c.LinesCovered)
+		assert.Nil(t, c.LinesValid)
+		assert.Equal(t, "coverage.xml states only coverage totals, not lines: they cannot be merged with the run's 1 other coverage report(s), so the totals are unknown", c.Reason)
+		assert.True(t, r.Complete, "unknown coverage does not make the run incomplete")
+
+		// The reason is kept in the run's JSON form and read back.
+		r.ID, r.Kind = "run-1", KindBase
+		data, err := json.Marshal(r)
+		require.NoError(t, err)
+		assert.Contains(t, string(data), `"coverage":{"line_rate":null,"lines_covered":null,"lines_valid":null,"reason":"coverage.xml states only`)
+		var back Run
+		require.NoError(t, json.Unmarshal(data, &back))
+		assert.Equal(t, *c, *back.Coverage)
+	})
+	t.Run("an lcov record of totals only beside another report is unknown", func(t *testing.T) {
+		b := NewBuilder()
+		b.AddReport(ReportInfo{Path: "a.info"}, nil, &CoverageReport{Files: map[string]*FileCoverage{"x": {Lines: map[int64]bool{1: true}}}})
+		b.AddReport(ReportInfo{Path: "b.info"}, nil, &CoverageReport{Files: map[string]*FileCoverage{"y": {Found: 3, Hit: 1}}})
 		c := b.Build().Coverage
-		assert.Equal(t, int64(7), *c.LinesCovered)
-		assert.Equal(t, int64(12), *c.LinesValid)
+		require.NotNil(t, c)
+		assert.Nil(t, c.LinesValid)
+		assert.Contains(t, c.Reason, "b.info states only coverage totals")
 	})
 	t.Run("sum with a rate-only report is unknown", func(t *testing.T) {
 		b := NewBuilder()
@@ -239,6 +306,49 @@ func TestBuilderCoverage(t *testing.T) {
 		c := b.Build().Coverage
 		require.NotNil(t, c)
 		assert.Nil(t, c.LineRate)
+	})
+	t.Run("more lines than the run keeps", func(t *testing.T) {
+		b := NewBuilder()
+		b.cov.maxLines = 3
+		b.AddReport(ReportInfo{Path: "a.info"}, nil, &CoverageReport{Files: map[string]*FileCoverage{"x": {Lines: map[int64]bool{1: true, 2: true}}}})
+		b.AddReport(ReportInfo{Path: "b.info"}, nil, &CoverageReport{Files: map[string]*FileCoverage{"x": {Lines: map[int64]bool{2: true, 3: false}}}})
+		r := b.Build()
+		require.NotNil(t, r.Coverage)
+		assert.EqualValues(t, 3, *r.Coverage.LinesValid, "at the bound: kept")
+		b.AddReport(ReportInfo{Path: "c.info"}, nil, &CoverageReport{Files: map[string]*FileCoverage{"x": {Lines: map[int64]bool{4: false}}}})
+		r = b.Build()
+		require.NotNil(t, r.Coverage)
+		assert.Nil(t, r.Coverage.LinesValid)
+		assert.Equal(t, "coverage of more than 3 source lines (the run's limit): the totals are unknown", r.Coverage.Reason)
+		assert.False(t, r.Complete)
+		assert.Equal(t, []string{"coverage of more than 3 source lines (the run's limit)"}, r.IncompleteReasons)
+	})
+	t.Run("a line number out of range", func(t *testing.T) {
+		for _, line := range []int64{-1, MaxCoverageLineNumber + 1} {
+			b := NewBuilder()
+			b.AddReport(ReportInfo{Path: "a.info"}, nil, &CoverageReport{Files: map[string]*FileCoverage{"x": {Lines: map[int64]bool{1: true, line: true}}}})
+			r := b.Build()
+			assert.Nil(t, r.Coverage.LinesValid)
+			assert.Contains(t, r.Coverage.Reason, "a.info: coverage of x states a line number outside 0..2147483647")
+			assert.False(t, r.Complete)
+		}
+	})
+	t.Run("line 0 names no line", func(t *testing.T) {
+		b := NewBuilder()
+		b.AddReport(ReportInfo{Path: "a.info"}, nil, &CoverageReport{Files: map[string]*FileCoverage{"x": {Lines: map[int64]bool{0: true, 1: false}}}})
+		c := b.Build().Coverage
+		assert.EqualValues(t, 0, *c.LinesCovered)
+		assert.EqualValues(t, 1, *c.LinesValid)
+	})
+	t.Run("more files than the run keeps", func(t *testing.T) {
+		b := NewBuilder()
+		b.cov.maxFiles = 2
+		b.AddReport(ReportInfo{Path: "a.info"}, nil, &CoverageReport{Files: map[string]*FileCoverage{
+			"x": {Lines: map[int64]bool{}}, "y": {Lines: map[int64]bool{}}, "z": {Lines: map[int64]bool{}}}})
+		r := b.Build()
+		assert.Nil(t, r.Coverage.LinesValid)
+		assert.Contains(t, r.Coverage.Reason, "more than 2 source files")
+		assert.False(t, r.Complete)
 	})
 	t.Run("no coverage report", func(t *testing.T) {
 		b := NewBuilder()

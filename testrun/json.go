@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// jsonRun is the exact JSON form of a Run (SPEC section 4). Unknown values
+// jsonRun is the exact JSON form of a Run (see runSpec). Unknown values
 // are null, never 0 or "".
 type jsonRun struct {
 	ID                *string            `json:"id"`
@@ -65,11 +65,14 @@ func timePtr(t time.Time) *time.Time {
 	return &t
 }
 
+// timeVal is the instant p holds, in UTC: an offset (+02:00, or +00:00
+// against Z) says nothing more about when the run ran, and reading it in one
+// location makes a run read back from its own JSON form equal to itself.
 func timeVal(p *time.Time) time.Time {
-	if p == nil {
+	if p == nil || p.IsZero() {
 		return time.Time{}
 	}
-	return *p
+	return p.UTC()
 }
 
 // MarshalJSON writes the run's exact JSON form. trusted and counted are
@@ -144,17 +147,23 @@ func nilIfEmpty[T any](s []T) []T {
 	return s
 }
 
-// ErrInvalidRun is returned (wrapped) by UnmarshalJSON for a run whose
-// fields are present but invalid.
+// ErrInvalidRun is wrapped by every error of UnmarshalJSON, ReadRun and
+// Validate: the input is not a run's exact JSON form, or the run it
+// describes is invalid or contradicts itself.
 var ErrInvalidRun = errors.New("testrun: invalid run")
 
-// UnmarshalJSON reads a run's JSON form. The trusted and counted fields of
-// the input are ignored: they are always recomputed from the run's own
-// fields, so a file cannot claim trust. Unknown enum values are refused.
+// UnmarshalJSON reads a run's exact JSON form, strictly (see the package
+// documentation): the form is checked token by token before it is decoded,
+// the run must pass Validate, and its trusted and counted fields must equal
+// what Trusted and Counted compute, else the file is refused as forged.
+// Every error wraps ErrInvalidRun.
 func (r *Run) UnmarshalJSON(data []byte) error {
+	if err := checkJSON(data); err != nil {
+		return err
+	}
 	var j jsonRun
 	if err := json.Unmarshal(data, &j); err != nil {
-		return fmt.Errorf("testrun: %w", err)
+		return fmt.Errorf("%w: %w", ErrInvalidRun, err)
 	}
 	out := Run{
 		ID:                strVal(j.ID),
@@ -176,8 +185,8 @@ func (r *Run) UnmarshalJSON(data []byte) error {
 		Flaky:             nilIfEmpty(j.Flaky),
 		Coverage:          j.Coverage,
 	}
-	if err := out.Validate(); err != nil {
-		return err
+	if len(out.Cases) == 0 {
+		out.Cases = nil // {} and null are both no cases, as [] and null are no failures
 	}
 	for _, rep := range j.Reports {
 		out.Reports = append(out.Reports, ReportInfo{
@@ -190,6 +199,26 @@ func (r *Run) UnmarshalJSON(data []byte) error {
 			Skipped: rep.Skipped,
 		})
 	}
+	if err := out.Validate(); err != nil {
+		return err
+	}
+	// The flags are part of the form but never believed: a file that
+	// claims other values than the rules give is refused, not corrected.
+	if t := out.Trusted(); j.Trusted != t {
+		return fmt.Errorf("%w: trusted is %t but the rules give %t for kind %q grade %q: forged",
+			ErrInvalidRun, j.Trusted, t, out.Kind, out.Grade)
+	}
+	if c := out.Counted(); j.Counted != c {
+		return fmt.Errorf("%w: counted is %t but the rules give %t (trusted %t, counts %s, complete %t): forged",
+			ErrInvalidRun, j.Counted, c, out.Trusted(), countsTotal(out.Counts), out.Complete)
+	}
 	*r = out
 	return nil
+}
+
+func countsTotal(c *Counts) string {
+	if c == nil {
+		return "null"
+	}
+	return fmt.Sprintf("total %d", c.Total)
 }

@@ -76,6 +76,11 @@ type Coverage struct {
 	LineRate     *float64 `json:"line_rate"`
 	LinesCovered *int64   `json:"lines_covered"`
 	LinesValid   *int64   `json:"lines_valid"`
+	// Reason says why the totals are unknown although coverage reports
+	// were read whole (a report that states only totals beside others, or
+	// more lines than the run keeps); "" (absent) otherwise. Unknown
+	// coverage does not make the run incomplete.
+	Reason string `json:"reason,omitempty"`
 }
 
 // ReportInfo describes one report file the run read, refused or skipped.
@@ -123,16 +128,36 @@ type CoverageReport struct {
 	LineRate     *float64
 	LinesCovered *int64
 	LinesValid   *int64
-	// Files holds per-source-file line data (lcov), keyed by the source file
-	// as written.
+	// Files holds per-source-file line data (Cobertura <line> elements per
+	// class filename, lcov DA records per SF), keyed by the source file's
+	// path relative to the repository. Nil for a Cobertura report without
+	// any <line> element, which states only its totals.
 	Files map[string]*FileCoverage
+}
+
+// OnlyTotals reports whether some of what c states cannot be merged line
+// by line: it has no per-file line data (Cobertura without <line>
+// elements), or a file stated only by its totals (an lcov record with
+// LF/LH and no DA).
+func (c *CoverageReport) OnlyTotals() bool {
+	if c.Files == nil {
+		return true
+	}
+	for _, f := range c.Files {
+		if f != nil && f.Lines == nil {
+			return true
+		}
+	}
+	return false
 }
 
 // FileCoverage is the line data of one source file.
 type FileCoverage struct {
-	// Lines maps a line number to whether any record covered it (lcov DA).
+	// Lines maps a line number to whether any record covered it (Cobertura
+	// <line hits>, lcov DA). Non-nil, possibly empty, when the file was
+	// stated line by line; nil when it was stated only by totals.
 	Lines map[int64]bool
-	// Found and Hit are the LF/LH totals of records that had no DA lines.
+	// Found and Hit are the LF/LH totals of lcov records without DA lines.
 	Found, Hit int64
 }
 
@@ -172,10 +197,17 @@ func (c Coverage) Valid() bool {
 	return c.LinesCovered == nil || c.LinesValid == nil || *c.LinesCovered <= *c.LinesValid
 }
 
-// Validate reports, wrapping ErrInvalidRun, what makes r unusable: no id, an
+// Validate reports, wrapping ErrInvalidRun, what makes r unusable: an
 // unknown kind or status, counts that do not add up, coverage out of range,
-// an unknown case outcome, or a failure that is not failing. Every reader of
-// a run (its JSON form, the export) checks it the same way.
+// an unknown case outcome, a failure that is not failing, a negative report
+// size, or a run that contradicts itself. A run contradicts itself when it
+// is complete beside incomplete reasons or beside a refused report (one
+// with an error that is not skipped); when failures, cases or flaky are
+// not empty but counts are unknown; when failures or cases hold more
+// distinct failing ids than failed + errors, or flaky more ids than the
+// flaky count; or when a failure's outcome differs from its case's. Every
+// reader of a run (its JSON form, the export, the processor) checks it the
+// same way. A run without id is valid here; readers that need one check it.
 func (r *Run) Validate() error {
 	switch {
 	case r == nil:
@@ -201,15 +233,23 @@ func (r *Run) Validate() error {
 		if !f.Outcome.Failing() {
 			return fmt.Errorf("%w: failure %q has outcome %q", ErrInvalidRun, f.ID, f.Outcome)
 		}
+		if o, ok := r.Cases[f.ID]; ok && o != f.Outcome {
+			return fmt.Errorf("%w: failure %q has outcome %q but cases say %q", ErrInvalidRun, f.ID, f.Outcome, o)
+		}
 	}
-	return nil
+	for _, rep := range r.Reports {
+		if rep.Bytes < 0 || (rep.Tests != nil && *rep.Tests < 0) {
+			return fmt.Errorf("%w: report %q has a negative bytes or tests", ErrInvalidRun, rep.Path)
+		}
+	}
+	return r.validateAgreement()
 }
 
 // Merge adds o's line data to f, for the same source file: a line is
 // covered when either covers it, and records without DA lines keep the
 // larger LF/LH (the same file stated twice is one file).
 func (f *FileCoverage) Merge(o *FileCoverage) {
-	if len(o.Lines) > 0 && f.Lines == nil {
+	if o.Lines != nil && f.Lines == nil {
 		f.Lines = make(map[int64]bool, len(o.Lines))
 	}
 	for line, hit := range o.Lines {

@@ -272,7 +272,8 @@ func TestMessage(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			run := &testrun.Run{ID: "r", Failures: []testrun.Failure{{ID: "a", Outcome: testrun.OutcomeFailed, Message: tt.message}}}
+			run := &testrun.Run{ID: "r", Counts: &testrun.Counts{Total: 1, Failed: 1},
+				Failures: []testrun.Failure{{ID: "a", Outcome: testrun.OutcomeFailed, Message: tt.message}}}
 			evs, err := translate.RunEvents(run, translate.WithClock(fixedClock), translate.WithRedactor(testrun.NewRedactor(nil)))
 			require.NoError(t, err)
 			got := attrMap(t, evs[1])[semconv.TestMessageKey].AsString()
@@ -285,7 +286,7 @@ func TestMessage(t *testing.T) {
 
 func TestInvalidUTF8Everywhere(t *testing.T) {
 	run := &testrun.Run{ID: "r\xfe", Command: "go test \xff", Commit: "c\xc3", AgentRunID: "a\xff", Grade: "g\xff",
-		Cases: map[string]testrun.Outcome{"t\xff": testrun.OutcomeFailed}}
+		Counts: &testrun.Counts{Total: 1, Failed: 1}, Cases: map[string]testrun.Outcome{"t\xff": testrun.OutcomeFailed}}
 	evs, err := translate.RunEvents(run, translate.WithClock(fixedClock))
 	require.NoError(t, err)
 	for _, ev := range evs {

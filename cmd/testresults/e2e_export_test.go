@@ -42,7 +42,12 @@ func startE2EReceiver(t *testing.T) *e2eReceiver {
 	require.NoError(t, err)
 	addr := l.Addr().String()
 	require.NoError(t, l.Close())
+	return startE2EReceiverAt(t, addr)
+}
 
+// startE2EReceiverAt starts the receiver of startE2EReceiver on addr.
+func startE2EReceiverAt(t *testing.T, addr string) *e2eReceiver {
+	t.Helper()
 	f := otlpreceiver.NewFactory()
 	cfg := f.CreateDefaultConfig().(*otlpreceiver.Config)
 	grpc := cfg.Protocols.GRPC.GetOrInsertDefault()
@@ -111,7 +116,7 @@ func attrs(m pcommon.Map) map[string]any { return m.AsRaw() }
 
 // TestE2EExportEveryAttribute sends the full run (failures, flaky tests,
 // errors, coverage, a base) with the real binary to the collector's OTLP
-// receiver and checks every attribute against SPEC section 6, literally.
+// receiver and checks every attribute of the hangar.trace/v1 tables, literally.
 func TestE2EExportEveryAttribute(t *testing.T) {
 	bin := testresultsBinary(t)
 	r := startE2EReceiver(t)
@@ -271,13 +276,19 @@ func TestE2EExportCapped(t *testing.T) {
 // receiver, with the OTLP settings from the environment and a parent.
 func TestE2EExportSessionInProcess(t *testing.T) {
 	clearExportEnv(t)
+	// The process environment would send elsewhere: only the injected
+	// environment counts.
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:1")
+	t.Setenv("OTEL_SERVICE_NAME", "process")
 	r := startE2EReceiver(t)
-	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://"+r.addr)
-	t.Setenv("OTEL_EXPORTER_OTLP_COMPRESSION", "gzip")
-	t.Setenv("OTEL_SERVICE_NAME", "harness")
 	t1 := filepath.Join(translateData, "session", "turn1.json")
 	t2 := filepath.Join(translateData, "session", "turn2a.json")
-	code, _, stderr := exportCmd(t, map[string]string{"TRACEPARENT": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}, "",
+	code, _, stderr := exportCmd(t, map[string]string{
+		"TRACEPARENT":                    "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+		"OTEL_EXPORTER_OTLP_ENDPOINT":    "http://" + r.addr,
+		"OTEL_EXPORTER_OTLP_COMPRESSION": "gzip",
+		"OTEL_SERVICE_NAME":              "harness",
+	}, "",
 		"--session", "sess-e2e", "--turn", "1="+t1, "--turn", "2="+t2, "--otlp-compression", "none")
 	require.Equal(t, exitOK, code, stderr)
 	got := r.wait(t, 3)
@@ -311,6 +322,139 @@ func TestE2EExportFails(t *testing.T) {
 	start := time.Now()
 	code, _, stderr := runBinary(t, bin, nil, "export", "--otlp-endpoint", addr, "--otlp-insecure", "--otlp-timeout", "1s", exportRun)
 	assert.Equal(t, exitFailed, code)
-	assert.Contains(t, stderr, "testresults export: exporter: export 1 spans:")
+	assert.Contains(t, stderr, "testresults export: exporter: nothing delivered (1 span, 1 run): OTLP/gRPC "+addr+": not delivered within 1s")
 	assert.Less(t, time.Since(start), 30*time.Second)
+}
+
+// TestE2EExportNothingListensThenResend: with nothing listening the export
+// fails (exit 1, a clear reason) and leaves the run file as it was; once a
+// receiver is up the same export delivers, and sending it again gives the
+// same trace and span ids, so a resend is an exact duplicate.
+func TestE2EExportNothingListensThenResend(t *testing.T) {
+	clearExportEnv(t)
+	dir := t.TempDir()
+	runFile := filepath.Join(dir, "run.json")
+	orig, err := os.ReadFile(exportRun)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(runFile, orig, 0o644))
+	before, err := os.Stat(runFile)
+	require.NoError(t, err)
+
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := l.Addr().String()
+	require.NoError(t, l.Close())
+	args := []string{"--otlp-endpoint", addr, "--otlp-insecure", "--otlp-timeout", "1s", "--job", "job-resend", runFile}
+	start := time.Now()
+	code, _, stderr := exportCmd(t, nil, "", args...)
+	assert.Equal(t, exitFailed, code)
+	assert.Contains(t, stderr, "nothing delivered (1 span, 1 run): OTLP/gRPC "+addr+": not delivered within 1s")
+	assert.Contains(t, stderr, "connection refused")
+	assert.Contains(t, stderr, "is the collector running")
+	assert.Less(t, time.Since(start), 5*time.Second)
+	after, err := os.Stat(runFile)
+	require.NoError(t, err)
+	b, err := os.ReadFile(runFile)
+	require.NoError(t, err)
+	assert.Equal(t, orig, b, "the run file is untouched")
+	assert.Equal(t, before.ModTime(), after.ModTime())
+
+	r := startE2EReceiverAt(t, addr)
+	for range 2 {
+		code, _, stderr = exportCmd(t, nil, "", args...)
+		require.Equal(t, exitOK, code, stderr)
+	}
+	got := r.wait(t, 2)
+	require.Len(t, got, 2)
+	first := got[0].ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0)
+	again := got[1].ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0)
+	assert.Equal(t, first.TraceID(), again.TraceID())
+	assert.Equal(t, first.SpanID(), again.SpanID())
+	require.NoError(t, ptracetest.CompareTraces(got[0], got[1]))
+}
+
+// startE2EHTTPReceiver starts the collector's OTLP receiver, HTTP only, on
+// 127.0.0.1 with request metadata kept, feeding a sink.
+func startE2EHTTPReceiver(t *testing.T) *e2eReceiver {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	addr := l.Addr().String()
+	require.NoError(t, l.Close())
+	f := otlpreceiver.NewFactory()
+	cfg := f.CreateDefaultConfig().(*otlpreceiver.Config)
+	http := cfg.Protocols.HTTP.GetOrInsertDefault()
+	http.ServerConfig.NetAddr.Endpoint = addr
+	http.ServerConfig.IncludeMetadata = true
+	sink := new(consumertest.TracesSink)
+	r, err := f.CreateTraces(context.Background(), receivertest.NewNopSettings(f.Type()), cfg, sink)
+	require.NoError(t, err)
+	require.NoError(t, r.Start(context.Background(), componenttest.NewNopHost()))
+	t.Cleanup(func() { require.NoError(t, r.Shutdown(context.Background())) })
+	return &e2eReceiver{addr: addr, sink: sink}
+}
+
+// TestE2EExportOverHTTP: --protocol http/protobuf, and the standard
+// variables that choose it, deliver to the collector's OTLP/HTTP receiver;
+// the line on stderr says what went where.
+func TestE2EExportOverHTTP(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		env  func(addr string) map[string]string
+		args func(addr string) []string
+	}{
+		{name: "flags", args: func(addr string) []string {
+			return []string{"--protocol", "http/protobuf", "--otlp-endpoint", addr, "--otlp-insecure"}
+		}},
+		{name: "OTEL_EXPORTER_OTLP_PROTOCOL with a base endpoint", env: func(addr string) map[string]string {
+			return map[string]string{"OTEL_EXPORTER_OTLP_PROTOCOL": "http/protobuf", "OTEL_EXPORTER_OTLP_ENDPOINT": "http://" + addr}
+		}},
+		{name: "the traces variables win", env: func(addr string) map[string]string {
+			return map[string]string{
+				"OTEL_EXPORTER_OTLP_PROTOCOL": "grpc", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL": "http/protobuf",
+				"OTEL_EXPORTER_OTLP_ENDPOINT":        "http://127.0.0.1:1",
+				"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://" + addr + "/v1/traces",
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			clearExportEnv(t)
+			r := startE2EHTTPReceiver(t)
+			var env map[string]string
+			if tc.env != nil {
+				env = tc.env(r.addr)
+			}
+			var args []string
+			if tc.args != nil {
+				args = tc.args(r.addr)
+			}
+			code, _, stderr := exportCmd(t, env, "", append(args, "--job", "job-http", exportRun)...)
+			require.Equal(t, exitOK, code, stderr)
+			got := r.wait(t, 1)
+			span := got[0].ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0)
+			assert.Equal(t, "job.verify", span.Name())
+			assert.Equal(t, fmt.Sprintf("testresults export: exported 1 run in 1 span to OTLP/HTTP http://%s/v1/traces; trace %s\n",
+				r.addr, span.TraceID()), stderr)
+		})
+	}
+}
+
+// TestE2EVersionAndPermanentError: the built binary answers --version, and
+// an export with TLS to a plaintext receiver fails at once with exit 1 and
+// the hint, not after its timeout.
+func TestE2EVersionAndPermanentError(t *testing.T) {
+	bin := testresultsBinary(t)
+	code, out, stderr := runBinary(t, bin, nil, "--version")
+	require.Equal(t, exitOK, code, stderr)
+	assert.Regexp(t, `^testresults \S+( \(.*\))? go\S+\n$`, out)
+
+	r := startE2EReceiver(t)
+	start := time.Now()
+	code, _, stderr = runBinary(t, bin, nil, "export", "--otlp-endpoint", r.addr, "--otlp-timeout", "10s", exportRun)
+	elapsed := time.Since(start)
+	assert.Equal(t, exitFailed, code)
+	assert.Contains(t, stderr, "refused the request (not retried)")
+	assert.Contains(t, stderr, "add --otlp-insecure")
+	assert.Less(t, elapsed, 5*time.Second, "not retried for the 10 s timeout")
+	t.Logf("TLS to a plaintext receiver: exit %d after %s", code, elapsed)
 }

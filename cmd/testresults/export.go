@@ -3,12 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -28,10 +26,16 @@ const exportUsage = `Usage: testresults export [flags] RUN.json...
 
 Turns runs (the JSON that parse and run print; "-" reads one from stdin)
 into OpenTelemetry spans: one test.run event per run and one test.case event
-per failing or flaky test (hangar.trace/v1). --format otlp (the default)
-sends them over OTLP/gRPC; --format otel writes them as OTLP/JSON, one
-ExportTraceServiceRequest per line, to stdout or to -o FILE (which implies
---format otel).
+per failing or flaky test (hangar.trace/v1).
+
+Where they go:
+  send     (default) over OTLP: --protocol grpc (the default, port 4317)
+           or http/protobuf (port 4318, path /v1/traces), to
+           --otlp-endpoint or the OTEL_EXPORTER_OTLP_* endpoint
+  file     --format otlp-json: OTLP/JSON, one ExportTraceServiceRequest per
+           line, to stdout or to -o FILE (-o alone implies it)
+  --format otlp is the explicit name of sending and --format otel the
+  former name of otlp-json; both still work.
 
 Export forms:
   job      (default) every run on the job's job.verify span; --job ID names
@@ -45,21 +49,37 @@ Trace and span ids derive from the job, session, turn and run ids: exporting
 the same runs again gives the same ids. --parent (or TRACEPARENT and
 TRACESTATE) attaches the spans under a remote parent, in its trace.
 
-OTLP/gRPC settings come from OTEL_EXPORTER_OTLP_TRACES_* and
-OTEL_EXPORTER_OTLP_* (ENDPOINT, HEADERS, INSECURE, TIMEOUT, COMPRESSION,
-CERTIFICATE, CLIENT_KEY, CLIENT_CERTIFICATE), else localhost:4317 with TLS;
-the --otlp-* flags override them. service.name is "testresults" unless
-OTEL_RESOURCE_ATTRIBUTES, OTEL_SERVICE_NAME or --service-name say otherwise.
+OTLP settings come from OTEL_EXPORTER_OTLP_TRACES_* and OTEL_EXPORTER_OTLP_*
+(PROTOCOL, ENDPOINT, HEADERS, INSECURE, TIMEOUT, COMPRESSION, CERTIFICATE,
+CLIENT_KEY, CLIENT_CERTIFICATE; the TRACES_ one wins), else grpc to
+localhost:4317 with TLS; --protocol and the --otlp-* flags override them.
+For http/protobuf, OTEL_EXPORTER_OTLP_ENDPOINT is a base URL that gets
+/v1/traces and OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is used as it is.
+service.name is "testresults" unless OTEL_RESOURCE_ATTRIBUTES,
+OTEL_SERVICE_NAME or --service-name say otherwise.
 
-Exit codes: 0 exported; 1 the export failed (the reason is on stderr);
-2 usage error or invalid OTEL_RESOURCE_ATTRIBUTES/TRACEPARENT; 3 a run
-could not be read or is not valid.
+Each request is retried while the endpoint may come back (refused
+connection, Unavailable, a collector restarting) until --otlp-timeout, and
+fails at once when no retry can help (TLS against a plaintext port, an
+untrusted certificate, Unimplemented, InvalidArgument, PermissionDenied,
+Unauthenticated), with a hint. An export that stops midway says how many
+spans and runs were delivered and how many were not; the run files are
+never touched, and exporting them again sends the same ids.
+
+-o FILE is written whole or not at all: a temporary file in the same folder,
+synced, then renamed over FILE. A device or a FIFO (/dev/stdout, a named
+pipe) is written in place instead, and a symbolic link is followed.
+
+One line on stderr says how many runs and spans went where, with the trace
+ids (--quiet: none; colour only on a terminal, never with NO_COLOR).
+
+Exit codes: 0 exported; 1 the export failed or was partial (the reason and
+what was delivered are on stderr); 2 usage error or invalid
+OTEL_RESOURCE_ATTRIBUTES, OTEL_EXPORTER_OTLP_* or TRACEPARENT; 3 a run could
+not be read or is not valid.
 
 Flags:
 `
-
-// maxRunBytes bounds what one RUN.json may hold.
-const maxRunBytes = 256 << 20
 
 // exportOptions are the flags of export. The output, OTLP and placement
 // flags are registered by addExportFlags so that another subcommand can
@@ -67,6 +87,7 @@ const maxRunBytes = 256 << 20
 type exportOptions struct {
 	format          string
 	output          string
+	protocol        string
 	otlpEndpoint    string
 	otlpInsecure    bool
 	otlpHeaders     []string
@@ -80,6 +101,8 @@ type exportOptions struct {
 	maxCaseEvents   int
 	parent          string
 	serviceName     string
+	// quiet is export's own flag (newExportFlags), not addExportFlags'.
+	quiet bool
 }
 
 func newExportFlags() (*pflag.FlagSet, *exportOptions) {
@@ -87,15 +110,18 @@ func newExportFlags() (*pflag.FlagSet, *exportOptions) {
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
 	fs.SortFlags = false
-	return fs, addExportFlags(fs)
+	o := addExportFlags(fs)
+	fs.BoolVarP(&o.quiet, "quiet", "q", false, "print nothing on stderr when the export succeeds")
+	return fs, o
 }
 
 // addExportFlags registers the export flags on fs.
 func addExportFlags(fs *pflag.FlagSet) *exportOptions {
 	o := &exportOptions{}
-	fs.StringVar(&o.format, "format", string(exporter.FormatOTLP), "otlp (send over OTLP/gRPC) or otel (write OTLP/JSON lines)")
-	fs.StringVarP(&o.output, "output", "o", "", "with --format otel: write to FILE instead of stdout (implies --format otel; - is stdout)")
-	fs.StringVar(&o.otlpEndpoint, "otlp-endpoint", "", "OTLP/gRPC endpoint HOST:PORT (or a URL; http:// means insecure)")
+	fs.StringVar(&o.format, "format", string(exporter.FormatOTLP), "otlp (send over OTLP) or otlp-json (write OTLP/JSON lines); otel is otlp-json's former name")
+	fs.StringVarP(&o.output, "output", "o", "", "write OTLP/JSON to FILE instead of stdout (implies --format otlp-json; - is stdout)")
+	fs.StringVar(&o.protocol, "protocol", "", "OTLP protocol: grpc or http/protobuf (default: $OTEL_EXPORTER_OTLP_TRACES_PROTOCOL, $OTEL_EXPORTER_OTLP_PROTOCOL, else grpc)")
+	fs.StringVar(&o.otlpEndpoint, "otlp-endpoint", "", "OTLP endpoint HOST:PORT or URL (http:// means insecure; for http/protobuf a URL with a path is used as it is)")
 	fs.BoolVar(&o.otlpInsecure, "otlp-insecure", false, "send without TLS")
 	fs.StringArrayVar(&o.otlpHeaders, "otlp-header", nil, "header K=V sent with each request (repeatable; replaces the environment's headers)")
 	fs.DurationVar(&o.otlpTimeout, "otlp-timeout", 0, "time limit of each export request, retries included (default: $OTEL_EXPORTER_OTLP_TIMEOUT, else 10s)")
@@ -130,32 +156,37 @@ type exportPlan struct {
 	session *translate.Session
 	runs    []*testrun.Run
 	outFile string
+	// result is what export delivered.
+	result exporter.Result
 }
 
 // exporterOptions checks the output, OTLP and placement flags and returns
 // the exporter options they give (without the base run, which plan reads)
 // and the output file ("" for stdout). Errors are *usageError.
 func (o *exportOptions) exporterOptions(fs *pflag.FlagSet, env Env) (exporter.Options, string, error) {
-	format := exporter.Format(o.format)
-	if o.output != "" && !fs.Changed("format") {
-		format = exporter.FormatOTel
-	}
-	switch format {
-	case exporter.FormatOTLP, exporter.FormatOTel:
+	var format exporter.Format
+	switch exporter.Format(o.format) {
+	case exporter.FormatOTLP:
+		format = exporter.FormatOTLP
+	case exporter.FormatOTLPJSON, exporter.FormatOTel:
+		format = exporter.FormatOTLPJSON
 	default:
-		return exporter.Options{}, "", usagef("--format %q: want otlp or otel", o.format)
+		return exporter.Options{}, "", usagef("--format %q: want otlp (send) or otlp-json (write; otel is its former name)", o.format)
+	}
+	if o.output != "" && !fs.Changed("format") {
+		format = exporter.FormatOTLPJSON
 	}
 	if format == exporter.FormatOTLP && o.output != "" {
-		return exporter.Options{}, "", usagef("-o is for --format otel")
+		return exporter.Options{}, "", usagef("-o is for --format otlp-json: --format otlp sends over the network")
 	}
-	if format == exporter.FormatOTel {
-		for _, f := range []string{"otlp-endpoint", "otlp-insecure", "otlp-header", "otlp-timeout", "otlp-compression"} {
+	if format == exporter.FormatOTLPJSON {
+		for _, f := range []string{"protocol", "otlp-endpoint", "otlp-insecure", "otlp-header", "otlp-timeout", "otlp-compression"} {
 			if fs.Changed(f) {
-				return exporter.Options{}, "", usagef("--%s is for --format otlp", f)
+				return exporter.Options{}, "", usagef("--%s is for sending (--format otlp), not for --format %s", f, o.format)
 			}
 		}
 	}
-	grpc, err := o.grpcOptions(fs)
+	otlp, err := o.otlpOptions(fs)
 	if err != nil {
 		return exporter.Options{}, "", err
 	}
@@ -169,16 +200,17 @@ func (o *exportOptions) exporterOptions(fs *pflag.FlagSet, env Env) (exporter.Op
 	}
 	opts := exporter.Options{
 		Format:        format,
-		GRPC:          grpc,
+		OTLP:          otlp,
 		ServiceName:   o.serviceName,
 		Parent:        o.parent,
 		Getenv:        env.Getenv,
+		Environ:       env.Environ,
 		JobID:         o.job,
 		Provision:     o.base,
 		MaxCaseEvents: o.maxCaseEvents,
 	}
 	outFile := ""
-	if format == exporter.FormatOTel && o.output != "-" {
+	if format == exporter.FormatOTLPJSON && o.output != "-" {
 		outFile = o.output
 	}
 	return opts, outFile, nil
@@ -245,15 +277,15 @@ func (o *exportOptions) plan(fs *pflag.FlagSet, args []string, env Env) (*export
 // planRun returns the export of one run that is yet to be made (parse
 // --export), to be given to the plan with put: a job export, or with
 // --session the run goes on the one --turn N. The OTLP/JSON of --format
-// otel needs -o, since stdout carries the run. Errors are *usageError or
+// otlp-json needs -o, since stdout carries the run. Errors are *usageError or
 // *inputError.
 func (o *exportOptions) planRun(fs *pflag.FlagSet, env Env) (*exportPlan, error) {
 	p, err := o.prepare(fs, env, func(path string) (*testrun.Run, error) { return readRunFile(path, env.Stdin) })
 	if err != nil {
 		return nil, err
 	}
-	if p.opts.Format == exporter.FormatOTel && p.outFile == "" {
-		return nil, usagef("--format otel needs -o FILE here: stdout carries the run")
+	if p.opts.Format == exporter.FormatOTLPJSON && p.outFile == "" {
+		return nil, usagef("--format otlp-json needs -o FILE here: stdout carries the run")
 	}
 	if o.session == "" {
 		p.runs = []*testrun.Run{nil}
@@ -339,8 +371,14 @@ func (o *exportOptions) sessionTurns(args []string, read func(string) (*testrun.
 	return s, nil
 }
 
-func (o *exportOptions) grpcOptions(fs *pflag.FlagSet) (exporter.GRPCOptions, error) {
-	g := exporter.GRPCOptions{Endpoint: o.otlpEndpoint, Insecure: o.otlpInsecure}
+func (o *exportOptions) otlpOptions(fs *pflag.FlagSet) (exporter.OTLPOptions, error) {
+	g := exporter.OTLPOptions{Endpoint: o.otlpEndpoint, Insecure: o.otlpInsecure}
+	switch p := exporter.Protocol(o.protocol); p {
+	case "", exporter.ProtocolGRPC, exporter.ProtocolHTTPProtobuf:
+		g.Protocol = p
+	default:
+		return g, usagef("--protocol %q: want grpc or http/protobuf", o.protocol)
+	}
 	if o.otlpHeaders != nil {
 		g.Headers = make(map[string]string, len(o.otlpHeaders))
 		for _, h := range o.otlpHeaders {
@@ -380,21 +418,16 @@ func readRunFile(path string, stdin io.Reader) (*testrun.Run, error) {
 		defer f.Close()
 		r = f
 	}
-	b, err := io.ReadAll(io.LimitReader(r, maxRunBytes+1))
+	// The strict reader of package testrun: within testrun.MaxJSONBytes,
+	// the exact form only, no contradiction, no forged flag.
+	run, err := testrun.ReadRun(r)
 	if err != nil {
-		return nil, &inputError{fmt.Errorf("%s: %w", path, err)}
-	}
-	if len(b) > maxRunBytes {
-		return nil, &inputError{fmt.Errorf("%s: larger than %d MiB", path, maxRunBytes>>20)}
-	}
-	var run testrun.Run
-	if err := json.Unmarshal(b, &run); err != nil {
 		return nil, &inputError{fmt.Errorf("%s: %w", path, err)}
 	}
 	if run.ID == "" {
 		return nil, &inputError{fmt.Errorf("%s: the run has no id", path)}
 	}
-	return &run, nil
+	return run, nil
 }
 
 func runExport(ctx context.Context, args []string, env Env) int {
@@ -424,14 +457,71 @@ func runExport(ctx context.Context, args []string, env Env) int {
 		fmt.Fprintf(env.Stderr, "testresults export: %v\n", err)
 		return exitRejected
 	}
-	return exportCode(env, p.export(ctx, env.Stdout))
+	err = p.export(ctx, env.Stdout)
+	if err == nil && !o.quiet {
+		fmt.Fprintln(env.Stderr, p.summary(useColor(env)))
+	}
+	return exportCode(env, err)
 }
 
-// export makes the export, writing OTLP/JSON to stdout or, through a
-// temporary file renamed at the end, to the output file: a failed export
-// leaves no partial file behind.
+// summary is the line for people that says what an export delivered: how
+// many runs and spans went where, and the trace ids.
+func (p *exportPlan) summary(color bool) string {
+	r := p.result
+	dest := r.Destination
+	switch {
+	case p.opts.Format != exporter.FormatOTLPJSON:
+	case p.outFile != "":
+		dest = p.outFile + " (" + r.Destination + ")"
+	default:
+		dest = "stdout (" + r.Destination + ")"
+	}
+	ids := make([]string, len(r.TraceIDs))
+	for i, id := range r.TraceIDs {
+		ids[i] = id.String()
+	}
+	trace := "trace"
+	if len(ids) != 1 {
+		trace = "traces"
+	}
+	verb := "exported"
+	if color {
+		verb = "\x1b[32m" + verb + "\x1b[0m"
+	}
+	line := fmt.Sprintf("testresults export: %s %d %s in %d %s to %s",
+		verb, r.Runs, plural(r.Runs, "run"), r.Spans, plural(r.Spans, "span"), dest)
+	if len(ids) > 0 {
+		line += fmt.Sprintf("; %s %s", trace, strings.Join(ids, ", "))
+	}
+	return line
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
+}
+
+// useColor says whether stderr takes colour: a character device (a
+// terminal), NO_COLOR not set, TERM not dumb.
+func useColor(env Env) bool {
+	if env.Getenv("NO_COLOR") != "" || env.Getenv("TERM") == "dumb" {
+		return false
+	}
+	f, ok := env.Stderr.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// export makes the export, writing OTLP/JSON to stdout or to the output
+// file with exporter.WriteFile: a failed export leaves the previous file
+// (or none) and no partial one; a device or a FIFO is written in place.
 func (p *exportPlan) export(ctx context.Context, stdout io.Writer) error {
-	if p.opts.Format != exporter.FormatOTel || p.outFile == "" {
+	if p.opts.Format != exporter.FormatOTLPJSON || p.outFile == "" {
 		p.opts.Output = stdout
 		return p.send(ctx)
 	}
@@ -440,32 +530,19 @@ func (p *exportPlan) export(ctx context.Context, stdout io.Writer) error {
 	if err := p.send(ctx); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(p.outFile), "."+filepath.Base(p.outFile)+".*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", p.outFile, err)
-	}
-	_, werr := tmp.Write(buf.Bytes())
-	cerr := tmp.Close()
-	if err := errors.Join(werr, cerr); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %w", p.outFile, err)
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %w", p.outFile, err)
-	}
-	if err := os.Rename(tmp.Name(), p.outFile); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write %s: %w", p.outFile, err)
-	}
-	return nil
+	return exporter.WriteFile(p.outFile, func(w io.Writer) error {
+		_, err := w.Write(buf.Bytes())
+		return err
+	})
 }
 
-func (p *exportPlan) send(ctx context.Context) error {
+func (p *exportPlan) send(ctx context.Context) (err error) {
 	if p.session != nil {
-		return exporter.ExportSession(ctx, *p.session, p.opts)
+		p.result, err = exporter.ExportSession(ctx, *p.session, p.opts)
+	} else {
+		p.result, err = exporter.ExportRuns(ctx, p.runs, p.opts)
 	}
-	return exporter.ExportRuns(ctx, p.runs, p.opts)
+	return err
 }
 
 // exportCode reports err and maps it to the exit code: 2 for an unusable

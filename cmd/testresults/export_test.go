@@ -4,15 +4,20 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/pdatatest/ptracetest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/hangar-dev/testresults/exporter"
 	"github.com/hangar-dev/testresults/testrun"
@@ -78,7 +83,7 @@ func unmarshalLine(t testing.TB, line string) ptrace.Traces {
 func pdataFace(t testing.TB, spans []translate.Span, err error) ptrace.Traces {
 	t.Helper()
 	require.NoError(t, err)
-	res, err := exporter.NewResource(context.Background(), "")
+	res, err := exporter.NewResource(context.Background(), "", func(string) string { return "" })
 	require.NoError(t, err)
 	return translate.Traces(spans, res)
 }
@@ -100,8 +105,11 @@ func TestExportUsage(t *testing.T) {
 		{"no runs", nil, "no RUN.json given"},
 		{"unknown flag", []string{"--nope", exportRun}, "unknown flag"},
 		{"unknown format", []string{"--format", "zipkin", exportRun}, "--format"},
-		{"output with otlp", []string{"--format", "otlp", "-o", "x.json", exportRun}, "-o is for --format otel"},
-		{"otlp flag with otel", []string{"--format", "otel", "--otlp-endpoint", "127.0.0.1:4317", exportRun}, "--otlp-endpoint is for --format otlp"},
+		{"output with otlp", []string{"--format", "otlp", "-o", "x.json", exportRun}, "-o is for --format otlp-json"},
+		{"otlp flag with otel", []string{"--format", "otel", "--otlp-endpoint", "127.0.0.1:4317", exportRun}, "--otlp-endpoint is for sending (--format otlp), not for --format otel"},
+		{"otlp flag with otlp-json", []string{"--format", "otlp-json", "--otlp-insecure", exportRun}, "--otlp-insecure is for sending (--format otlp), not for --format otlp-json"},
+		{"protocol with a file", []string{"-o", "x.json", "--protocol", "grpc", exportRun}, "--protocol is for sending"},
+		{"unknown protocol", []string{"--protocol", "http/json", exportRun}, `--protocol "http/json": want grpc or http/protobuf`},
 		{"bad header", []string{"--otlp-header", "novalue", exportRun}, "--otlp-header"},
 		{"empty header key", []string{"--otlp-header", "=v", exportRun}, "--otlp-header"},
 		{"bad timeout", []string{"--otlp-timeout", "soon", exportRun}, "otlp-timeout"},
@@ -123,7 +131,7 @@ func TestExportUsage(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			code, out, stderr := exportCmd(t, nil, `{"id":"r"}`, tt.args...)
+			code, out, stderr := exportCmd(t, nil, runWith(t, "", ""), tt.args...)
 			assert.Equal(t, exitUsage, code, stderr)
 			assert.Empty(t, out)
 			assert.Contains(t, stderr, tt.want)
@@ -149,9 +157,9 @@ func TestExportRejectsInput(t *testing.T) {
 		{"missing file", []string{filepath.Join(dir, "absent.json")}, "", "no such file"},
 		{"not JSON", []string{write("bad.json", "<testsuite/>")}, "", "bad.json"},
 		{"two objects", []string{write("two.json", `{"id":"a"}{"id":"b"}`)}, "", "two.json"},
-		{"no id", []string{write("noid.json", `{"kind":"base"}`)}, "", "the run has no id"},
-		{"unknown kind", []string{write("kind.json", `{"id":"r","kind":"nightly"}`)}, "", "unknown kind"},
-		{"counts that do not add up", []string{write("counts.json", `{"id":"r","counts":{"total":3,"passed":1,"failed":0,"errors":0,"skipped":0,"flaky":0}}`)}, "", "counts do not add up"},
+		{"no id", []string{write("noid.json", runWith(t, `"id": "run-e2e-1"`, `"id": null`))}, "", "the run has no id"},
+		{"unknown kind", []string{write("kind.json", runWith(t, `"kind": "after_turn"`, `"kind": "nightly"`))}, "", "unknown kind"},
+		{"counts that do not add up", []string{write("counts.json", runWith(t, `"total": 9`, `"total": 3`))}, "", "counts do not add up"},
 		{"bad stdin", []string{"-"}, "nope", "-: "},
 		{"bad base run", []string{"--base-run", write("base.json", "[]"), exportRun}, "", "base.json"},
 	}
@@ -174,10 +182,9 @@ func TestExportEnvironmentErrors(t *testing.T) {
 	assert.Contains(t, stderr, `TRACEPARENT "garbage" is not a W3C traceparent`)
 	assert.NoFileExists(t, out)
 
-	t.Setenv("OTEL_RESOURCE_ATTRIBUTES", "no-equals")
-	code, _, stderr = exportCmd(t, nil, "", "-o", out, exportRun)
+	code, _, stderr = exportCmd(t, map[string]string{"OTEL_RESOURCE_ATTRIBUTES": "no-equals"}, "", "-o", out, exportRun)
 	assert.Equal(t, exitUsage, code)
-	assert.Contains(t, stderr, "resource")
+	assert.Contains(t, stderr, "OTEL_RESOURCE_ATTRIBUTES")
 	assert.NoFileExists(t, out)
 }
 
@@ -273,4 +280,135 @@ func TestExportOutputFileReplaced(t *testing.T) {
 	code, _, stderr = exportCmd(t, nil, "", "-o", filepath.Join(t.TempDir(), "absent", "spans.json"), exportRun)
 	assert.Equal(t, exitFailed, code)
 	assert.Contains(t, stderr, "write ")
+}
+
+// TestExportOutputSpecialFiles: -o writes a FIFO in place (its reader gets
+// the spans; it stays a FIFO) and follows a symbolic link instead of
+// replacing it.
+func TestExportOutputSpecialFiles(t *testing.T) {
+	clearExportEnv(t)
+	dir := t.TempDir()
+	t.Run("FIFO", func(t *testing.T) {
+		fifo := filepath.Join(dir, "pipe")
+		require.NoError(t, syscall.Mkfifo(fifo, 0o600))
+		got := make(chan []byte, 1)
+		go func() {
+			b, err := os.ReadFile(fifo)
+			if err != nil {
+				b = []byte("read: " + err.Error())
+			}
+			got <- b
+		}()
+		done := make(chan int, 1)
+		go func() {
+			code, _, _ := exportCmd(t, nil, "", "--format", "otel", "-o", fifo, exportRun)
+			done <- code
+		}()
+		select {
+		case code := <-done:
+			require.Equal(t, exitOK, code)
+		case <-time.After(20 * time.Second):
+			t.Fatal("the export did not end")
+		}
+		select {
+		case b := <-got:
+			unmarshalLine(t, strings.TrimSpace(string(b)))
+		case <-time.After(10 * time.Second):
+			t.Fatal("the reader got nothing")
+		}
+		fi, err := os.Lstat(fifo)
+		require.NoError(t, err)
+		assert.Equal(t, os.ModeNamedPipe, fi.Mode().Type(), "still a FIFO")
+	})
+	t.Run("symbolic link", func(t *testing.T) {
+		target := filepath.Join(dir, "target.json")
+		require.NoError(t, os.WriteFile(target, []byte("old\n"), 0o644))
+		link := filepath.Join(dir, "link.json")
+		require.NoError(t, os.Symlink(target, link))
+		code, _, stderr := exportCmd(t, nil, "", "-o", link, exportRun)
+		require.Equal(t, exitOK, code, stderr)
+		fi, err := os.Lstat(link)
+		require.NoError(t, err)
+		assert.Equal(t, os.ModeSymlink, fi.Mode().Type(), "still a link")
+		b, err := os.ReadFile(target)
+		require.NoError(t, err)
+		unmarshalLine(t, strings.TrimSpace(string(b)))
+	})
+}
+
+// TestExportFormatNames: otlp-json and its former name otel write the same
+// bytes; -o alone implies otlp-json.
+func TestExportFormatNames(t *testing.T) {
+	clearExportEnv(t)
+	var outs []string
+	for _, args := range [][]string{
+		{"--format", "otlp-json"},
+		{"--format", "otel"},
+		{"-o", "-"},
+	} {
+		code, out, stderr := exportCmd(t, nil, "", append(args, "--quiet", exportRun)...)
+		require.Equal(t, exitOK, code, stderr)
+		unmarshalLine(t, strings.TrimSpace(out))
+		outs = append(outs, out)
+	}
+	assert.Equal(t, outs[0], outs[1])
+	assert.Equal(t, outs[0], outs[2])
+}
+
+// TestExportSummaryLine: one line on stderr for people says how many runs
+// and spans went where and the trace id; --quiet silences it.
+func TestExportSummaryLine(t *testing.T) {
+	clearExportEnv(t)
+	path := filepath.Join(t.TempDir(), "spans.json")
+	t1 := filepath.Join(translateData, "session", "turn1.json")
+	t2a := filepath.Join(translateData, "session", "turn2a.json")
+	t2b := filepath.Join(translateData, "session", "turn2b.json")
+	code, _, stderr := exportCmd(t, nil, "", "-o", path, "--session", "s-1", "--turn", "1="+t1, "--turn", "2="+t2a, "--turn", "2="+t2b)
+	require.Equal(t, exitOK, code, stderr)
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	td := unmarshalLine(t, strings.TrimSpace(string(b)))
+	traceID := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).TraceID()
+	assert.Equal(t, fmt.Sprintf("testresults export: exported 3 runs in 3 spans to %s (OTLP/JSON); trace %s\n", path, traceID), stderr)
+
+	code, _, stderr = exportCmd(t, nil, "", "--format", "otlp-json", exportRun)
+	require.Equal(t, exitOK, code, stderr)
+	assert.Regexp(t, `^testresults export: exported 1 run in 1 span to stdout \(OTLP/JSON\); trace [0-9a-f]{32}\n$`, stderr)
+
+	for _, q := range []string{"--quiet", "-q"} {
+		code, _, stderr = exportCmd(t, nil, "", q, "-o", path, exportRun)
+		require.Equal(t, exitOK, code)
+		assert.Empty(t, stderr)
+	}
+}
+
+// TestExportColour: colour only on a character device, never with NO_COLOR
+// or TERM=dumb.
+func TestExportColour(t *testing.T) {
+	devnull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	require.NoError(t, err)
+	t.Cleanup(func() { devnull.Close() })
+	file, err := os.Create(filepath.Join(t.TempDir(), "stderr"))
+	require.NoError(t, err)
+	t.Cleanup(func() { file.Close() })
+	for _, tc := range []struct {
+		name   string
+		stderr io.Writer
+		env    map[string]string
+		want   bool
+	}{
+		{name: "character device", stderr: devnull, want: true},
+		{name: "NO_COLOR", stderr: devnull, env: map[string]string{"NO_COLOR": "1"}},
+		{name: "TERM=dumb", stderr: devnull, env: map[string]string{"TERM": "dumb"}},
+		{name: "regular file", stderr: file},
+		{name: "buffer", stderr: &bytes.Buffer{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, useColor(Env{Stderr: tc.stderr, Getenv: func(k string) string { return tc.env[k] }}))
+		})
+	}
+	id := trace.TraceID{1}
+	p := &exportPlan{result: exporter.Result{Runs: 2, Spans: 1, Destination: "OTLP/gRPC localhost:4317", TraceIDs: []trace.TraceID{id, {2}}}}
+	assert.Equal(t, "testresults export: \x1b[32mexported\x1b[0m 2 runs in 1 span to OTLP/gRPC localhost:4317; traces "+
+		id.String()+", 02000000000000000000000000000000", p.summary(true))
 }

@@ -11,8 +11,12 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"sort"
+	"strings"
 	"syscall"
+
+	"github.com/hangar-dev/testresults/internal/term"
 )
 
 // Exit codes shared by every subcommand.
@@ -60,7 +64,7 @@ func main() {
 	code := run(ctx, os.Args[1:], Env{
 		Stdin:   os.Stdin,
 		Stdout:  os.Stdout,
-		Stderr:  os.Stderr,
+		Stderr:  term.ForTerminal(os.Stderr, os.Getenv),
 		Getenv:  os.Getenv,
 		Environ: os.Environ,
 	})
@@ -69,6 +73,12 @@ func main() {
 }
 
 func run(ctx context.Context, args []string, env Env) int {
+	// Names, paths and messages from reports reach stderr: whatever a
+	// subcommand prints there has its control characters escaped, so a
+	// report cannot drive the reader's terminal.
+	if _, ok := env.Stderr.(*term.Writer); !ok {
+		env.Stderr = term.NewWriter(env.Stderr)
+	}
 	if len(args) == 0 {
 		usage(env.Stderr)
 		return exitUsage
@@ -76,6 +86,10 @@ func run(ctx context.Context, args []string, env Env) int {
 	switch args[0] {
 	case "-h", "--help", "help":
 		usage(env.Stdout)
+		return exitOK
+	case "--version", "version":
+		bi, _ := debug.ReadBuildInfo()
+		fmt.Fprintln(env.Stdout, version(bi))
 		return exitOK
 	}
 	c, ok := commands[args[0]]
@@ -89,6 +103,7 @@ func run(ctx context.Context, args []string, env Env) int {
 
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "Usage: testresults COMMAND [flags] [args]")
+	fmt.Fprintln(w, "       testresults --version")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Commands:")
 	names := make([]string, 0, len(commands))
@@ -103,4 +118,45 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "Exit codes: 0 ok, 1 verdict, check or export failed, 2 usage error,")
 	fmt.Fprintln(w, "3 input rejected (limits, hostile or unreadable report).")
 	fmt.Fprintln(w, "Run 'testresults COMMAND --help' for a command's flags.")
+}
+
+// version is the line --version prints: the module version, then the
+// commit, its time and whether the tree had changes, when the build
+// recorded them ("(devel)" for a build from a checkout).
+func version(bi *debug.BuildInfo) string {
+	v := "(devel)"
+	if bi != nil && bi.Main.Version != "" {
+		v = bi.Main.Version
+	}
+	var rev, at, modified string
+	if bi != nil {
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.time":
+				at = s.Value
+			case "vcs.modified":
+				modified = s.Value
+			}
+		}
+	}
+	line := "testresults " + v
+	var parts []string
+	if rev != "" {
+		parts = append(parts, "commit "+rev)
+	}
+	if at != "" {
+		parts = append(parts, at)
+	}
+	if modified == "true" {
+		parts = append(parts, "modified")
+	}
+	if len(parts) > 0 {
+		line += " (" + strings.Join(parts, ", ") + ")"
+	}
+	if bi != nil && bi.GoVersion != "" {
+		line += " " + bi.GoVersion
+	}
+	return line
 }

@@ -147,7 +147,7 @@ func BenchmarkPipeline(b *testing.B) {
 // TestNoAllocations: a foreign span costs no allocation, and neither does a
 // batch whose runs already carry the right flags.
 func TestNoAllocations(t *testing.T) {
-	p := newProcessor(verifierConfig(), nil)
+	p := newProcessor(verifierConfig(), nil, nil)
 	ctx := context.Background()
 
 	foreign := benchTraces(t, 1000, 0)
@@ -156,7 +156,7 @@ func TestNoAllocations(t *testing.T) {
 	})
 	assert.Zero(t, allocs, "foreign spans")
 
-	tel, err := newTelemetry(processortest.NewNopSettings(Type).TelemetrySettings)
+	tel, err := newTelemetry(processortest.NewNopSettings(Type).TelemetrySettings, processortest.NewNopSettings(Type).ID)
 	require.NoError(t, err)
 	p.telemetry = tel
 	mixed := benchTraces(t, 1000, 100)

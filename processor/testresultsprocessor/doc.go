@@ -3,5 +3,13 @@
 // recomputes hangar.test.run.trusted and hangar.test.run.counted of every
 // test.run event with the rules of package testrun, overwriting what the
 // sender wrote, and forces both to false for senders that match no trusted
-// source. It fails closed and passes every other span and event untouched.
+// source. Only it may say a run is trusted: every other copy of the flags,
+// under any spelling that differs only in case or surrounding white space,
+// is removed. It fails closed, drops nothing, and passes every other
+// attribute, event and span untouched.
 package testresultsprocessor
+
+// The component type, stability and metrics are declared in metadata.yaml;
+// internal/metadata, documentation.md and the generated tests come from it.
+//
+//go:generate go tool mdatagen metadata.yaml

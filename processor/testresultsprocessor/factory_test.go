@@ -11,7 +11,11 @@ import (
 	"go.opentelemetry.io/collector/consumer/consumertest"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/collector/processor/processortest"
+	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata/metricdatatest"
+
+	"github.com/hangar-dev/testresults/processor/testresultsprocessor/internal/metadatatest"
 
 	"github.com/hangar-dev/testresults/semconv"
 )
@@ -42,51 +46,75 @@ func TestShutdown(t *testing.T) {
 	processortest.VerifyShutdown(t, NewFactory(), verifierConfig())
 }
 
+// TestConsumeAfterShutdown: a batch that arrives after shutdown is still
+// handled (the pipeline stops feeding the processor, but nothing may
+// panic), and shutting down twice is harmless.
+func TestConsumeAfterShutdown(t *testing.T) {
+	tel := componenttest.NewTelemetry()
+	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
+	sink := new(consumertest.TracesSink)
+	p, err := NewFactory().CreateTraces(context.Background(), metadatatest.NewSettings(tel), verifierConfig(), sink)
+	require.NoError(t, err)
+	require.NoError(t, p.Start(context.Background(), componenttest.NewNopHost()))
+	require.NoError(t, p.Shutdown(context.Background()))
+
+	td := traces(t, verifierResource(), span{name: semconv.SpanJobVerify, events: []event{runEvent(runAttrs(attr{keyKind, "gate"}, attr{keyTrusted, true})...)}})
+	require.NotPanics(t, func() { assert.NoError(t, p.ConsumeTraces(context.Background(), td)) })
+	require.Len(t, sink.AllTraces(), 1)
+	run := sink.AllTraces()[0].ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).Events().At(0)
+	assert.Equal(t, []any{false}, flagsOf(run.Attributes(), keyTrusted), "still recomputed")
+	require.NoError(t, p.Shutdown(context.Background()))
+}
+
 func TestTelemetry(t *testing.T) {
 	tel := componenttest.NewTelemetry()
 	t.Cleanup(func() { require.NoError(t, tel.Shutdown(context.Background())) })
-	set := processortest.NewNopSettings(Type)
-	set.TelemetrySettings = tel.NewTelemetrySettings()
+	set := metadatatest.NewSettings(tel)
 	sink := new(consumertest.TracesSink)
 	p, err := NewFactory().CreateTraces(context.Background(), set, verifierConfig(), sink)
 	require.NoError(t, err)
 
 	trusted := traces(t, verifierResource(), span{
 		name:  semconv.SpanJobVerify,
-		attrs: []attr{{keyTrusted, true}},
+		attrs: []attr{{keyTrusted, true}, {"Hangar.Test.Run.Trusted", true}}, // a variant: removed
 		events: []event{
 			runEvent(runAttrs(attr{keyTrusted, true}, attr{keyCounted, true})...), // counted, flags right
 			runEvent(runAttrs(attr{keyComplete, false})...),                       // trusted only
 			runEvent(runAttrs(attr{keyKind, "gate"}, attr{keyTrusted, true})...),  // forged
 			runEvent(runAttrs(attr{keyTotal, "12"})...),                           // malformed
+			{name: semconv.EventTestCase, attrs: []attr{{keyTrusted, true}}},      // not a run: removed
 		},
 	})
 	untrusted := traces(t, []attr{{"service.name", "agent"}}, span{
 		name:   semconv.SpanJobVerify,
 		events: []event{runEvent(runAttrs(attr{keyTrusted, true}, attr{keyCounted, true})...)},
 	})
-	foreign := traces(t, verifierResource(), span{name: "other", events: []event{runEvent(runAttrs()...)}})
+	foreign := traces(t, verifierResource(), span{
+		name:   "other",
+		attrs:  []attr{{keyCounted, true}},
+		events: []event{runEvent(runAttrs(attr{keyTrusted, true}, attr{" hangar.test.run.counted", true})...)},
+	}) // three flags, all removed
 	for _, td := range []ptrace.Traces{trusted, untrusted, foreign} {
 		require.NoError(t, p.ConsumeTraces(context.Background(), td))
 	}
 	require.Len(t, sink.AllTraces(), 3)
 
-	for name, want := range map[string]int64{
-		metricRunsSeen:          5,
-		metricRunsTrusted:       2,
-		metricRunsCounted:       1,
-		metricRunsMalformed:     1,
-		metricRunsUntrustedFrom: 1,
-		// gate's forged trusted; untrusted source's trusted and counted;
-		// trusted span's span-level trusted (false: not every run is).
-		metricFlagsOverwritten: 4,
-	} {
-		m, err := tel.GetMetric(name)
-		require.NoError(t, err, name)
-		sum, ok := m.Data.(metricdata.Sum[int64])
-		require.True(t, ok, name)
-		require.Len(t, sum.DataPoints, 1, name)
-		assert.Equal(t, want, sum.DataPoints[0].Value, name)
-		assert.True(t, sum.IsMonotonic, name)
+	// Every counter, checked with the helpers generated from metadata.yaml
+	// (name, description, unit, monotonic cumulative sum) and carrying the
+	// processor's component ID.
+	points := func(n int64) []metricdata.DataPoint[int64] {
+		return []metricdata.DataPoint[int64]{{Value: n, Attributes: attribute.NewSet(attribute.String("processor", "testresults"))}}
 	}
+	opt := metricdatatest.IgnoreTimestamp()
+	metadatatest.AssertEqualProcessorTestresultsRunsSeen(t, tel, points(5), opt)
+	metadatatest.AssertEqualProcessorTestresultsRunsTrusted(t, tel, points(2), opt)
+	metadatatest.AssertEqualProcessorTestresultsRunsCounted(t, tel, points(1), opt)
+	metadatatest.AssertEqualProcessorTestresultsRunsMalformed(t, tel, points(1), opt)
+	metadatatest.AssertEqualProcessorTestresultsRunsUntrustedSource(t, tel, points(1), opt)
+	// gate's forged trusted; untrusted source's trusted and counted;
+	// trusted span's span-level trusted (false: not every run is).
+	metadatatest.AssertEqualProcessorTestresultsFlagsOverwritten(t, tel, points(4), opt)
+	// The variant and the test.case flag on the listed span; the foreign
+	// span's three.
+	metadatatest.AssertEqualProcessorTestresultsFlagsRemoved(t, tel, points(2+3), opt)
 }

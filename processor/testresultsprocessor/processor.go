@@ -5,6 +5,7 @@ import (
 
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.uber.org/zap"
 
 	"github.com/hangar-dev/testresults/semconv"
 	"github.com/hangar-dev/testresults/testrun"
@@ -29,21 +30,28 @@ type testresultsProcessor struct {
 	names     nameSet
 	sources   sources
 	telemetry *telemetry
+	warnings  *clientWarnings
 }
 
-func newProcessor(cfg *Config, tel *telemetry) *testresultsProcessor {
+// newProcessor builds the processor; logger receives the warnings about
+// missing client information (nil: none are given).
+func newProcessor(cfg *Config, tel *telemetry, logger *zap.Logger) *testresultsProcessor {
 	return &testresultsProcessor{
 		names:     newNameSet(cfg.spanNames()),
 		sources:   newSources(cfg),
 		telemetry: tel,
+		warnings:  newClientWarnings(cfg, logger),
 	}
 }
 
 // processTraces recomputes the flags of every test.run event on the spans
-// named in span_names or base_span_names, in place. Nothing is added to, removed from or
-// reordered in any other span or event.
+// named in span_names or base_span_names, in place, and removes every other
+// copy of the flags: on spans not listed, on their events, and on the events
+// of listed spans that are not test.run. Apart from these attributes, nothing
+// is added to, removed from or reordered in any span or event.
 func (p *testresultsProcessor) processTraces(ctx context.Context, td ptrace.Traces) (ptrace.Traces, error) {
 	var st stats
+	checked := false // the batch's client information, for the warnings
 	rss := td.ResourceSpans()
 	for i := 0; i < rss.Len(); i++ {
 		rs := rss.At(i)
@@ -56,11 +64,16 @@ func (p *testresultsProcessor) processTraces(ctx context.Context, td ptrace.Trac
 			for k := 0; k < spans.Len(); k++ {
 				span := spans.At(k)
 				if !p.names.has(span.Name()) {
+					st.removed += stripSpan(span)
 					continue
 				}
 				if !sourceKnown {
 					sourceTrusted = p.sources.trusted(ctx, rs.Resource())
 					sourceKnown = true
+				}
+				if !checked {
+					p.warnings.check(ctx)
+					checked = true
 				}
 				processSpan(span, sourceTrusted, &st)
 			}
@@ -75,6 +88,10 @@ func (p *testresultsProcessor) processTraces(ctx context.Context, td ptrace.Trac
 // processSpan recomputes every test.run event of span, then the span's own
 // flags: true only when every test.run on it is. A span without test.run
 // events gets no flags; flags a sender put on it anyway are set to false.
+// Event names are compared exactly: an event named Test.Run or "test.run "
+// is not a run. Only the canonical flag keys remain: other spellings are
+// removed from the span and its runs, and every spelling from its other
+// events.
 func processSpan(span ptrace.Span, sourceTrusted bool, st *stats) {
 	runs := 0
 	allTrusted, allCounted := true, true
@@ -82,14 +99,17 @@ func processSpan(span ptrace.Span, sourceTrusted bool, st *stats) {
 	for i := 0; i < events.Len(); i++ {
 		ev := events.At(i)
 		if ev.Name() != semconv.EventTestRun {
+			st.removed += removeFlags(ev.Attributes())
 			continue
 		}
 		runs++
+		st.removed += removeFlagVariants(ev.Attributes())
 		trusted, counted := processRun(ev.Attributes(), sourceTrusted, st)
 		allTrusted = allTrusted && trusted
 		allCounted = allCounted && counted
 	}
 	attrs := span.Attributes()
+	st.removed += removeFlagVariants(attrs)
 	if runs == 0 {
 		st.overwritten += overwriteIfPresent(attrs, keyTrusted, false)
 		st.overwritten += overwriteIfPresent(attrs, keyCounted, false)

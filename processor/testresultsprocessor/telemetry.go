@@ -2,15 +2,16 @@ package testresultsprocessor
 
 import (
 	"context"
-	"errors"
 
 	"go.opentelemetry.io/collector/component"
+	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
+
+	"github.com/hangar-dev/testresults/processor/testresultsprocessor/internal/metadata"
 )
 
-const scopeName = "github.com/hangar-dev/testresults/processor/testresultsprocessor"
-
-// Names of the processor's own metrics.
+// Names of the processor's own metrics, as instruments and as the
+// collector's metrics endpoint shows them (metadata.yaml, documentation.md).
 const (
 	metricRunsSeen          = "otelcol_processor_testresults_runs_seen"
 	metricRunsTrusted       = "otelcol_processor_testresults_runs_trusted"
@@ -18,59 +19,54 @@ const (
 	metricRunsMalformed     = "otelcol_processor_testresults_runs_malformed"
 	metricRunsUntrustedFrom = "otelcol_processor_testresults_runs_untrusted_source"
 	metricFlagsOverwritten  = "otelcol_processor_testresults_flags_overwritten"
+	metricFlagsRemoved      = "otelcol_processor_testresults_flags_removed"
 )
+
+// processorKey is the attribute that names the processor instance on every
+// measurement, the same key the collector's processorhelper puts on
+// otelcol_processor_incoming_items, so that two instances can be told apart.
+const processorKey = "processor"
 
 // stats are the counts of one batch, added to the counters once per batch.
 type stats struct {
-	seen, trusted, counted, malformed, untrustedSource, overwritten int64
+	seen, trusted, counted, malformed, untrustedSource, overwritten, removed int64
 }
 
 type telemetry struct {
-	runsSeen       metric.Int64Counter
-	runsTrusted    metric.Int64Counter
-	runsCounted    metric.Int64Counter
-	runsMalformed  metric.Int64Counter
-	runsUntrusted  metric.Int64Counter
-	flagsOverwrite metric.Int64Counter
+	builder *metadata.TelemetryBuilder
+	// addOpts holds the processor attribute, built once: passing a ready
+	// slice to Add costs no allocation per batch.
+	addOpts []metric.AddOption
 }
 
-func newTelemetry(set component.TelemetrySettings) (*telemetry, error) {
-	meter := set.MeterProvider.Meter(scopeName)
-	var t telemetry
-	var errs []error
-	counter := func(name, desc, unit string) metric.Int64Counter {
-		c, err := meter.Int64Counter(name, metric.WithDescription(desc), metric.WithUnit(unit))
-		errs = append(errs, err)
-		return c
-	}
-	t.runsSeen = counter(metricRunsSeen,
-		"test.run events on matching spans that the processor recomputed.", "{run}")
-	t.runsTrusted = counter(metricRunsTrusted,
-		"test.run events that came out with hangar.test.run.trusted=true.", "{run}")
-	t.runsCounted = counter(metricRunsCounted,
-		"test.run events that came out with hangar.test.run.counted=true.", "{run}")
-	t.runsMalformed = counter(metricRunsMalformed,
-		"test.run events with a missing, mistyped, repeated or out-of-range attribute that the rules read.", "{run}")
-	t.runsUntrusted = counter(metricRunsUntrustedFrom,
-		"test.run events from a sender that matched no trusted_sources entry; their flags are forced to false.", "{run}")
-	t.flagsOverwrite = counter(metricFlagsOverwritten,
-		"trusted/counted attributes on events and spans whose value the sender set differently (or with another type, or more than once).", "{attribute}")
-	if err := errors.Join(errs...); err != nil {
+func newTelemetry(set component.TelemetrySettings, id component.ID) (*telemetry, error) {
+	b, err := metadata.NewTelemetryBuilder(set)
+	if err != nil {
 		return nil, err
 	}
-	return &t, nil
+	return &telemetry{
+		builder: b,
+		addOpts: []metric.AddOption{metric.WithAttributeSet(attribute.NewSet(attribute.String(processorKey, id.String())))},
+	}, nil
 }
 
 func (t *telemetry) record(ctx context.Context, s *stats) {
 	add := func(c metric.Int64Counter, n int64) {
 		if n > 0 {
-			c.Add(ctx, n)
+			c.Add(ctx, n, t.addOpts...)
 		}
 	}
-	add(t.runsSeen, s.seen)
-	add(t.runsTrusted, s.trusted)
-	add(t.runsCounted, s.counted)
-	add(t.runsMalformed, s.malformed)
-	add(t.runsUntrusted, s.untrustedSource)
-	add(t.flagsOverwrite, s.overwritten)
+	b := t.builder
+	add(b.ProcessorTestresultsRunsSeen, s.seen)
+	add(b.ProcessorTestresultsRunsTrusted, s.trusted)
+	add(b.ProcessorTestresultsRunsCounted, s.counted)
+	add(b.ProcessorTestresultsRunsMalformed, s.malformed)
+	add(b.ProcessorTestresultsRunsUntrustedSource, s.untrustedSource)
+	add(b.ProcessorTestresultsFlagsOverwritten, s.overwritten)
+	add(b.ProcessorTestresultsFlagsRemoved, s.removed)
+}
+
+func (t *telemetry) shutdown(context.Context) error {
+	t.builder.Shutdown()
+	return nil
 }

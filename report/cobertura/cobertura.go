@@ -1,6 +1,7 @@
 package cobertura
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -8,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hangar-dev/testresults/report/internal/srcpath"
 	"github.com/hangar-dev/testresults/report/internal/xmlsafe"
 	"github.com/hangar-dev/testresults/testrun"
 )
@@ -28,15 +30,34 @@ var ErrNotCobertura = errors.New("cobertura: not a Cobertura report")
 // outside 0..1).
 var ErrValue = errors.New("cobertura: invalid coverage value")
 
+// MaxSources is the most <source> roots a report may name.
+const MaxSources = 64
+
+// maxSourceBytes bounds the text of one <source> element.
+const maxSourceBytes = 4096
+
 // Parse reads one Cobertura report from r; name identifies it in errors. The
-// whole document is read and checked (well-formed, within limits) even
-// though only the root's attributes are kept: a file cut short is refused.
-// The returned report is nil on error. A <coverage> root without any of
-// the three attributes (Clover writes one) is ErrNotCobertura.
+// whole document is read and checked (well-formed, within limits): a file
+// cut short is refused. It keeps the root's stated totals and the
+// <line number hits> elements of each <class>, keyed by the class's
+// filename made relative (see WithWorkDir); a report without any <line>
+// element has nil Files and states only its totals. The returned report
+// is nil on error. A <coverage> root without any of line-rate,
+// lines-covered or lines-valid (Clover writes one) is ErrNotCobertura.
 func Parse(r io.Reader, name string, opts ...Option) (*testrun.CoverageReport, error) {
 	cfg := newConfig(opts)
 	rd := xmlsafe.NewReader(r, name, cfg.limits)
 	cov := &testrun.CoverageReport{}
+	var (
+		roots     []string
+		files     = map[string]*testrun.FileCoverage{}
+		cur       *testrun.FileCoverage // the open <class>
+		classAt   int                   // its depth
+		sourceAt  = -1                  // depth of the open <source>, -1 when none
+		source    []byte
+		seenLines bool
+	)
+	bad := func(err error) error { return &SyntaxError{File: name, Line: rd.Line(), Err: err} }
 	for {
 		tok, err := rd.Next()
 		if err == io.EOF {
@@ -45,20 +66,143 @@ func Parse(r io.Reader, name string, opts ...Option) (*testrun.CoverageReport, e
 		if err != nil {
 			return nil, err
 		}
-		if tok.Kind != xmlsafe.StartElement || rd.Depth() != 1 {
+		switch tok.Kind {
+		case xmlsafe.Text:
+			if sourceAt >= 0 && rd.Depth() == sourceAt {
+				source = rd.AppendText(source, tok, maxSourceBytes)
+			}
+			continue
+		case xmlsafe.EndElement:
+			if rd.Depth() < sourceAt {
+				if len(roots) == MaxSources {
+					return nil, bad(fmt.Errorf("%w: more than %d <source> elements", ErrValue, MaxSources))
+				}
+				if s := strings.TrimSpace(string(source)); s != "" {
+					roots = append(roots, s)
+				}
+				sourceAt, source = -1, source[:0]
+			}
+			if cur != nil && rd.Depth() < classAt {
+				cur = nil
+			}
+			continue
+		case xmlsafe.StartElement:
+		default:
 			continue
 		}
-		if string(tok.Name) != "coverage" {
-			return nil, fmt.Errorf("%w: root element <%s>", ErrNotCobertura, xmlsafe.QuoteName(tok.Name))
-		}
-		if err := root(rd, tok, cov); err != nil {
-			if errors.Is(err, ErrNotCobertura) {
-				return nil, err
+		if rd.Depth() == 1 {
+			if string(tok.Name) != "coverage" {
+				return nil, fmt.Errorf("%w: root element <%s>", ErrNotCobertura, xmlsafe.QuoteName(tok.Name))
 			}
-			return nil, &SyntaxError{File: name, Line: rd.Line(), Err: err}
+			if err := root(rd, tok, cov); err != nil {
+				if errors.Is(err, ErrNotCobertura) {
+					return nil, err
+				}
+				return nil, bad(err)
+			}
+			continue
+		}
+		switch string(tok.Name) {
+		case "source":
+			sourceAt = rd.Depth()
+		case "class":
+			a, ok := tok.Attr("filename")
+			if !ok || len(rd.Value(a)) == 0 {
+				return nil, bad(fmt.Errorf("%w: <class> without a filename", ErrValue))
+			}
+			fn := rd.String(a)
+			cur = files[fn]
+			if cur == nil {
+				cur = &testrun.FileCoverage{Lines: map[int64]bool{}}
+				files[fn] = cur
+			}
+			classAt = rd.Depth()
+		case "line":
+			// Only the class's own <lines> count: a <method>'s <line>
+			// (istanbul writes the function's first line there) is not a
+			// statement line of the file.
+			if cur == nil || rd.Depth() != classAt+2 {
+				continue
+			}
+			seenLines = true
+			if err := line(rd, tok, cur); err != nil {
+				return nil, bad(err)
+			}
+		}
+	}
+	if seenLines {
+		cov.Files = make(map[string]*testrun.FileCoverage, len(files))
+		for fn, f := range files {
+			rel := srcpath.Rel(fn, cfg.workDir, roots)
+			if dst := cov.Files[rel]; dst != nil {
+				dst.Merge(f)
+			} else {
+				cov.Files[rel] = f
+			}
 		}
 	}
 	return cov, nil
+}
+
+// line reads <line number hits> into f: a line is covered when any of its
+// elements has hits other than 0. Line 0 names no source line and is
+// passed over.
+func line(rd *xmlsafe.Reader, tok *xmlsafe.Token, f *testrun.FileCoverage) error {
+	na, ok := tok.Attr("number")
+	if !ok {
+		return fmt.Errorf("%w: <line> without a number", ErrValue)
+	}
+	n, ok := digits(rd.Value(na))
+	if !ok || n > testrun.MaxCoverageLineNumber {
+		return fmt.Errorf("%w: <line number=%q> is not a line number", ErrValue, xmlsafe.QuoteName(rd.Value(na)))
+	}
+	ha, ok := tok.Attr("hits")
+	if !ok {
+		return fmt.Errorf("%w: <line number=\"%d\"> without hits", ErrValue, n)
+	}
+	hit, ok := hitCount(rd.Value(ha))
+	if !ok {
+		return fmt.Errorf("%w: <line number=\"%d\" hits=%q>: hits is not a count", ErrValue, n, xmlsafe.QuoteName(rd.Value(ha)))
+	}
+	if n == 0 {
+		return nil
+	}
+	f.Lines[n] = f.Lines[n] || hit
+	return nil
+}
+
+// digits reads a non-negative decimal integer that fits in an int64.
+func digits(b []byte) (int64, bool) {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 || len(b) > 18 {
+		return 0, false
+	}
+	var v int64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		v = v*10 + int64(c-'0')
+	}
+	return v, true
+}
+
+// hitCount reads a hit count: decimal digits of any length (tools write
+// counts past 2^63), true when it is not zero.
+func hitCount(b []byte) (hit, ok bool) {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 {
+		return false, false
+	}
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return false, false
+		}
+		if c != '0' {
+			hit = true
+		}
+	}
+	return hit, true
 }
 
 func root(rd *xmlsafe.Reader, tok *xmlsafe.Token, cov *testrun.CoverageReport) error {

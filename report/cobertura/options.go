@@ -1,7 +1,8 @@
 package cobertura
 
 type config struct {
-	limits Limits
+	limits  Limits
+	workDir string
 }
 
 // Option configures Parse.
@@ -17,6 +18,15 @@ func (f optionFunc) apply(c *config) { f(c) }
 // package report; a zero field keeps its default).
 func WithLimits(l Limits) Option {
 	return optionFunc(func(c *config) { c.limits = l })
+}
+
+// WithWorkDir names the check's working directory (absolute): a class
+// filename under it, or under it once joined with the report's only
+// <source> root, is kept relative to it. Otherwise an absolute filename
+// under one of the <source> roots is kept relative to that root, and any
+// other stays as written. Default: none.
+func WithWorkDir(dir string) Option {
+	return optionFunc(func(c *config) { c.workDir = dir })
 }
 
 func newConfig(opts []Option) config {

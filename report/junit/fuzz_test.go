@@ -7,6 +7,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/hangar-dev/testresults/report/internal/xmlsafe"
 	"github.com/hangar-dev/testresults/testrun"
 )
 
@@ -38,6 +39,9 @@ func FuzzJUnit(f *testing.F) {
 		if int64(len(rep.Executions)) > lim.MaxCases {
 			t.Fatalf("%d cases over the limit", len(rep.Executions))
 		}
+		if err != nil && len(rep.Executions) > 0 {
+			t.Fatalf("a refused report holds %d cases", len(rep.Executions))
+		}
 		b := testrun.NewBuilder()
 		info := testrun.ReportInfo{Path: "f.xml"}
 		if err != nil {
@@ -50,6 +54,13 @@ func FuzzJUnit(f *testing.F) {
 			if len(e.Message) > maxMsg || !utf8.ValidString(e.Message) {
 				t.Fatalf("message %q over %d bytes or not UTF-8", e.Message, maxMsg)
 			}
+			for _, s := range []string{e.ID, e.Message} {
+				for _, c := range s {
+					if !xmlsafe.IsChar(c) {
+						t.Fatalf("%q holds U+%04X, not an XML character", s, c)
+					}
+				}
+			}
 		}
 		n := len(rep.Executions)
 		info.Tests = &n
@@ -58,8 +69,8 @@ func FuzzJUnit(f *testing.F) {
 		if c := run.Counts; c != nil && c.Total != c.Passed+c.Failed+c.Errors+c.Skipped {
 			t.Fatalf("counts do not add up: %+v", *c)
 		}
-		if err != nil && run.Complete {
-			t.Fatal("a refused report left the run complete")
+		if err != nil && (run.Complete || run.Counts != nil) {
+			t.Fatal("a refused report left the run complete or counted cases")
 		}
 	})
 }

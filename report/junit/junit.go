@@ -108,8 +108,8 @@ type parser struct {
 
 // Parse reads one JUnit report from r. name identifies the report (its path)
 // in errors and in the Scope of its executions. On error the returned Report
-// still holds what was read before it (never nil), so that a caller can
-// record it as partial.
+// (never nil) holds the dialect detected but no execution: a report is read
+// whole or not at all.
 func Parse(r io.Reader, name string, opts ...Option) (*Report, error) {
 	cfg := newConfig(opts)
 	p := &parser{
@@ -121,8 +121,13 @@ func Parse(r io.Reader, name string, opts ...Option) (*Report, error) {
 	}
 	err := p.run()
 	p.rep.Dialect = p.det.dialect()
+	if err != nil {
+		// A report is read whole or not at all: a refused one holds no
+		// test case.
+		return p.rep, err
+	}
 	p.rep.Executions = p.execs.all()
-	return p.rep, err
+	return p.rep, nil
 }
 
 func localName(b []byte) []byte {
@@ -397,8 +402,9 @@ func joinMessage(attr, text string, max int) string {
 	return m[:cut]
 }
 
-// finishCase decides the current case's outcome: the worst of what its
-// children and status say (error > failed > skipped > passed); a retry that
+// finishCase decides the current case's outcome: skipped when it carries
+// <skipped>, else the worst of what its children and status say (error >
+// failed > skipped > passed); a retry that
 // failed and then passed (flakyFailure, flakyError) is passed and flaky,
 // and stays failed when a failure is also written (nextest configured to
 // fail flaky tests); rerunFailure and rerunError (failed on every retry)
@@ -409,6 +415,11 @@ func (p *parser) finishCase() {
 	p.suiteLevel = false
 	out := testrun.OutcomePassed
 	switch {
+	case tc.seen[rSkipped]:
+		// A case that carries <skipped> is skipped whatever else it
+		// carries: node:test writes a failing todo test as <skipped> plus
+		// <failure>, an expected failure.
+		out = testrun.OutcomeSkipped
 	case tc.seen[rError] || tc.seen[rRerunError] || tc.statusAs == testrun.OutcomeError:
 		out = testrun.OutcomeError
 	case tc.seen[rFailure] || tc.seen[rRerunFailure] || tc.statusAs == testrun.OutcomeFailed:

@@ -65,8 +65,26 @@ func TestOutcomes(t *testing.T) {
 		{
 			name: "several results: the worst wins",
 			doc: `<testsuite name="S"><testcase classname="c" name="t">
-				<skipped/><failure message="f"/><error message="e"/></testcase></testsuite>`,
+				<failure message="f"/><error message="e"/></testcase></testsuite>`,
 			want: []exec{{"c::t", "r.xml#1", testrun.OutcomeError, "e", false}},
+		},
+		{
+			name: "skipped wins whatever else the case carries",
+			doc: `<testsuite name="S"><testcase classname="c" name="t">
+				<skipped/><failure message="f"/><error message="e"/></testcase>
+				<testcase classname="c" name="after"><failure message="f"/><skipped message="later"/></testcase></testsuite>`,
+			want: []exec{
+				{"c::t", "r.xml#1", testrun.OutcomeSkipped, "", false},
+				{"c::after", "r.xml#1", testrun.OutcomeSkipped, "later", false},
+			},
+		},
+		{
+			name: "node:test failing todo is skipped",
+			doc: `<testsuites><testsuite name="todo"><testcase name="not yet" time="0.001" classname="test">
+				<skipped type="todo" message="TODO"/>
+				<failure type="testCodeFailure" message="boom">[Error [ERR_TEST_FAILURE]: boom]</failure>
+				</testcase></testsuite></testsuites>`,
+			want: []exec{{"test::not yet", "r.xml#1", testrun.OutcomeSkipped, "TODO", false}},
 		},
 		{
 			name: "surefire flaky and rerun",
@@ -173,7 +191,7 @@ func TestCasesLimit(t *testing.T) {
 	var le *xmlsafe.LimitError
 	require.ErrorAs(t, err, &le)
 	assert.Equal(t, "cases", le.Limit)
-	assert.Len(t, rep.Executions, 10, "what was read before the limit is kept")
+	assert.Empty(t, rep.Executions, "a report is read whole or not at all")
 }
 
 func TestDialects(t *testing.T) {

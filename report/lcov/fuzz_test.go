@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/hangar-dev/testresults/testrun"
 )
 
 func FuzzLcov(f *testing.F) {
@@ -19,7 +21,7 @@ func FuzzLcov(f *testing.F) {
 	f.Add([]byte("SF:a.c\nDA:1,1\nDA:2,0\nLF:2\nLH:1\nend_of_record\nSF:b.c\nLF:3\nLH:1\nend_of_record\n"))
 	lim := Limits{MaxBytes: 256 << 10, MaxRecords: 1000}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		cov, err := Parse(bytes.NewReader(data), "f.info", WithLimits(lim))
+		cov, err := Parse(bytes.NewReader(data), "f.info", WithLimits(lim), WithWorkDir("/w"))
 		if err != nil {
 			if cov != nil {
 				t.Fatal("coverage returned with an error")
@@ -33,6 +35,11 @@ func FuzzLcov(f *testing.F) {
 			}
 			if fc.Hit > fc.Found || fc.Hit < 0 {
 				t.Fatalf("LH %d over LF %d", fc.Hit, fc.Found)
+			}
+			for line := range fc.Lines {
+				if line < 1 || line > testrun.MaxCoverageLineNumber {
+					t.Fatalf("line %d of %q", line, name)
+				}
 			}
 			lines += len(fc.Lines)
 		}

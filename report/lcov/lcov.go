@@ -8,6 +8,7 @@ import (
 	"io"
 	"strconv"
 
+	"github.com/hangar-dev/testresults/report/internal/srcpath"
 	"github.com/hangar-dev/testresults/report/internal/xmlsafe"
 	"github.com/hangar-dev/testresults/testrun"
 )
@@ -58,11 +59,14 @@ func Sniff(head []byte) bool {
 	return false
 }
 
-// Parse reads one tracefile from r; name identifies it in errors. The
-// returned report is nil on error.
+// Parse reads one tracefile from r; name identifies it in errors. It keeps
+// the DA lines of each record, keyed by its SF made relative (see
+// WithWorkDir); a record without DA lines keeps its LF/LH totals. DA line
+// 0 names no source line (coverage.py writes one for an empty module) and
+// is passed over. The returned report is nil on error.
 func Parse(r io.Reader, name string, opts ...Option) (*testrun.CoverageReport, error) {
 	cfg := newConfig(opts)
-	p := parser{name: name, lim: cfg.limits, files: map[string]*testrun.FileCoverage{}}
+	p := parser{name: name, lim: cfg.limits, workDir: cfg.workDir, files: map[string]*testrun.FileCoverage{}}
 	if err := p.run(r); err != nil {
 		return nil, err
 	}
@@ -70,15 +74,16 @@ func Parse(r io.Reader, name string, opts ...Option) (*testrun.CoverageReport, e
 }
 
 type parser struct {
-	name  string
-	lim   Limits
-	files map[string]*testrun.FileCoverage
-	line  int
+	name    string
+	lim     Limits
+	workDir string
+	files   map[string]*testrun.FileCoverage
+	line    int
 
 	// the open record
 	open   bool
 	sf     string
-	lines  map[int64]bool
+	lines  map[int64]bool // nil until a DA record
 	lf, lh int64
 	hasLF  bool
 }
@@ -161,13 +166,15 @@ func (p *parser) record(line []byte) error {
 		}
 		ln, err := strconv.ParseInt(string(parts[0]), 10, 64)
 		hit, ok := hitCount(parts[1])
-		if err != nil || ln < 0 || !ok {
+		if err != nil || ln < 0 || ln > testrun.MaxCoverageLineNumber || !ok {
 			return p.malformed("DA:%s is not line,hits", clip(val))
 		}
 		if p.lines == nil {
 			p.lines = map[int64]bool{}
 		}
-		p.lines[ln] = p.lines[ln] || hit
+		if ln > 0 {
+			p.lines[ln] = p.lines[ln] || hit
+		}
 	case "LF", "LH":
 		if !p.open {
 			return p.malformed("%s outside a record", key)
@@ -187,20 +194,33 @@ func (p *parser) record(line []byte) error {
 	return nil
 }
 
-// close merges the open record into its source file.
+// close merges the open record into its source file. A record with DA
+// lines is counted from them (its LF/LH are not needed: coverage.py 6
+// writes LH:1 beside LF:0 for an empty module); one without is kept by
+// its LF/LH totals, which must agree; one with neither states a file
+// without lines.
 func (p *parser) close() error {
-	if p.lh > p.lf && p.hasLF {
+	if p.lines == nil && p.lh > p.lf && p.hasLF {
 		return p.malformed("LH:%d is over LF:%d in the record of %s", p.lh, p.lf, p.sf)
 	}
-	f := p.files[p.sf]
+	name := srcpath.Rel(p.sf, p.workDir, nil)
+	f := p.files[name]
+	if f == nil && p.lines != nil {
+		p.files[name] = &testrun.FileCoverage{Lines: p.lines}
+		p.open, p.lines = false, nil
+		return nil
+	}
 	if f == nil {
 		f = &testrun.FileCoverage{}
-		p.files[p.sf] = f
+		p.files[name] = f
 	}
-	if len(p.lines) > 0 {
+	switch {
+	case p.lines != nil:
 		f.Merge(&testrun.FileCoverage{Lines: p.lines})
-	} else if p.hasLF {
+	case p.hasLF:
 		f.Merge(&testrun.FileCoverage{Found: p.lf, Hit: p.lh})
+	default:
+		f.Merge(&testrun.FileCoverage{Lines: map[int64]bool{}})
 	}
 	p.open, p.lines = false, nil
 	return nil

@@ -29,6 +29,7 @@ func TestRefused(t *testing.T) {
 		"SF:a\nDA:1\nend_of_record\n":              ErrMalformed,
 		"SF:a\nDA:x,1\nend_of_record\n":            ErrMalformed,
 		"SF:a\nDA:1,-1\nend_of_record\n":           ErrMalformed,
+		"SF:a\nDA:2147483648,1\nend_of_record\n":   ErrMalformed,
 		"DA:1,1\n":                                 ErrMalformed,
 		"SF:a\nLF:1\nLH:2\nend_of_record\n":        ErrMalformed,
 		"SF:a\nSF:b\nend_of_record\n":              ErrMalformed,
@@ -45,6 +46,28 @@ func TestRefused(t *testing.T) {
 	assert.ErrorIs(t, err, xmlsafe.ErrLimit)
 	_, err = Parse(strings.NewReader(strings.Repeat("TN:x\n", 20)), "f.info", WithLimits(Limits{MaxBytes: 50}))
 	assert.ErrorIs(t, err, xmlsafe.ErrLimit)
+}
+
+func TestRecords(t *testing.T) {
+	// coverage.py 6.5 writes an empty module as DA:0 with LH:1 over LF:0:
+	// line 0 names no line and, with DA lines, LF/LH are not needed.
+	doc := "TN:\nSF:/work/repo/pkg/__init__.py\nDA:0,1,1B2M2Y8AsgTpgAmY7PhCfg\nLF:0\nLH:1\nend_of_record\n" +
+		"SF:/work/repo/pkg/a.py\nDA:1,1,x\nDA:2,0\nLF:9\nLH:9\nend_of_record\n" +
+		"SF:/elsewhere/b.c\nLF:4\nLH:1\nend_of_record\n" +
+		"SF:c.js\nend_of_record\n"
+	cov, err := Parse(strings.NewReader(doc), "lcov.info", WithWorkDir("/work/repo"))
+	require.NoError(t, err)
+	assert.Equal(t, map[int64]bool{}, cov.Files["pkg/__init__.py"].Lines)
+	assert.Equal(t, map[int64]bool{1: true, 2: false}, cov.Files["pkg/a.py"].Lines)
+	assert.Nil(t, cov.Files["/elsewhere/b.c"].Lines, "a record of totals only")
+	assert.EqualValues(t, 4, cov.Files["/elsewhere/b.c"].Found)
+	assert.Equal(t, map[int64]bool{}, cov.Files["c.js"].Lines, "a record with neither DA nor LF states no line")
+	assert.Len(t, cov.Files, 4)
+	assert.True(t, cov.OnlyTotals())
+
+	cov, err = Parse(strings.NewReader(doc), "lcov.info")
+	require.NoError(t, err)
+	assert.Contains(t, cov.Files, "/work/repo/pkg/a.py", "without a working directory SF stays as written")
 }
 
 func TestHugeHitCount(t *testing.T) {

@@ -1,7 +1,8 @@
 package lcov
 
 type config struct {
-	limits Limits
+	limits  Limits
+	workDir string
 }
 
 // Option configures Parse.
@@ -17,6 +18,13 @@ func (f optionFunc) apply(c *config) { f(c) }
 // package report; a zero field keeps its default).
 func WithLimits(l Limits) Option {
 	return optionFunc(func(c *config) { c.limits = l })
+}
+
+// WithWorkDir names the check's working directory (absolute): an SF path
+// under it is kept relative to it; any other stays as written. Default:
+// none.
+func WithWorkDir(dir string) Option {
+	return optionFunc(func(c *config) { c.workDir = dir })
 }
 
 func newConfig(opts []Option) config {

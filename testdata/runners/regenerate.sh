@@ -9,10 +9,12 @@
 # neutral folder and not the path of the clone. The reports are copied back.
 #
 # Usage: testdata/runners/regenerate.sh [runner...]   (default: all)
-# Runners: pytest go jest vitest mocha playwright maven ant phpunit ctest
+# Runners: pytest pytest-cov node-test go jest vitest mocha playwright maven ant phpunit ctest
 #
 # What each runner needs (Debian 12 packages, Go module proxy, npm registry):
 #   pytest     apt-get install python3-pytest python3-pytest-rerunfailures python3-pytest-cov
+#   pytest-cov apt-get install python3-pytest python3-pytest-cov (pytest-cov 4.0.0, coverage.py 6.5.0)
+#   node-test  node v20 (its built-in test runner and junit reporter)
 #   go         go install gotest.tools/gotestsum@v1.13.0
 #              go install github.com/jstemmer/go-junit-report/v2@v2.1.0
 #   jest vitest mocha playwright   node + npm (npm ci in the scratch copy)
@@ -61,6 +63,27 @@ run_pytest() {
 	/usr/bin/python3 -m pytest -p no:cacheprovider -o junit_family=xunit2 \
 		--junitxml=reports/pytest-xunit2.xml --cov=calc --cov-report=xml:reports/coverage.xml -q || true
 	collect pytest
+}
+
+run_pytest_cov() {
+	prep pytest-cov
+	# One pytest-cov run writes the same coverage twice, as Cobertura and as
+	# lcov; a test fails on purpose, so pytest exits 1. pytest's summary and
+	# coverage.py's own totals are kept beside them for the golden test.
+	/usr/bin/python3 -m pytest -p no:cacheprovider -o junit_family=xunit2 \
+		--junitxml=reports/pytest.xml --cov --cov-report=xml:reports/coverage.xml \
+		--cov-report=lcov:reports/lcov.info -q >reports/pytest-output.txt || true
+	/usr/bin/python3 -m coverage report >reports/coverage-report.txt
+	collect pytest-cov
+}
+
+run_node_test() {
+	prep node-test
+	# node's built-in runner with its junit reporter (and the spec reporter
+	# on stdout); tests fail on purpose, so node exits 1.
+	node --test --test-reporter=junit --test-reporter-destination=reports/node-junit.xml \
+		--test-reporter=spec --test-reporter-destination=stdout >reports/node-spec.txt || true
+	collect node-test
 }
 
 run_go() {
@@ -154,7 +177,7 @@ run_ctest() {
 	collect ctest
 }
 
-all=(pytest go jest vitest mocha playwright maven ant phpunit ctest)
+all=(pytest pytest-cov node-test go jest vitest mocha playwright maven ant phpunit ctest)
 for r in "${@:-${all[@]}}"; do
-	"run_$r"
+	"run_${r//-/_}"
 done

@@ -56,8 +56,12 @@ func checkRef(s []byte, atEOF bool) (int, error) {
 		return 0, fmt.Errorf("empty reference &;")
 	}
 	if body[0] == '#' {
-		if _, ok := charRef(body[1:]); !ok {
+		v, ok := charRef(body[1:])
+		if !ok {
 			return 0, fmt.Errorf("invalid character reference &%s;", body)
+		}
+		if !IsChar(v) {
+			return 0, Reason(ErrChar, "character reference &%s; (U+%04X) is not a character XML 1.0 allows", body, v)
 		}
 		return end + 1, nil
 	}
@@ -102,10 +106,46 @@ func charRef(d []byte) (rune, bool) {
 			return 0, false
 		}
 	}
-	if v == 0 || !utf8.ValidRune(v) || v == 0xFFFE || v == 0xFFFF {
-		return 0, false
-	}
 	return v, true
+}
+
+// IsChar reports whether c is a character of XML 1.0's Char production:
+// tab, LF, CR, U+0020..U+D7FF, U+E000..U+FFFD and U+10000..U+10FFFF. Other
+// C0 controls (ESC, BEL, NUL), surrogates, U+FFFE and U+FFFF are not.
+func IsChar(c rune) bool {
+	switch {
+	case c == '\t' || c == '\n' || c == '\r':
+		return true
+	case c < 0x20:
+		return false
+	case c <= 0xD7FF:
+		return true
+	case c < 0xE000:
+		return false
+	case c <= 0xFFFD:
+		return true
+	}
+	return c >= 0x10000 && c <= utf8.MaxRune
+}
+
+// badByte reports whether a byte of the document is a C0 control XML 1.0
+// forbids (any byte below 0x20 but tab, LF and CR).
+func badByte(c byte) bool { return c < 0x20 && c != '\t' && c != '\n' && c != '\r' }
+
+// forbiddenChar returns the offset and value of the first character in s
+// (valid UTF-8, or ISO-8859-1 when latin1) that XML 1.0 forbids, or -1. In
+// UTF-8 these are the C0 controls and U+FFFE, U+FFFF (EF BF BE, EF BF BF);
+// surrogates are not valid UTF-8 and are refused as such.
+func forbiddenChar(s []byte, latin1 bool) (int, rune) {
+	for i, c := range s {
+		if badByte(c) {
+			return i, rune(c)
+		}
+		if !latin1 && c == 0xEF && i+2 < len(s) && s[i+1] == 0xBF && (s[i+2] == 0xBE || s[i+2] == 0xBF) {
+			return i, 0xFF00 | rune(s[i+2])
+		}
+	}
+	return -1, 0
 }
 
 // decodeRef decodes a reference already checked by checkRef.

@@ -25,6 +25,10 @@ var (
 	// ErrBinary is returned for content that is not text: a NUL byte, or
 	// bytes that are not valid UTF-8 in a UTF-8 document.
 	ErrBinary = errors.New("report: binary content")
+	// ErrChar is returned for a character XML 1.0 does not allow, written
+	// raw or as a character reference: a C0 control other than tab, LF and
+	// CR (ESC, BEL, ...), a surrogate, U+FFFE or U+FFFF.
+	ErrChar = errors.New("report: character not allowed in XML")
 	// ErrTruncated is returned for a document that ends before its root
 	// element is closed (or before it has one).
 	ErrTruncated = errors.New("report: truncated document")

@@ -230,6 +230,9 @@ func (r *Reader) validate() error {
 		return r.syntax(r.validated+i, Reason(ErrBinary, "NUL byte: binary content, not a text report"))
 	}
 	if r.latin1 {
+		if i, c := forbiddenChar(s, true); i >= 0 {
+			return r.syntax(r.validated+i, Reason(ErrChar, "character U+%04X is not allowed in XML", c))
+		}
 		r.validated = r.w
 		return nil
 	}
@@ -248,6 +251,9 @@ func (r *Reader) validate() error {
 			i += size
 		}
 		return r.syntax(p, Reason(ErrBinary, "invalid UTF-8: binary content or a wrong encoding declaration"))
+	}
+	if i, c := forbiddenChar(s[:end], false); i >= 0 {
+		return r.syntax(r.validated+i, Reason(ErrChar, "character U+%04X is not allowed in XML", c))
 	}
 	r.validated += end
 	return nil

@@ -309,3 +309,51 @@ func FuzzReader(f *testing.F) {
 		}
 	})
 }
+
+// TestChars: only characters of XML 1.0's Char production are read, raw or
+// as references, wherever they stand (ISO-8859-1 documents too).
+func TestChars(t *testing.T) {
+	refused := map[string]string{
+		"raw ESC in text":          "<a>x\x1b[31m</a>",
+		"raw BEL in an attribute":  "<a n=\"\x07\"/>",
+		"raw ESC in CDATA":         "<a><![CDATA[\x1b]]></a>",
+		"raw ESC in a comment":     "<a><!-- \x1b --></a>",
+		"raw ESC in a name":        "<a\x1b/>",
+		"raw vertical tab":         "<a>\x0b</a>",
+		"raw U+FFFE":               "<a>\xef\xbf\xbe</a>",
+		"raw U+FFFF":               "<a>\xef\xbf\xbf</a>",
+		"&#27;":                    "<a>&#27;</a>",
+		"&#x1B; in an attribute":   "<a n=\"&#x1B;\"/>",
+		"&#x1b; lower case":        "<a>&#x1b;</a>",
+		"&#0;":                     "<a>&#0;</a>",
+		"&#31;":                    "<a>&#31;</a>",
+		"&#xD800; (a surrogate)":   "<a>&#xD800;</a>",
+		"&#xDFFF; (a surrogate)":   "<a>&#xDFFF;</a>",
+		"&#xFFFE;":                 "<a>&#xFFFE;</a>",
+		"&#65535;":                 "<a>&#65535;</a>",
+		"ESC in ISO-8859-1":        "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><a>caf\xe9\x1b</a>",
+		"ESC after 64 KiB of text": "<a>" + strings.Repeat("x", 70<<10) + "\x1b</a>",
+	}
+	for name, doc := range refused {
+		t.Run(name, func(t *testing.T) {
+			_, err := events(t, strings.NewReader(doc), Limits{})
+			require.ErrorIs(t, err, ErrChar)
+			var se *SyntaxError
+			assert.ErrorAs(t, err, &se)
+		})
+	}
+	allowed := map[string]string{
+		"tab, LF, CR":         "<a n=\"\t\">\t\n\r</a>",
+		"&#9; &#10; &#13;":    "<a>&#9;&#10;&#13;</a>",
+		"DEL and C1 controls": "<a>\x7f\xc2\x85&#x85;&#127;</a>",
+		"U+FFFD":              "<a>\xef\xbf\xbd&#xFFFD;</a>",
+		"astral":              "<a>\xf0\x9f\x98\x80&#x10FFFF;</a>",
+		"U+E000":              "<a>&#xE000;&#xD7FF;</a>",
+	}
+	for name, doc := range allowed {
+		t.Run(name, func(t *testing.T) {
+			_, err := events(t, strings.NewReader(doc), Limits{})
+			assert.NoError(t, err)
+		})
+	}
+}
