@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/hangar-dev/testresults/testrun"
 )
 
 // Retention of report folders (see Prune).
@@ -52,7 +54,9 @@ type PruneSkip struct {
 // atomically and keeping its modification time. A run's age is taken from
 // its started_at, else from its folder's modification time. Symbolic links
 // are never followed: a link in root is skipped, and root itself must not
-// be one. A missing root is nothing to prune.
+// be one. Only run folders are touched (named by a run id, holding
+// TEST-RESULTS.json or output.log, or empty): any other folder is skipped
+// with its reason. A missing root is nothing to prune.
 func Prune(root string, now time.Time) (*Pruned, error) {
 	p := &Pruned{Removed: []string{}, CasesDropped: []string{}, Skipped: []PruneSkip{}}
 	fi, err := os.Lstat(root)
@@ -86,10 +90,39 @@ func Prune(root string, now time.Time) (*Pruned, error) {
 	return p, nil
 }
 
+// errNotRunFolder is why Prune leaves a folder alone.
+var errNotRunFolder = errors.New("not a run folder (its name is no run id, or it holds neither " + ResultsFile + " nor " + OutputFile + ")")
+
+// isRunFolder reports whether dir is one that Run made: its name is a run
+// id and it holds TEST-RESULTS.json or output.log (as regular files), or
+// nothing at all. Any other folder is never removed, so that pruning the
+// wrong folder by mistake cannot delete what is not a run's.
+func isRunFolder(dir string) bool {
+	if !testrun.ValidID(filepath.Base(dir)) {
+		return false
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	if len(entries) == 0 {
+		return true
+	}
+	for _, e := range entries {
+		if (e.Name() == ResultsFile || e.Name() == OutputFile) && e.Type().IsRegular() {
+			return true
+		}
+	}
+	return false
+}
+
 func pruneRun(dir string, now time.Time, p *Pruned) error {
 	dfi, err := os.Lstat(dir)
 	if err != nil {
 		return err
+	}
+	if !isRunFolder(dir) {
+		return errNotRunFolder
 	}
 	results := filepath.Join(dir, ResultsFile)
 	fields, err := readResultsFields(results)

@@ -40,6 +40,15 @@ func TestPrune(t *testing.T) {
 	require.NoError(t, os.MkdirAll(killed, 0o755))
 	past := now.Add(-20 * 24 * time.Hour)
 	require.NoError(t, os.Chtimes(killed, past, past))
+	// Folders that are not a run's, however old: never removed.
+	notRun := filepath.Join(root, "src")
+	require.NoError(t, os.MkdirAll(notRun, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(notRun, "main.go"), nil, 0o644))
+	require.NoError(t, os.Chtimes(notRun, past, past))
+	badName := filepath.Join(root, ".cache")
+	require.NoError(t, os.MkdirAll(badName, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(badName, OutputFile), nil, 0o644))
+	require.NoError(t, os.Chtimes(badName, past, past))
 	// A link to a folder elsewhere, which is never followed into.
 	outside := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(outside, "keep"), nil, 0o644))
@@ -52,8 +61,13 @@ func TestPrune(t *testing.T) {
 	require.NoError(t, err)
 	assert.ElementsMatch(t, []string{old, killed}, p.Removed)
 	assert.Equal(t, []string{filepath.Join(fourDays, ResultsFile)}, p.CasesDropped)
-	require.Len(t, p.Skipped, 1)
-	assert.Equal(t, filepath.Join(root, "link"), p.Skipped[0].Path)
+	var skipped []string
+	for _, s := range p.Skipped {
+		skipped = append(skipped, s.Path)
+	}
+	assert.ElementsMatch(t, []string{filepath.Join(root, "link"), notRun, badName}, skipped)
+	assert.FileExists(t, filepath.Join(notRun, "main.go"), "a folder that is not a run's is never removed")
+	assert.DirExists(t, badName)
 	assert.FileExists(t, filepath.Join(outside, "keep"))
 	assert.NoDirExists(t, old)
 

@@ -24,8 +24,11 @@ Applies the retention of the report folders that 'testresults run' makes:
 a run folder older than %d days is removed; after %d days (%d for runs of
 kind base) the per-case map ("cases") of its TEST-RESULTS.json is dropped
 and the run keeps its counts and failures. A run's age is its started_at
-(else its folder's time). Files are rewritten atomically; symbolic links are
-never followed.
+(else its folder's time). Only run folders are touched: named by a run id
+and holding TEST-RESULTS.json or output.log (or nothing); any other folder
+is skipped and listed, so pruning the wrong folder deletes nothing that is
+not a run's. Files are rewritten atomically; symbolic links are never
+followed.
 
 Prints what it did as JSON on stdout (removed, cases_dropped, skipped) and
 a line per change on stderr (--quiet silences it).

@@ -345,19 +345,6 @@ func (c *comparison) fields() []check.Field {
 	}
 }
 
-// useColor: only on a terminal, and not with NO_COLOR or TERM=dumb.
-func useColor(env Env) bool {
-	if env.Getenv("NO_COLOR") != "" || env.Getenv("TERM") == "dumb" {
-		return false
-	}
-	f, ok := env.Stderr.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
-}
-
 // summary prints the run for people.
 type summary struct {
 	w     io.Writer

@@ -157,8 +157,10 @@ func TestRunBase(t *testing.T) {
 	assert.NotContains(t, stderr, "\x1b[", "no colour off a terminal")
 
 	// A base that read nothing: the comparison is unavailable, not empty.
+	code, emptyRun, _ := runCmd(t, "parse", "--kind", "base", "--id", "base-2", t.TempDir())
+	require.Equal(t, exitRejected, code, "parse still prints the run that read nothing")
 	empty := filepath.Join(dir, "empty.json")
-	require.NoError(t, os.WriteFile(empty, []byte(`{"id":"base-2","kind":"base","complete":false,"incomplete_reasons":["no report found"]}`), 0o644))
+	require.NoError(t, os.WriteFile(empty, []byte(emptyRun), 0o644))
 	out3 := filepath.Join(dir, "out3")
 	code, _, stderr = runInProc(t, nil, "--out", out3, "--base-run", empty, "--", "cp", after, filepath.Join(out3, "after.xml"))
 	require.Equal(t, exitOK, code, stderr)
