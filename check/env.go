@@ -29,6 +29,9 @@ const (
 	OutputFile = "output.log"
 	// ResultsFile is the run (and its comparison) that WriteResults writes.
 	ResultsFile = "TEST-RESULTS.json"
+	// RunFile is the run alone, written beside a TEST-RESULTS.json that
+	// holds a comparison.
+	RunFile = "run.json"
 )
 
 // environ is an environment as a list of NAME=value entries; the last

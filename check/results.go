@@ -22,7 +22,19 @@ type Field struct {
 // (a reader sees the old file or the new one, never a part): the run's JSON
 // form, followed by the extra fields in order (a comparison with a base
 // run). It returns the file's path.
+//
+// With extra fields it also writes run.json (RunFile), the run alone: a
+// reader of runs (export) reads a run's fields only.
 func WriteResults(dir string, run *testrun.Run, extra ...Field) (string, error) {
+	if len(extra) > 0 {
+		b, err := resultsJSON(run)
+		if err != nil {
+			return "", err
+		}
+		if err := writeFileAtomic(filepath.Join(dir, RunFile), b); err != nil {
+			return "", err
+		}
+	}
 	b, err := resultsJSON(run, extra...)
 	if err != nil {
 		return "", err

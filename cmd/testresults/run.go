@@ -63,9 +63,10 @@ HANGAR_TEST_REPORTS=collect reads reports without setting any variable; off
 does neither. The commit and working-tree digest are read before the check
 runs; the last 1 MiB of its output is kept, redacted, in output.log.
 
-TEST-RESULTS.json (the run; with --base-run also new_failures,
-base_failures, fixed and coverage_delta) is written into the report folder
-whatever happens, also after a timeout or a signal. stdout belongs to the
+TEST-RESULTS.json (the run; with --base-run also base_id, new_failures,
+comparison_unavailable, base_failures, fixed and coverage_delta, and then
+run.json beside it, the run alone, for 'testresults export') is written into
+the report folder whatever happens, also after a timeout or a signal. stdout belongs to the
 check: the run goes to that file, and a short summary to stderr (--quiet
 silences it; colour only on a terminal, NO_COLOR honoured).
 

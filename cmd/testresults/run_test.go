@@ -150,6 +150,9 @@ func TestRunBase(t *testing.T) {
 	assert.Len(t, got.BaseFailures, 2)
 	assert.Equal(t, []string{"c::a"}, got.Fixed)
 	assert.Nil(t, got.Delta, "no coverage on either side: unknown, not 0")
+	// The run alone sits beside it, for readers of runs.
+	ecode, _, eerr := runCmd(t, "export", "--format", "otlp-json", "-o", filepath.Join(dir, "spans.json"), filepath.Join(outDir, "run.json"))
+	assert.Equal(t, exitOK, ecode, eerr)
 
 	assert.Contains(t, stderr, "new failures against base-1: ")
 	assert.Contains(t, stderr, `c::\u202elmth.exe`, "names reach the terminal escaped")
