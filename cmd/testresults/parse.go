@@ -2,14 +2,11 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"regexp"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -123,18 +120,15 @@ func runParse(ctx context.Context, args []string, env Env) int {
 		return usageErr("unknown --kind %q", o.kind)
 	}
 	if fs.Changed("grade") {
-		if kind != testrun.KindGrader {
-			return usageErr("--grade is only for --kind grader")
-		}
-		if strings.TrimSpace(o.grade) == "" {
-			return usageErr("--grade is empty")
+		if err := checkGradeFlag(kind, o.grade); err != nil {
+			return usageErr("%s", err.msg)
 		}
 	}
 	if o.commit != "" && !commitRE.MatchString(o.commit) {
 		return usageErr("--commit %q is not a hex commit SHA", o.commit)
 	}
-	if fs.Changed("exit-code") && (o.exitCode < 0 || o.exitCode > 255) {
-		return usageErr("--exit-code %d is not between 0 and 255", o.exitCode)
+	if fs.Changed("exit-code") && testrun.CheckExitCode(o.exitCode) != nil {
+		return usageErr("--exit-code %d is not between 0 and %d", o.exitCode, testrun.MaxExitCode)
 	}
 	status := testrun.Status(o.status)
 	if o.status != "" && !status.Valid() {
@@ -182,7 +176,7 @@ func runParse(ctx context.Context, args []string, env Env) int {
 	run, err := report.ReadRun(paths, report.WithRunOptions(testrun.WithRedactor(testrun.NewRedactor(env.Environ()))))
 	run.ID = o.id
 	if run.ID == "" {
-		run.ID = runID(run.Reports)
+		run.ID = testrun.DeriveID(run.Reports)
 	}
 	run.Kind = kind
 	run.Grade = o.grade
@@ -194,10 +188,7 @@ func runParse(ctx context.Context, args []string, env Env) int {
 	if fs.Changed("exit-code") {
 		code := o.exitCode
 		run.ExitCode = &code
-		run.Status = testrun.StatusSuccess
-		if code != 0 {
-			run.Status = testrun.StatusFailure
-		}
+		run.Status = testrun.StatusForExitCode(code)
 	}
 	if status != "" {
 		run.Status = status
@@ -241,23 +232,14 @@ var exportFlagNames = sync.OnceValue(func() []string {
 	return names
 })
 
-// runID derives a run id from the reports: the first 32 hex digits of a
-// SHA-256 over their sorted SHA-256 digests (for a report not read whole,
-// its path and reason), so the same reports give the same id.
-func runID(reports []testrun.ReportInfo) string {
-	keys := make([]string, 0, len(reports))
-	for _, r := range reports {
-		if r.SHA256 != "" {
-			keys = append(keys, "sha256:"+r.SHA256)
-		} else {
-			keys = append(keys, "path:"+r.Path+"\x00"+r.Error)
-		}
+// checkGradeFlag checks a --grade given on the command line: the rule is
+// testrun.CheckGrade, and a grade given empty is refused too.
+func checkGradeFlag(kind testrun.Kind, grade string) *usageError {
+	if kind != testrun.KindGrader {
+		return &usageError{msg: "--grade is only for --kind grader"}
 	}
-	sort.Strings(keys)
-	h := sha256.New()
-	for _, k := range keys {
-		h.Write([]byte(k))
-		h.Write([]byte{'\n'})
+	if grade == "" || testrun.CheckGrade(kind, grade) != nil {
+		return &usageError{msg: "--grade is empty"}
 	}
-	return hex.EncodeToString(h.Sum(nil))[:32]
+	return nil
 }

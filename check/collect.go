@@ -1,0 +1,230 @@
+package check
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Bounds of the walk over the repository for reports.
+const (
+	// MaxWalkDepth is how deep below the repository the walk looks.
+	MaxWalkDepth = 16
+	// MaxWalkEntries is how many files and folders the walk examines; a
+	// repository with more makes the run incomplete (a report may have been
+	// missed).
+	MaxWalkEntries = 200_000
+)
+
+// skipDirs are folders the walk never enters: they hold no report a check
+// writes, and can be huge.
+var skipDirs = map[string]bool{
+	".git": true, ".hg": true, ".svn": true, "node_modules": true,
+	".venv": true, "venv": true, "__pycache__": true, ".pytest_cache": true, ".mypy_cache": true,
+}
+
+// usualPlace reports whether a file at rel (slash-separated, relative to
+// the repository) is where a common runner writes a test or coverage
+// report: Maven surefire and failsafe and Gradle (TEST-*.xml under
+// target/surefire-reports, target/failsafe-reports, build/test-results),
+// cargo-nextest (target/nextest/<profile>/junit.xml), vitest, jest and
+// others (*junit*.xml), anything in test-results/ or test-reports/, and
+// coverage: coverage.xml, cobertura*.xml, lcov.info and *.lcov.
+func usualPlace(rel string) bool {
+	parts := strings.Split(rel, "/")
+	name := parts[len(parts)-1]
+	lower := strings.ToLower(name)
+	dirs := parts[:len(parts)-1]
+	xml := strings.HasSuffix(lower, ".xml")
+	switch {
+	case lower == "coverage.xml", lower == "lcov.info", strings.HasSuffix(lower, ".lcov"),
+		strings.HasPrefix(lower, "cobertura") && xml,
+		strings.Contains(lower, "junit") && xml:
+		return true
+	}
+	if !xml {
+		return false
+	}
+	if strings.HasPrefix(name, "TEST-") {
+		for i := 0; i+1 < len(dirs); i++ {
+			switch dirs[i] + "/" + dirs[i+1] {
+			case "target/surefire-reports", "target/failsafe-reports", "build/test-results":
+				return true
+			}
+		}
+	}
+	for _, d := range dirs {
+		if d == "test-results" || d == "test-reports" {
+			return true
+		}
+	}
+	return false
+}
+
+// glob is a pattern relative to the repository, split at "/"; "**" stands
+// for any number of folders.
+type glob []string
+
+var errGlob = errors.New("check: verify_reports")
+
+// parseGlob checks a declared glob: relative, inside the repository (no
+// ".." segment), and well-formed for path.Match.
+func parseGlob(s string) (glob, error) {
+	s = filepath.ToSlash(strings.TrimSpace(s))
+	if s == "" || strings.HasPrefix(s, "/") || filepath.IsAbs(s) {
+		return nil, fmt.Errorf("%w: %q is not relative to the repository", errGlob, s)
+	}
+	var g glob
+	for _, seg := range strings.Split(s, "/") {
+		switch seg {
+		case "", ".":
+			continue
+		case "..":
+			return nil, fmt.Errorf("%w: %q leaves the repository", errGlob, s)
+		}
+		if _, err := path.Match(seg, ""); err != nil {
+			return nil, fmt.Errorf("%w: %q: %v", errGlob, s, err)
+		}
+		g = append(g, seg)
+	}
+	if len(g) == 0 {
+		return nil, fmt.Errorf("%w: %q names nothing", errGlob, s)
+	}
+	return g, nil
+}
+
+// match reports whether the slash-separated relative path's segments match
+// the glob.
+func (g glob) match(parts []string) bool {
+	if len(g) == 0 {
+		return len(parts) == 0
+	}
+	if g[0] == "**" {
+		for i := 0; i <= len(parts); i++ {
+			if g[1:].match(parts[i:]) {
+				return true
+			}
+		}
+		return false
+	}
+	if len(parts) == 0 {
+		return false
+	}
+	ok, _ := path.Match(g[0], parts[0])
+	return ok && g[1:].match(parts[1:])
+}
+
+// walkResult is what the walk over the repository found.
+type walkResult struct {
+	paths   []string
+	reasons []string
+}
+
+// walkRepository lists the files under root that a declared glob or a
+// usual place names and that changed at or after start (their own
+// modification time: a symbolic link is listed by its own time, and
+// report then refuses it). Links are never followed.
+func walkRepository(root string, globs []glob, start time.Time) walkResult {
+	var res walkResult
+	entries := 0
+	stopped := false
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == root {
+				return err
+			}
+			if d != nil && d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if p == root {
+			return nil
+		}
+		entries++
+		if entries > MaxWalkEntries {
+			stopped = true
+			return filepath.SkipAll
+		}
+		rel, rerr := filepath.Rel(root, p)
+		if rerr != nil {
+			return nil
+		}
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			if skipDirs[d.Name()] || strings.Count(rel, "/")+1 >= MaxWalkDepth {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		parts := splitSlash(rel)
+		wanted := usualPlace(rel)
+		for _, g := range globs {
+			if wanted {
+				break
+			}
+			wanted = g.match(parts)
+		}
+		if !wanted {
+			return nil
+		}
+		fi, err := d.Info()
+		if err != nil || fi.ModTime().Before(start) {
+			return nil
+		}
+		res.paths = append(res.paths, p)
+		return nil
+	})
+	if err != nil {
+		res.reasons = append(res.reasons, fmt.Sprintf("the repository could not be searched for reports: %v", err))
+	}
+	if stopped {
+		res.reasons = append(res.reasons, fmt.Sprintf("the search for reports stopped after %d files and folders: a report may have been missed", MaxWalkEntries))
+	}
+	return res
+}
+
+// declaredGlobs reads the repository's verify_reports globs from
+// .hangar/environment.yaml. A missing file declares none.
+func declaredGlobs(repo string) ([]glob, error) {
+	p := filepath.Join(repo, ".hangar", "environment.yaml")
+	b, err := readConfig(p)
+	if err != nil {
+		return nil, fmt.Errorf("check: %s: %w", p, err)
+	}
+	if b == nil {
+		return nil, nil
+	}
+	raw, err := verifyReports(b)
+	if err != nil {
+		return nil, err
+	}
+	globs := make([]glob, 0, len(raw))
+	for _, s := range raw {
+		g, err := parseGlob(s)
+		if err != nil {
+			return nil, err
+		}
+		globs = append(globs, g)
+	}
+	return globs, nil
+}
+
+// existing keeps the paths that exist (as files or links, not followed), so
+// that a runner that was never invoked leaves no reason behind.
+func existing(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		if fi, err := os.Lstat(p); err == nil && !fi.IsDir() {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func splitSlash(rel string) []string { return strings.Split(rel, "/") }

@@ -1,0 +1,98 @@
+package check
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestPrepareUnreadableConfig(t *testing.T) {
+	wd := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(wd, "real.ini"), []byte("[pytest]\naddopts = --junitxml=r.xml\n"), 0o644))
+	require.NoError(t, os.Symlink("real.ini", filepath.Join(wd, "pytest.ini")))
+	s := prepare(nil, []string{"pytest"}, wd, wd, "/r", ModeSet, false)
+	require.Len(t, s.reasons, 1, "a linked configuration is not read, and the run says so")
+	assert.Contains(t, s.env.get(envPytestAddopts), "--junitxml=/r/pytest.xml", "the runners still get the report folder")
+}
+
+func TestPrepare(t *testing.T) {
+	report := "/r/run1"
+	ours := "--junitxml=" + filepath.Join(report, PytestReport)
+	tests := []struct {
+		name     string
+		env      []string
+		argv     []string
+		files    map[string]string
+		mode     Mode
+		addopts  string // PYTEST_ADDOPTS the check gets ("" unset)
+		explicit []string
+		vars     map[string]string
+	}{
+		{name: "nothing set", addopts: ours,
+			vars: map[string]string{envGotestsumJUnit: filepath.Join(report, GotestsumReport)}},
+		{name: "appended to what is there", env: []string{envPytestAddopts + "=-x -q"}, addopts: "-x -q " + ours},
+		{name: "PYTEST_ADDOPTS names a file", env: []string{envPytestAddopts + "=--junit-xml=out/mine.xml"},
+			addopts: "--junit-xml=out/mine.xml", explicit: []string{"WD/out/mine.xml"}},
+		{name: "command line names junitxml", argv: []string{"pytest", "--junitxml", "$HOME/r.xml"},
+			env: []string{"HOME=/home/u"}, explicit: []string{"/home/u/r.xml"}},
+		{name: "pytest.ini addopts", files: map[string]string{"pytest.ini": "[pytest]\naddopts = --junitxml=reports/ini.xml\n"},
+			explicit: []string{"WD/reports/ini.xml"}},
+		{name: "pyproject array", files: map[string]string{"pyproject.toml": "[tool.pytest.ini_options]\naddopts = [\"--junitxml=reports/toml.xml\"]\n"},
+			explicit: []string{"WD/reports/toml.xml"}},
+		{name: "setup.cfg", files: map[string]string{"setup.cfg": "[tool:pytest]\naddopts = --junitxml reports/cfg.xml\n"},
+			explicit: []string{"WD/reports/cfg.xml"}},
+		{name: "tox.ini", files: map[string]string{"tox.ini": "[pytest]\naddopts = --junit-xml=reports/tox.xml\n"},
+			explicit: []string{"WD/reports/tox.xml"}},
+		{name: "junit_family names no file", files: map[string]string{"pytest.ini": "[pytest]\njunit_family = xunit1\n"}, addopts: ours},
+		{name: "collect sets nothing", mode: ModeCollect,
+			files: map[string]string{"pytest.ini": "[pytest]\naddopts = --junitxml=reports/ini.xml\n"}, explicit: []string{"WD/reports/ini.xml"}},
+		{name: "gotestsum already set", env: []string{envGotestsumJUnit + "=gs.xml"}, addopts: ours,
+			explicit: []string{"WD/gs.xml"}, vars: map[string]string{envGotestsumJUnit: ""}},
+		{name: "jest-junit used", files: map[string]string{"package.json": `{"jest": {"reporters": ["default", "jest-junit"]}}`},
+			addopts: ours, vars: map[string]string{envJestDir: report}},
+		{name: "jest without jest-junit", files: map[string]string{"package.json": `{"devDependencies": {"jest": "29"}}`},
+			addopts: ours, vars: map[string]string{envJestDir: ""}},
+		{name: "jest-junit folder already set", files: map[string]string{"jest.config.js": `module.exports = {reporters: ['jest-junit']}`},
+			env: []string{envJestDir + "=out"}, addopts: ours, explicit: []string{"WD/out/junit.xml"}, vars: map[string]string{envJestDir: ""}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			wd := t.TempDir()
+			for name, body := range tt.files {
+				require.NoError(t, os.WriteFile(filepath.Join(wd, name), []byte(body), 0o644))
+			}
+			argv := tt.argv
+			if argv == nil {
+				argv = []string{"pytest"}
+			}
+			mode := tt.mode
+			if mode == "" {
+				mode = ModeSet
+			}
+			s := prepare(environ(tt.env), argv, wd, wd, report, mode, false)
+			assert.Empty(t, s.reasons)
+			assert.Equal(t, report, s.env.get(EnvTestsDir))
+			assert.Equal(t, tt.addopts, s.env.get(envPytestAddopts))
+			var want []string
+			for _, p := range tt.explicit {
+				if len(p) > 3 && p[:3] == "WD/" {
+					p = filepath.Join(wd, p[3:])
+				}
+				want = append(want, p)
+			}
+			assert.Equal(t, want, s.explicit)
+			for name, v := range tt.vars {
+				var set string
+				for _, kv := range s.vars {
+					if len(kv) > len(name) && kv[:len(name)+1] == name+"=" {
+						set = kv[len(name)+1:]
+					}
+				}
+				assert.Equal(t, v, set, name)
+			}
+		})
+	}
+}

@@ -1,0 +1,14 @@
+package check
+
+import "errors"
+
+var (
+	// ErrStart: the command could not be started (not found, not
+	// executable). Run still returns the Result, whose run says why.
+	ErrStart = errors.New("check: the command could not be started")
+	// ErrReportDir: the report folder cannot be used (it holds files of
+	// something other than a run, or cannot be made).
+	ErrReportDir = errors.New("check: report folder")
+	// ErrNoCommand: no command was given.
+	ErrNoCommand = errors.New("check: no command")
+)

@@ -1,0 +1,265 @@
+package check
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/hangar-dev/testresults/testrun"
+)
+
+// Retention of report folders (see Prune).
+const (
+	// RunRetention is how long a run folder is kept.
+	RunRetention = 14 * 24 * time.Hour
+	// CasesRetention is how long a run keeps its per-case outcomes.
+	CasesRetention = 3 * 24 * time.Hour
+	// BaseCasesRetention is how long a base run keeps them.
+	BaseCasesRetention = 14 * 24 * time.Hour
+)
+
+// maxResultsBytes bounds the TEST-RESULTS.json Prune reads.
+const maxResultsBytes = 256 << 20
+
+// ErrPruneRoot is returned when the folder to prune cannot be used.
+var ErrPruneRoot = errors.New("check: prune")
+
+// Pruned is what Prune did.
+type Pruned struct {
+	// Removed are the run folders removed, older than RunRetention.
+	Removed []string `json:"removed"`
+	// CasesDropped are the TEST-RESULTS.json files whose per-case map was
+	// dropped (set to null); the run keeps its counts and failures.
+	CasesDropped []string `json:"cases_dropped"`
+	// Skipped are entries left alone, with why.
+	Skipped []PruneSkip `json:"skipped"`
+}
+
+// PruneSkip is an entry Prune left alone.
+type PruneSkip struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}
+
+// Prune applies the retention rules to the run folders in root (such as
+// $HOME/.hangar/tests): a folder older than RunRetention is removed; the
+// "cases" of its TEST-RESULTS.json are dropped after CasesRetention
+// (BaseCasesRetention for runs of kind base), rewriting the file
+// atomically and keeping its modification time. A run's age is taken from
+// its started_at, else from its folder's modification time. Symbolic links
+// are never followed: a link in root is skipped, and root itself must not
+// be one. Only run folders are touched (named by a run id, holding
+// TEST-RESULTS.json or output.log, or empty): any other folder is skipped
+// with its reason. A missing root is nothing to prune.
+func Prune(root string, now time.Time) (*Pruned, error) {
+	p := &Pruned{Removed: []string{}, CasesDropped: []string{}, Skipped: []PruneSkip{}}
+	fi, err := os.Lstat(root)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return p, nil
+	case err != nil:
+		return nil, fmt.Errorf("%w: %v", ErrPruneRoot, err)
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return nil, fmt.Errorf("%w: %s is a symbolic link", ErrPruneRoot, root)
+	case !fi.IsDir():
+		return nil, fmt.Errorf("%w: %s is not a folder", ErrPruneRoot, root)
+	}
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrPruneRoot, err)
+	}
+	for _, e := range entries {
+		dir := filepath.Join(root, e.Name())
+		switch {
+		case e.Type()&fs.ModeSymlink != 0:
+			p.Skipped = append(p.Skipped, PruneSkip{dir, "a symbolic link (not followed)"})
+			continue
+		case !e.IsDir():
+			continue
+		}
+		if err := pruneRun(dir, now, p); err != nil {
+			p.Skipped = append(p.Skipped, PruneSkip{dir, err.Error()})
+		}
+	}
+	return p, nil
+}
+
+// errNotRunFolder is why Prune leaves a folder alone.
+var errNotRunFolder = errors.New("not a run folder (its name is no run id, or it holds neither " + ResultsFile + " nor " + OutputFile + ")")
+
+// isRunFolder reports whether dir is one that Run made: its name is a run
+// id and it holds TEST-RESULTS.json or output.log (as regular files), or
+// nothing at all. Any other folder is never removed, so that pruning the
+// wrong folder by mistake cannot delete what is not a run's.
+func isRunFolder(dir string) bool {
+	if !testrun.ValidID(filepath.Base(dir)) {
+		return false
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	if len(entries) == 0 {
+		return true
+	}
+	for _, e := range entries {
+		if (e.Name() == ResultsFile || e.Name() == OutputFile) && e.Type().IsRegular() {
+			return true
+		}
+	}
+	return false
+}
+
+func pruneRun(dir string, now time.Time, p *Pruned) error {
+	dfi, err := os.Lstat(dir)
+	if err != nil {
+		return err
+	}
+	if !isRunFolder(dir) {
+		return errNotRunFolder
+	}
+	results := filepath.Join(dir, ResultsFile)
+	fields, err := readResultsFields(results)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		// An unreadable file still ages out with its folder.
+		fields = nil
+	}
+	var head struct {
+		StartedAt *time.Time `json:"started_at"`
+		Kind      *string    `json:"kind"`
+	}
+	age := now.Sub(dfi.ModTime())
+	if fields != nil {
+		if obj, err := fields.object(); err == nil && json.Unmarshal(obj, &head) == nil && head.StartedAt != nil {
+			age = now.Sub(*head.StartedAt)
+		}
+	}
+	if age > RunRetention {
+		if err := os.RemoveAll(dir); err != nil {
+			return err
+		}
+		p.Removed = append(p.Removed, dir)
+		return nil
+	}
+	keep := CasesRetention
+	if head.Kind != nil && *head.Kind == "base" {
+		keep = BaseCasesRetention
+	}
+	if fields == nil || age <= keep {
+		return nil
+	}
+	changed := false
+	for i := range fields {
+		if fields[i].key == "cases" && string(fields[i].value) != "null" {
+			fields[i].value = json.RawMessage("null")
+			changed = true
+		}
+	}
+	if !changed {
+		return nil
+	}
+	obj, err := fields.object()
+	if err != nil {
+		return err
+	}
+	var out bytes.Buffer
+	if err := json.Indent(&out, obj, "", "  "); err != nil {
+		return err
+	}
+	out.WriteByte('\n')
+	ffi, err := os.Lstat(results)
+	if err != nil {
+		return err
+	}
+	if err := writeFileAtomic(results, out.Bytes()); err != nil {
+		return err
+	}
+	// The rewrite is not a new run: keep the file's and the folder's times,
+	// which date the run when started_at is missing.
+	os.Chtimes(results, ffi.ModTime(), ffi.ModTime())
+	os.Chtimes(dir, dfi.ModTime(), dfi.ModTime())
+	p.CasesDropped = append(p.CasesDropped, results)
+	return nil
+}
+
+// jsonFields are the top-level fields of a JSON object, in order.
+type jsonFields []struct {
+	key   string
+	value json.RawMessage
+}
+
+func (f jsonFields) object() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, kv := range f {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, err := marshalNoEscape(kv.key)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(kv.value)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// readResultsFields reads TEST-RESULTS.json (never through a symbolic link)
+// as its top-level fields in order.
+func readResultsFields(path string) (jsonFields, error) {
+	f, err := openNoFollow(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("check: %s is not a regular file", path)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxResultsBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > maxResultsBytes {
+		return nil, fmt.Errorf("check: %s is larger than %d MiB", path, maxResultsBytes>>20)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, fmt.Errorf("check: %s is not a JSON object", path)
+	}
+	var fields jsonFields
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, fmt.Errorf("check: %s: %w", path, err)
+		}
+		key, ok := t.(string)
+		if !ok {
+			return nil, fmt.Errorf("check: %s: bad key", path)
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, fmt.Errorf("check: %s: %w", path, err)
+		}
+		fields = append(fields, struct {
+			key   string
+			value json.RawMessage
+		}{key, v})
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, fmt.Errorf("check: %s: %w", path, err)
+	}
+	return fields, nil
+}

@@ -1,0 +1,122 @@
+package check
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestPrune(t *testing.T) {
+	now := time.Date(2026, 6, 30, 12, 0, 0, 0, time.UTC)
+	root := t.TempDir()
+	mk := func(name, kind string, age time.Duration, withCases bool) string {
+		dir := filepath.Join(root, name)
+		require.NoError(t, os.MkdirAll(dir, 0o755))
+		cases := `null`
+		if withCases {
+			cases = `{"a::b": "failed", "a::c": "passed"}`
+		}
+		k := `null`
+		if kind != "" {
+			k = `"` + kind + `"`
+		}
+		body := `{"id": "` + name + `", "kind": ` + k + `, "started_at": "` + now.Add(-age).Format(time.RFC3339) +
+			`", "counts": {"total": 2, "passed": 1, "failed": 1, "errors": 0, "skipped": 0, "flaky": 0}, "failures": [{"id": "a::b", "outcome": "failed", "message": "m", "flaky": false}], "cases": ` + cases + `, "new_failures": ["a::b"]}`
+		require.NoError(t, os.WriteFile(filepath.Join(dir, ResultsFile), []byte(body), 0o644))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "output.log"), []byte("out"), 0o644))
+		return dir
+	}
+	fresh := mk("fresh", "after_turn", time.Hour, true)
+	fourDays := mk("four-days", "after_turn", 4*24*time.Hour, true)
+	baseFourDays := mk("base-four-days", "base", 4*24*time.Hour, true)
+	old := mk("old", "base", 15*24*time.Hour, true)
+	// No TEST-RESULTS.json (the run was killed): its folder's time dates it.
+	killed := filepath.Join(root, "killed")
+	require.NoError(t, os.MkdirAll(killed, 0o755))
+	past := now.Add(-20 * 24 * time.Hour)
+	require.NoError(t, os.Chtimes(killed, past, past))
+	// Folders that are not a run's, however old: never removed.
+	notRun := filepath.Join(root, "src")
+	require.NoError(t, os.MkdirAll(notRun, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(notRun, "main.go"), nil, 0o644))
+	require.NoError(t, os.Chtimes(notRun, past, past))
+	badName := filepath.Join(root, ".cache")
+	require.NoError(t, os.MkdirAll(badName, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(badName, OutputFile), nil, 0o644))
+	require.NoError(t, os.Chtimes(badName, past, past))
+	// A link to a folder elsewhere, which is never followed into.
+	outside := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(outside, "keep"), nil, 0o644))
+	require.NoError(t, os.Chtimes(outside, past, past))
+	require.NoError(t, os.Symlink(outside, filepath.Join(root, "link")))
+	before, err := os.Stat(filepath.Join(fourDays, ResultsFile))
+	require.NoError(t, err)
+
+	p, err := Prune(root, now)
+	require.NoError(t, err)
+	assert.ElementsMatch(t, []string{old, killed}, p.Removed)
+	assert.Equal(t, []string{filepath.Join(fourDays, ResultsFile)}, p.CasesDropped)
+	var skipped []string
+	for _, s := range p.Skipped {
+		skipped = append(skipped, s.Path)
+	}
+	assert.ElementsMatch(t, []string{filepath.Join(root, "link"), notRun, badName}, skipped)
+	assert.FileExists(t, filepath.Join(notRun, "main.go"), "a folder that is not a run's is never removed")
+	assert.DirExists(t, badName)
+	assert.FileExists(t, filepath.Join(outside, "keep"))
+	assert.NoDirExists(t, old)
+
+	read := func(dir string) map[string]json.RawMessage {
+		b, err := os.ReadFile(filepath.Join(dir, ResultsFile))
+		require.NoError(t, err)
+		var m map[string]json.RawMessage
+		require.NoError(t, json.Unmarshal(b, &m))
+		return m
+	}
+	got := read(fourDays)
+	assert.Equal(t, "null", string(got["cases"]))
+	assert.Contains(t, string(got["counts"]), `"failed": 1`, "counts stay")
+	assert.Contains(t, string(got["failures"]), "a::b", "failures stay")
+	assert.Contains(t, string(got["new_failures"]), "a::b", "other fields stay")
+	after, err := os.Stat(filepath.Join(fourDays, ResultsFile))
+	require.NoError(t, err)
+	assert.Equal(t, before.ModTime(), after.ModTime(), "the rewrite keeps the file's time")
+	assert.NotEqual(t, "null", string(read(fresh)["cases"]))
+	assert.NotEqual(t, "null", string(read(baseFourDays)["cases"]), "a base run keeps its cases 14 days")
+
+	// Pruning again changes nothing.
+	p, err = Prune(root, now)
+	require.NoError(t, err)
+	assert.Empty(t, p.Removed)
+	assert.Empty(t, p.CasesDropped)
+
+	// The root itself may not be a link; a missing root is nothing to do.
+	link := filepath.Join(t.TempDir(), "rootlink")
+	require.NoError(t, os.Symlink(root, link))
+	_, err = Prune(link, now)
+	assert.ErrorIs(t, err, ErrPruneRoot)
+	p, err = Prune(filepath.Join(root, "missing"), now)
+	require.NoError(t, err)
+	assert.Empty(t, p.Removed)
+}
+
+func TestPruneLinkedResults(t *testing.T) {
+	now := time.Now()
+	root := t.TempDir()
+	dir := filepath.Join(root, "run")
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	target := filepath.Join(t.TempDir(), "elsewhere.json")
+	body := `{"id": "x", "kind": null, "started_at": "` + now.Add(-5*24*time.Hour).Format(time.RFC3339) + `", "cases": {"a": "passed"}}`
+	require.NoError(t, os.WriteFile(target, []byte(body), 0o644))
+	require.NoError(t, os.Symlink(target, filepath.Join(dir, ResultsFile)))
+	_, err := Prune(root, now)
+	require.NoError(t, err)
+	b, err := os.ReadFile(target)
+	require.NoError(t, err)
+	assert.Equal(t, body, string(b), "a linked TEST-RESULTS.json is not written through")
+}

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/hangar-dev/testresults/check"
+)
+
+func init() {
+	register(command{name: "prune", synopsis: "apply the retention of run folders and per-case maps", run: runPrune})
+}
+
+var pruneUsage = fmt.Sprintf(`Usage: testresults prune [flags]
+
+Applies the retention of the report folders that 'testresults run' makes:
+a run folder older than %d days is removed; after %d days (%d for runs of
+kind base) the per-case map ("cases") of its TEST-RESULTS.json is dropped
+and the run keeps its counts and failures. A run's age is its started_at
+(else its folder's time). Only run folders are touched: named by a run id
+and holding TEST-RESULTS.json or output.log (or nothing); any other folder
+is skipped and listed, so pruning the wrong folder deletes nothing that is
+not a run's. Files are rewritten atomically; symbolic links are never
+followed.
+
+Prints what it did as JSON on stdout (removed, cases_dropped, skipped) and
+a line per change on stderr (--quiet silences it).
+
+Exit codes: 0 pruned (or nothing to prune); 1 the folder could not be
+pruned; 2 usage error.
+
+Flags:
+`, int(check.RunRetention.Hours()/24), int(check.CasesRetention.Hours()/24), int(check.BaseCasesRetention.Hours()/24))
+
+type pruneOptions struct {
+	dir   string
+	now   string
+	quiet bool
+}
+
+func newPruneFlags() (*pflag.FlagSet, *pruneOptions) {
+	o := &pruneOptions{}
+	fs := pflag.NewFlagSet("prune", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	fs.SortFlags = false
+	fs.StringVar(&o.dir, "dir", "", "the folder of run folders (default $HOME/.hangar/tests)")
+	fs.StringVar(&o.now, "now", "", "the time to prune as of (RFC 3339; default now)")
+	fs.BoolVarP(&o.quiet, "quiet", "q", false, "nothing on stderr")
+	return fs, o
+}
+
+func runPrune(_ context.Context, args []string, env Env) int {
+	fs, o := newPruneFlags()
+	usageTo := func(w io.Writer) {
+		fmt.Fprint(w, pruneUsage)
+		fmt.Fprint(w, fs.FlagUsages())
+	}
+	usageErr := func(format string, a ...any) int {
+		fmt.Fprintf(env.Stderr, "testresults prune: "+format+"\n\n", a...)
+		usageTo(env.Stderr)
+		return exitUsage
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, pflag.ErrHelp) {
+			usageTo(env.Stdout)
+			return exitOK
+		}
+		return usageErr("%v", err)
+	}
+	if fs.NArg() > 0 {
+		return usageErr("unexpected arguments %q", fs.Args())
+	}
+	now := time.Now()
+	if o.now != "" {
+		t, err := time.Parse(time.RFC3339Nano, o.now)
+		if err != nil {
+			return usageErr("--now %q is not an RFC 3339 time", o.now)
+		}
+		now = t
+	}
+	dir := o.dir
+	if dir == "" {
+		home := env.Getenv("HOME")
+		if home == "" {
+			return usageErr("HOME is not set: give --dir")
+		}
+		dir = filepath.Join(home, ".hangar", "tests")
+	}
+	p, err := check.Prune(dir, now)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "testresults prune: %v\n", err)
+		return exitFailed
+	}
+	enc := json.NewEncoder(env.Stdout)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(p); err != nil {
+		fmt.Fprintf(env.Stderr, "testresults prune: %v\n", err)
+		return exitFailed
+	}
+	if !o.quiet {
+		for _, d := range p.Removed {
+			fmt.Fprintf(env.Stderr, "removed %s\n", escapeControl(d))
+		}
+		for _, f := range p.CasesDropped {
+			fmt.Fprintf(env.Stderr, "dropped the per-case map of %s\n", escapeControl(f))
+		}
+		for _, s := range p.Skipped {
+			fmt.Fprintf(env.Stderr, "skipped %s: %s\n", escapeControl(s.Path), escapeControl(s.Reason))
+		}
+		fmt.Fprintf(env.Stderr, "testresults prune: %d run folders removed, %d per-case maps dropped\n", len(p.Removed), len(p.CasesDropped))
+	}
+	return exitOK
+}

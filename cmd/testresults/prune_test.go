@@ -1,0 +1,51 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestPruneCommand(t *testing.T) {
+	home := t.TempDir()
+	root := filepath.Join(home, ".hangar", "tests")
+	old := filepath.Join(root, "old")
+	mid := filepath.Join(root, "mid")
+	for dir, started := range map[string]string{old: "2026-01-01T00:00:00Z", mid: "2026-01-10T00:00:00Z"} {
+		require.NoError(t, os.MkdirAll(dir, 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "TEST-RESULTS.json"),
+			[]byte(`{"id":"x","kind":"after_turn","started_at":"`+started+`","cases":{"a":"passed"}}`), 0o644))
+	}
+	var out, errb bytes.Buffer
+	env := Env{Stdout: &out, Stderr: &errb, Getenv: func(k string) string {
+		if k == "HOME" {
+			return home
+		}
+		return ""
+	}}
+	code := run(context.Background(), []string{"prune", "--now", "2026-01-16T00:00:00Z"}, env)
+	require.Equal(t, exitOK, code, errb.String())
+	var got struct {
+		Removed      []string `json:"removed"`
+		CasesDropped []string `json:"cases_dropped"`
+	}
+	require.NoError(t, json.Unmarshal(out.Bytes(), &got))
+	assert.Equal(t, []string{old}, got.Removed)
+	assert.Equal(t, []string{filepath.Join(mid, "TEST-RESULTS.json")}, got.CasesDropped)
+	assert.Contains(t, errb.String(), "removed "+old)
+	assert.Contains(t, errb.String(), "1 run folders removed, 1 per-case maps dropped")
+
+	for _, args := range [][]string{{"--now", "yesterday"}, {"extra"}, {"--nope"}} {
+		code := run(context.Background(), append([]string{"prune"}, args...), env)
+		assert.Equal(t, exitUsage, code, "%v", args)
+	}
+	link := filepath.Join(t.TempDir(), "link")
+	require.NoError(t, os.Symlink(root, link))
+	assert.Equal(t, exitFailed, run(context.Background(), []string{"prune", "--dir", link}, env))
+}

@@ -1,0 +1,209 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// runInProc runs `testresults run` in this process with PATH and the given
+// variables as the whole environment.
+func runInProc(t *testing.T, vars map[string]string, args ...string) (int, string, string) {
+	t.Helper()
+	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}
+	for k, v := range vars {
+		env = append(env, k+"="+v)
+	}
+	var out, errb bytes.Buffer
+	code := run(context.Background(), append([]string{"run"}, args...), Env{
+		Stdin:   bytes.NewReader(nil),
+		Stdout:  &out,
+		Stderr:  &errb,
+		Getenv:  func(k string) string { return vars[k] },
+		Environ: func() []string { return env },
+	})
+	return code, out.String(), errb.String()
+}
+
+func TestRunUsage(t *testing.T) {
+	base := filepath.Join(t.TempDir(), "base.json")
+	require.NoError(t, os.WriteFile(base, []byte("not json"), 0o644))
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no command", nil, "no command given"},
+		{"no dash", []string{"true"}, "put the command after --"},
+		{"bad kind", []string{"--kind", "nightly", "--", "true"}, "unknown --kind"},
+		{"grade without grader", []string{"--kind", "base", "--grade", "isolated", "--", "true"}, "--grade is only for --kind grader"},
+		{"bad run id", []string{"--run-id", "../x", "--", "true"}, "cannot name a folder"},
+		{"negative timeout", []string{"--timeout", "-1s", "--", "true"}, "negative"},
+		{"export flag without --export", []string{"--format", "otel", "--", "true"}, "add --export"},
+		{"otel to stdout", []string{"--export", "--format", "otel", "--", "true"}, "needs -o FILE"},
+		{"unreadable base", []string{"--base-run", base, "--", "true"}, "--base-run"},
+		{"bad mode", []string{"--", "true"}, "HANGAR_TEST_REPORTS"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			vars := map[string]string{}
+			if tt.name == "bad mode" {
+				vars["HANGAR_TEST_REPORTS"] = "sometimes"
+			}
+			code, out, stderr := runInProc(t, vars, tt.args...)
+			assert.Equal(t, exitUsage, code, stderr)
+			assert.Empty(t, out)
+			assert.Contains(t, stderr, tt.want)
+		})
+	}
+	code, out, _ := runInProc(t, nil, "--help")
+	assert.Equal(t, exitOK, code)
+	assert.Contains(t, out, "Usage: testresults run")
+	assert.Contains(t, out, "124")
+}
+
+func TestRunOutFolder(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "out")
+	require.NoError(t, os.MkdirAll(out, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(out, "mine.txt"), nil, 0o644))
+	code, _, stderr := runInProc(t, nil, "--out", out, "--", "true")
+	assert.Equal(t, exitUsage, code, "a folder of other files is never emptied")
+	assert.Contains(t, stderr, "not empty")
+
+	// The default folder is under HOME, named by the run id.
+	home := t.TempDir()
+	var errb bytes.Buffer
+	code = run(context.Background(), []string{"run", "--run-id", "r-1", "-q", "--", "true"}, Env{
+		Stdout: &bytes.Buffer{}, Stderr: &errb, Getenv: func(string) string { return "" },
+		Environ: func() []string { return []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home} },
+	})
+	assert.Equal(t, exitOK, code, errb.String())
+	assert.Empty(t, errb.String(), "--quiet")
+	assert.FileExists(t, filepath.Join(home, ".hangar", "tests", "r-1", "TEST-RESULTS.json"))
+
+	// The same --out again: the earlier run's files are replaced.
+	out2 := filepath.Join(t.TempDir(), "again")
+	for range 2 {
+		code, _, stderr = runInProc(t, nil, "--out", out2, "--", "sh", "-c", `echo '<testsuite name="s"><testcase classname="c" name="t"/></testsuite>' > "$HANGAR_TESTS_DIR/r$$.xml"`)
+		require.Equal(t, exitOK, code, stderr)
+	}
+	got := readResults(t, out2)
+	assert.Len(t, got["reports"], 1, "the earlier run's report is gone")
+}
+
+const (
+	baseReport = `<testsuite name="s">
+<testcase classname="c" name="a"><failure message="a broke"/></testcase>
+<testcase classname="c" name="b"><failure message="b broke"/></testcase>
+<testcase classname="c" name="c"/>
+</testsuite>`
+	afterReport = `<testsuite name="s">
+<testcase classname="c" name="a"/>
+<testcase classname="c" name="b"><failure message="b still broke"/></testcase>
+<testcase classname="c" name="c"><failure message="c broke now &#x202e;gnp.exe"/></testcase>
+<testcase classname="c" name="&#x202e;lmth.exe"><failure message="x"/></testcase>
+</testsuite>`
+)
+
+func TestRunBase(t *testing.T) {
+	dir := t.TempDir()
+	basePath := filepath.Join(dir, "base.json")
+	p := writeReport(t, dir, "base.xml", baseReport)
+	code, out, stderr := runCmd(t, "parse", "--kind", "base", "--id", "base-1", p)
+	require.Equal(t, exitOK, code, stderr)
+	require.NoError(t, os.WriteFile(basePath, []byte(out), 0o644))
+
+	after := writeReport(t, dir, "after.xml", afterReport)
+	outDir := filepath.Join(dir, "out")
+	code, stdout, stderr := runInProc(t, nil, "--out", outDir, "--kind", "after_turn", "--base-run", basePath,
+		"--", "cp", after, filepath.Join(outDir, "after.xml"))
+	require.Equal(t, exitOK, code, stderr)
+	assert.Empty(t, stdout, "stdout belongs to the check")
+	b, err := os.ReadFile(filepath.Join(outDir, "TEST-RESULTS.json"))
+	require.NoError(t, err)
+	var got struct {
+		ID          string `json:"id"`
+		BaseID      string `json:"base_id"`
+		NewFailures []struct {
+			ID      string  `json:"id"`
+			Outcome string  `json:"outcome"`
+			Message *string `json:"message"`
+		} `json:"new_failures"`
+		Unavailable  *string          `json:"comparison_unavailable"`
+		BaseFailures []map[string]any `json:"base_failures"`
+		Fixed        []string         `json:"fixed"`
+		Delta        *float64         `json:"coverage_delta"`
+	}
+	require.NoError(t, json.Unmarshal(b, &got))
+	assert.Equal(t, "base-1", got.BaseID)
+	require.Len(t, got.NewFailures, 2)
+	assert.Equal(t, "c::c", got.NewFailures[0].ID)
+	require.NotNil(t, got.NewFailures[0].Message)
+	assert.Contains(t, *got.NewFailures[0].Message, "c broke now")
+	assert.Nil(t, got.Unavailable)
+	assert.Len(t, got.BaseFailures, 2)
+	assert.Equal(t, []string{"c::a"}, got.Fixed)
+	assert.Nil(t, got.Delta, "no coverage on either side: unknown, not 0")
+	// The run alone sits beside it, for readers of runs.
+	ecode, _, eerr := runCmd(t, "export", "--format", "otlp-json", "-o", filepath.Join(dir, "spans.json"), filepath.Join(outDir, "run.json"))
+	assert.Equal(t, exitOK, ecode, eerr)
+
+	assert.Contains(t, stderr, "new failures against base-1: ")
+	assert.Contains(t, stderr, `c::\u202elmth.exe`, "names reach the terminal escaped")
+	assert.NotContains(t, stderr, "\u202e")
+	assert.NotContains(t, stderr, "\x1b[", "no colour off a terminal")
+
+	// A base that read nothing: the comparison is unavailable, not empty.
+	code, emptyRun, _ := runCmd(t, "parse", "--kind", "base", "--id", "base-2", t.TempDir())
+	require.Equal(t, exitRejected, code, "parse still prints the run that read nothing")
+	empty := filepath.Join(dir, "empty.json")
+	require.NoError(t, os.WriteFile(empty, []byte(emptyRun), 0o644))
+	out3 := filepath.Join(dir, "out3")
+	code, _, stderr = runInProc(t, nil, "--out", out3, "--base-run", empty, "--", "cp", after, filepath.Join(out3, "after.xml"))
+	require.Equal(t, exitOK, code, stderr)
+	res := readResults(t, out3)
+	assert.Nil(t, res["new_failures"])
+	assert.Contains(t, res["comparison_unavailable"], "comparison unavailable")
+	assert.Contains(t, stderr, "new failures: unknown")
+}
+
+func TestEscapeControl(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain::name":       "plain::name",
+		"a\x1b[31mred":      `a\x1b[31mred`,
+		"tab\there":         `tab\x09here`,
+		"bidi\u202eexe":     `bidi\u202eexe`,
+		"c1\u009bx":         `c1\u009bx`,
+		"bad\xffutf8":       `bad\xffutf8`,
+		"zero\u200bwidth":   `zero\u200bwidth`,
+		"unicode é ü 名前 ok": "unicode é ü 名前 ok",
+	} {
+		assert.Equal(t, want, escapeControl(in), "%q", in)
+	}
+}
+
+func TestUseColor(t *testing.T) {
+	f, err := os.CreateTemp(t.TempDir(), "stderr")
+	require.NoError(t, err)
+	defer f.Close()
+	assert.False(t, useColor(Env{Stderr: f, Getenv: func(string) string { return "" }}), "a file is no terminal")
+	assert.False(t, useColor(Env{Stderr: &bytes.Buffer{}, Getenv: func(string) string { return "" }}))
+	tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0)
+	if err != nil {
+		t.Skip("no terminal to test colour on")
+	}
+	defer tty.Close()
+	assert.True(t, useColor(Env{Stderr: tty, Getenv: func(string) string { return "" }}))
+	assert.False(t, useColor(Env{Stderr: tty, Getenv: func(k string) string {
+		if k == "NO_COLOR" {
+			return "1"
+		}
+		return ""
+	}}), "NO_COLOR is honoured")
+}
