@@ -104,7 +104,7 @@ func runPacket(ctx context.Context, args []string, env Env) int {
 			return exitRejected
 		}
 		opts = append(opts, testrun.WithFlakyList(ids))
-		in.FlakyList = fmt.Sprintf("repository %s, environment %s (%d live entries)", o.repo, o.env, len(ids))
+		in.FlakyList = fmt.Sprintf("repository %s, environment %s, %d tests on it", o.repo, o.env, len(ids))
 	}
 	in.Comparison = testrun.Compare(base, after, opts...)
 
