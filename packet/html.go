@@ -40,6 +40,10 @@ pre { background: #f4f4f4; padding: 0.6em; overflow-x: auto; white-space: pre-wr
 {{range .V.NewFailures.Items}}<h3><b>{{.Outcome}}</b>: {{.ID}}</h3>
 {{if .Message}}<pre>{{.Message}}</pre>
 {{end}}{{end}}{{if .V.NewFailures.Left}}<p>…and {{.V.NewFailures.Left}} more not shown.</p>
+{{end}}{{end}}{{if and (not .V.HasBase) .V.Failures.Total}}<h2>Failures ({{.V.Failures.Total}})</h2>
+{{range .V.Failures.Items}}<h3><b>{{.Outcome}}</b>: {{.ID}}</h3>
+{{if .Message}}<pre>{{.Message}}</pre>
+{{end}}{{end}}{{if .V.Failures.Left}}<p>…and {{.V.Failures.Left}} more not shown.</p>
 {{end}}{{end}}{{if and .V.FixedKnown .V.Fixed.Total}}<details><summary>Fixed ({{.V.Fixed.Total}})</summary>
 <ul>
 {{range .V.Fixed.Items}}<li>{{.}}</li>

@@ -71,30 +71,10 @@ func Markdown(w io.Writer, in Input, opts ...Option) error {
 	}
 
 	if v.HasBase && v.Available && v.NewFailures.Total > 0 {
-		b.blank()
-		b.line(fmt.Sprintf("### New failures (%d)", v.NewFailures.Total))
-		b.blank()
-		long := v.NewFailures.Total > 10
-		if long {
-			b.line("<details open><summary>Show or hide the new failures</summary>")
-			b.blank()
-		}
-		n := items(&b, v.NewFailures.Items, func(f failureView) string {
-			s := "**" + mdText(f.Outcome) + "**: " + mdText(f.ID) + "\n\n"
-			if f.Message != "" && b.Len() >= mdMessages {
-				return s + "(message not shown: the packet is kept short)\n\n"
-			}
-			if f.Message != "" {
-				fence := fenceFor(f.Message)
-				s += fence + "\n" + f.Message + "\n" + fence + "\n\n"
-			}
-			return s
-		})
-		b.leftOut(v.NewFailures.Total - n)
-		if long {
-			b.blank()
-			b.line("</details>")
-		}
+		b.failures("New failures", v.NewFailures)
+	}
+	if !v.HasBase && v.Failures.Total > 0 {
+		b.failures("Failures", v.Failures)
 	}
 
 	if v.FixedKnown && v.Fixed.Total > 0 {
@@ -128,6 +108,35 @@ func Markdown(w io.Writer, in Input, opts ...Option) error {
 	b.line(v.flakyListText(mdText))
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// failures writes a list of failures with their messages in fenced code
+// blocks, collapsible when long.
+func (b *mdBuilder) failures(title string, l list[failureView]) {
+	b.blank()
+	b.line(fmt.Sprintf("### %s (%d)", title, l.Total))
+	b.blank()
+	long := l.Total > 10
+	if long {
+		b.line("<details open><summary>Show or hide the " + strings.ToLower(title) + "</summary>")
+		b.blank()
+	}
+	n := items(b, l.Items, func(f failureView) string {
+		s := "**" + mdText(f.Outcome) + "**: " + mdText(f.ID) + "\n\n"
+		if f.Message != "" && b.Len() >= mdMessages {
+			return s + "(message not shown: the packet is kept short)\n\n"
+		}
+		if f.Message != "" {
+			fence := fenceFor(f.Message)
+			s += fence + "\n" + f.Message + "\n" + fence + "\n\n"
+		}
+		return s
+	})
+	b.leftOut(l.Total - n)
+	if long {
+		b.blank()
+		b.line("</details>")
+	}
 }
 
 // mdBuilder collects the Markdown and keeps list entries within

@@ -80,6 +80,9 @@ type view struct {
 	FixedKnown   bool
 	Fixed        list[string]
 
+	// Failures are the run's own failures, shown when there is no base.
+	Failures list[failureView]
+
 	Flaky     list[flakyView]
 	FlakyList string // "" when no list was read
 
@@ -138,6 +141,21 @@ func newView(in Input, c config) view {
 			v.Delta = fmt.Sprintf("%+.2f points", *d*100)
 			if math.Abs(*d*100) < 0.005 {
 				v.Delta = "±0.00 points"
+			}
+		}
+	}
+
+	if in.Base == nil && len(r.Failures) > 0 {
+		fs := make([]failureView, len(r.Failures))
+		for i, f := range r.Failures {
+			fs[i] = failureView{ID: c.id(f.ID), Outcome: string(f.Outcome), Message: c.msg(f.Message)}
+		}
+		v.Failures = capList(fs, c.maxItems)
+		// The run lists its first failures only; the counts say how many.
+		if r.Counts != nil {
+			if n := r.Counts.Failed + r.Counts.Errors; n > v.Failures.Total {
+				v.Failures.Left += n - v.Failures.Total
+				v.Failures.Total = n
 			}
 		}
 	}

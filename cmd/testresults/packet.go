@@ -22,6 +22,9 @@ error and skip counts, whether it is complete and counted, the new failures
 against the base with their messages, the base's own failures, fixed tests,
 flaky tests and the coverage change. When the comparison is not exact (a
 run is incomplete or does not list its failures whole) it says so and why.
+Without --base it shows the run's own failures and says that no base was
+given. Lists show 50 entries each and say how many were left out; the
+Markdown stays under 60,000 bytes (GitHub comments hold 65,536).
 
 The Markdown fits a pull-request comment or a CI step summary:
 
@@ -32,7 +35,8 @@ list, read from --flaky-store, else $HANGAR_STORE, else ~/.hangar/store.db
 (a postgres:// URL names a shared store).
 
 Exit codes: 0 the packet was written (it informs, it does not gate);
-2 usage error; 3 a run could not be read, or the store failed.
+1 stdout could not be written; 2 usage error; 3 a run could not be read,
+or the store failed.
 
 Flags:
 `

@@ -138,6 +138,9 @@ func packetCases() []packetCase {
 				assert.Contains(t, md, "No base run given")
 				assert.Contains(t, md, "Line coverage: unknown")
 				assert.NotContains(t, md, "change against the base")
+				assert.Contains(t, md, "### Failures (1)\n\n**failed**: pkg\\.T\\:\\:c\n\n```\nbad\n```\n")
+				assert.Contains(t, html, "<h2>Failures (1)</h2>")
+				assert.NotContains(t, md, "New failures")
 			},
 		},
 		{
