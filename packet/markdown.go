@@ -115,22 +115,21 @@ func Markdown(w io.Writer, in Input, opts ...Option) error {
 func (b *mdBuilder) failures(title string, l list[failureView]) {
 	b.blank()
 	b.line(fmt.Sprintf("### %s (%d)", title, l.Total))
-	b.blank()
 	long := l.Total > 10
 	if long {
-		b.line("<details open><summary>Show or hide the " + strings.ToLower(title) + "</summary>")
 		b.blank()
+		b.line("<details open><summary>Show or hide the " + strings.ToLower(title) + "</summary>")
 	}
 	n := items(b, l.Items, func(f failureView) string {
-		s := "**" + mdText(f.Outcome) + "**: " + mdText(f.ID) + "\n\n"
-		if f.Message != "" && b.Len() >= mdMessages {
-			return s + "(message not shown: the packet is kept short)\n\n"
+		s := "\n**" + mdText(f.Outcome) + "**: " + mdText(f.ID) + "\n"
+		switch {
+		case f.Message == "":
+			return s
+		case b.Len() >= mdMessages:
+			return s + "\n(message not shown: the packet is kept short)\n"
 		}
-		if f.Message != "" {
-			fence := fenceFor(f.Message)
-			s += fence + "\n" + f.Message + "\n" + fence + "\n\n"
-		}
-		return s
+		fence := fenceFor(f.Message)
+		return s + "\n" + fence + "\n" + f.Message + "\n" + fence + "\n"
 	})
 	b.leftOut(l.Total - n)
 	if long {

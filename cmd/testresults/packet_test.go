@@ -138,7 +138,7 @@ func packetCases() []packetCase {
 				assert.Contains(t, md, "No base run given")
 				assert.Contains(t, md, "Line coverage: unknown")
 				assert.NotContains(t, md, "change against the base")
-				assert.Contains(t, md, "### Failures (1)\n\n**failed**: pkg\\.T\\:\\:c\n\n```\nbad\n```\n")
+				assert.Contains(t, md, "### Failures (1)\n\n**failed**: pkg\\.T\\:\\:c\n\n```\nbad\n```\n\nFlaky")
 				assert.Contains(t, html, "<h2>Failures (1)</h2>")
 				assert.NotContains(t, md, "New failures")
 			},
@@ -352,4 +352,26 @@ func outsideFences(t *testing.T, md string) string {
 	}
 	require.Empty(t, fence, "a fenced block is left open")
 	return out.String()
+}
+
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, os.ErrClosed }
+
+// TestPacketWriteFails: a packet that cannot be written is exit 1, not a
+// silent success.
+func TestPacketWriteFails(t *testing.T) {
+	dir := t.TempDir()
+	good := writeRun(t, dir, "good", testrun.KindAfterTurn, "", map[string]testrun.Outcome{"a": testrun.OutcomePassed})
+	for _, format := range []string{"markdown", "html"} {
+		t.Run(format, func(t *testing.T) {
+			var errb strings.Builder
+			code := run(context.Background(), []string{"packet", "--format", format, good}, Env{
+				Stdin: strings.NewReader(""), Stdout: failingWriter{}, Stderr: &errb,
+				Getenv: func(string) string { return "" }, Environ: func() []string { return nil },
+			})
+			assert.Equal(t, exitFailed, code)
+			assert.Contains(t, errb.String(), "testresults packet:")
+		})
+	}
 }
