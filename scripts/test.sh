@@ -22,6 +22,10 @@ fi
 
 go vet ./...
 
+# The real runners the run wrapper's end-to-end tests wrap: pytest and
+# pytest-rerunfailures (Debian), gotestsum, jest with jest-junit (npm).
+bash scripts/install-runners.sh
+
 # A throwaway PostgreSQL on 127.0.0.1 for the store tests (the same suite
 # runs against SQLite and PostgreSQL).
 eval "$(bash scripts/postgres.sh start)"

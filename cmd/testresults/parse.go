@@ -61,6 +61,7 @@ type parseOptions struct {
 	status   string
 	started  string
 	ended    string
+	workDir  string
 	export   bool
 	exp      *exportOptions
 }
@@ -86,6 +87,7 @@ func newParseFlags() (*pflag.FlagSet, *parseOptions) {
 	fs.StringVar(&o.status, "status", "", "how the check ended: success, failure, timed_out, aborted (default: from --exit-code)")
 	fs.StringVar(&o.started, "started-at", "", "when the check started (RFC 3339)")
 	fs.StringVar(&o.ended, "ended-at", "", "when the check ended (RFC 3339)")
+	fs.StringVar(&o.workDir, "work-dir", "", "the folder the check ran in: coverage paths under it are made relative (default: the current folder)")
 	fs.BoolVar(&o.export, "export", false, "also export the run as spans; the flags below are export's")
 	o.exp = addExportFlags(fs)
 	return fs, o
@@ -173,7 +175,11 @@ func runParse(ctx context.Context, args []string, env Env) int {
 		}
 	}
 
-	run, err := report.ReadRun(paths, report.WithRunOptions(testrun.WithRedactor(testrun.NewRedactor(env.Environ()))))
+	ropts := []report.Option{report.WithRunOptions(testrun.WithRedactor(testrun.NewRedactor(env.Environ())))}
+	if o.workDir != "" {
+		ropts = append(ropts, report.WithWorkDir(o.workDir))
+	}
+	run, err := report.ReadRun(paths, ropts...)
 	run.ID = o.id
 	if run.ID == "" {
 		run.ID = testrun.DeriveID(run.Reports)

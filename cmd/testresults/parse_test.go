@@ -174,3 +174,21 @@ func TestParseMetadataFlags(t *testing.T) {
 		assert.Equal(t, exitUsage, code, name)
 	}
 }
+
+// TestParseWorkDir: pytest-cov writes Cobertura (names under its <source>)
+// and lcov (names under the folder it ran in) for one run; told where the
+// check ran, parse merges them per line into coverage.py's own totals.
+func TestParseWorkDir(t *testing.T) {
+	reports := filepath.Join("..", "..", "testdata", "runners", "pytest-cov", "reports")
+	code, out, stderr := runCmd(t, "parse", "--work-dir", "/tmp/testresults-runners/pytest-cov", reports)
+	require.Equal(t, exitOK, code, stderr)
+	var got struct {
+		Coverage struct {
+			Covered int64 `json:"lines_covered"`
+			Valid   int64 `json:"lines_valid"`
+		} `json:"coverage"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &got))
+	assert.Equal(t, int64(15), got.Coverage.Covered, "coverage.py's report says 15 of 22")
+	assert.Equal(t, int64(22), got.Coverage.Valid)
+}
