@@ -14,6 +14,9 @@ import (
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/hangar-dev/testresults/store"
 	"github.com/hangar-dev/testresults/testrun"
 )
@@ -41,6 +44,10 @@ type Options struct {
 	RequestTimeout time.Duration
 	// Now stamps the access log (nil: time.Now).
 	Now func() time.Time
+	// TracerProvider and MeterProvider receive the server's own spans and
+	// metrics, through otelhttp (nil: the global providers).
+	TracerProvider trace.TracerProvider
+	MeterProvider  metric.MeterProvider
 }
 
 // Server answers the API and pages from a store.
@@ -82,7 +89,7 @@ func (s *Server) Handler() http.Handler {
 		}
 		writeProblem(w, http.StatusNotFound, "no such endpoint")
 	})
-	var h http.Handler = mux
+	var h http.Handler = instrument(mux, s.opts.TracerProvider, s.opts.MeterProvider)
 	h = s.withTimeout(h)
 	if s.opts.AccessLog != nil {
 		h = accessLog(h, s.opts.AccessLog, s.opts.Now)

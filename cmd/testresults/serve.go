@@ -35,7 +35,10 @@ Errors are application/problem+json: 400 bad parameters, 401 no token,
 The admin token is the first line of --admin-token-file, else
 $HANGAR_ADMIN_TOKEN; without one the flaky list is refused to everyone.
 The store is --store, else $HANGAR_STORE, else ~/.hangar/store.db.
-One access-log line per request goes to stderr. SIGINT or SIGTERM stops the
+One access-log line per request goes to stderr. The server's own spans (one
+per request, named by route) go over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT
+or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set (OTEL_TRACES_EXPORTER=none
+turns them off); the OTEL_EXPORTER_OTLP_* variables are honoured as export's. SIGINT or SIGTERM stops the
 server gracefully.
 
 Exit codes: 0 stopped by a signal; 1 the server failed; 2 usage error.
@@ -109,9 +112,9 @@ func runServe(ctx context.Context, args []string, env Env) int {
 		return exitUsage
 	}
 	defer tel.shutdown()
-	srv := serve.New(st, serve.Options{AdminToken: token, AccessLog: env.Stderr})
+	srv := serve.New(st, serve.Options{AdminToken: token, AccessLog: env.Stderr, TracerProvider: tel.tp})
 	fmt.Fprintf(env.Stderr, "testresults serve: listening on http://%s\n", ln.Addr())
-	if err := serve.Serve(ctx, ln, tel.wrap(srv.Handler())); err != nil {
+	if err := serve.Serve(ctx, ln, srv.Handler()); err != nil {
 		fmt.Fprintf(env.Stderr, "testresults serve: %v\n", err)
 		return exitFailed
 	}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -235,4 +236,71 @@ func TestRecordFlags(t *testing.T) {
 		err := so.record(ctx, Env{Getenv: func(string) string { return "" }}, timedRun("r", testrun.KindBase, 0, map[string]testrun.Outcome{"a": passed}))
 		assert.ErrorContains(t, err, fmt.Sprint(store.MaxTagLength))
 	})
+}
+
+// TestServeExportsItsSpans points OTEL_EXPORTER_OTLP_* at an OTLP/HTTP
+// receiver on 127.0.0.1: the server's request spans arrive there by the
+// time it has stopped.
+func TestServeExportsItsSpans(t *testing.T) {
+	var mu sync.Mutex
+	var got []byte
+	recv := httptestServer(t, func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		if r.URL.Path == "/v1/traces" {
+			got = append(got, b...)
+		}
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/x-protobuf")
+	})
+	vars := map[string]string{
+		"HANGAR_STORE":                filepath.Join(t.TempDir(), "s.db"),
+		"OTEL_EXPORTER_OTLP_ENDPOINT": recv,
+		"OTEL_EXPORTER_OTLP_PROTOCOL": "http/protobuf",
+		"OTEL_EXPORTER_OTLP_INSECURE": "true",
+		"OTEL_EXPORTER_OTLP_TIMEOUT":  "5000",
+		"OTEL_SERVICE_NAME":           "serve-under-test",
+	}
+	addr := freeAddr(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan int, 1)
+	stderr := &lockedBuffer{}
+	go func() {
+		done <- run(ctx, []string{"serve", "--listen", addr}, Env{
+			Stdin: bytes.NewReader(nil), Stdout: io.Discard, Stderr: stderr,
+			Getenv: func(k string) string { return vars[k] }, Environ: func() []string { return nil },
+		})
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	var resp *http.Response
+	for {
+		var err error
+		resp, err = http.Get("http://" + addr + "/api/jobs/none/tests")
+		if err == nil {
+			break
+		}
+		require.True(t, time.Now().Before(deadline), "the server did not start: %s", stderr.String())
+		time.Sleep(20 * time.Millisecond)
+	}
+	resp.Body.Close()
+	assert.Equal(t, http.StatusNotFound, resp.StatusCode)
+	cancel()
+	select {
+	case c := <-done:
+		require.Equal(t, exitOK, c, stderr.String())
+	case <-time.After(20 * time.Second):
+		t.Fatal("serve did not stop")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Contains(t, string(got), "GET /api/jobs/{id}/tests")
+	assert.Contains(t, string(got), "serve-under-test")
+}
+
+func httptestServer(t *testing.T, h http.HandlerFunc) string {
+	t.Helper()
+	s := httptest.NewServer(h)
+	t.Cleanup(s.Close)
+	return s.URL
 }
