@@ -10,7 +10,9 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -426,5 +428,42 @@ func TestJobPage(t *testing.T) {
 		} {
 			assert.Contains(t, page, want)
 		}
+	})
+}
+
+// TestConcurrentRequests has 150 clients ask at once: every answer is 200
+// (a PostgreSQL store does not run out of connections).
+func TestConcurrentRequests(t *testing.T) {
+	forEach(t, func(t *testing.T, st store.Store) {
+		f := newFixture(t, st)
+		tr := &http.Transport{MaxIdleConnsPerHost: 150}
+		defer tr.CloseIdleConnections()
+		client := &http.Client{Transport: tr, Timeout: 60 * time.Second}
+		var wg sync.WaitGroup
+		codes := make(chan int, 450)
+		for range 150 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for range 3 {
+					resp, err := client.Get(f.srv.URL + "/api/jobs/job-1/tests")
+					if err != nil {
+						codes <- -1
+						continue
+					}
+					_, _ = io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+					codes <- resp.StatusCode
+				}
+			}()
+		}
+		wg.Wait()
+		close(codes)
+		n := 0
+		for c := range codes {
+			assert.Equal(t, http.StatusOK, c)
+			n++
+		}
+		assert.Equal(t, 450, n)
 	})
 }
