@@ -56,7 +56,7 @@ code{word-break:break-all}.muted{color:#666}
 {{with .Summary.Counts}}
 <h2>Counts</h2>
 <table class="counts" id="counts"><tr><th>total</th><th>passed</th><th>failed</th><th>errors</th><th>skipped</th><th>flaky</th></tr>
-<tr><td id="count-total">{{.Total}}</td><td id="count-passed" class="pass">{{.Passed}}</td><td id="count-failed" class="fail">{{.Failed}}</td><td id="count-errors" class="fail">{{.Errors}}</td><td id="count-skipped">{{.Skipped}}</td><td id="count-flaky">{{.Flaky}}</td></tr></table>
+<tr><td id="count-total">{{.Total}}</td><td id="count-passed" class="pass">{{.Passed}}</td><td id="count-failed"{{if .Failed}} class="fail"{{end}}>{{.Failed}}</td><td id="count-errors"{{if .Errors}} class="fail"{{end}}>{{.Errors}}</td><td id="count-skipped">{{.Skipped}}</td><td id="count-flaky">{{.Flaky}}</td></tr></table>
 {{end}}
 <h2>Coverage</h2>
 <p id="coverage">Line coverage: {{.Coverage}}; change against the base: {{.Delta}}</p>
