@@ -11,6 +11,10 @@ import (
 	_ "github.com/jackc/pgx/v5/stdlib" // the pgx driver, registered as "pgx"
 )
 
+// PostgresMaxConns bounds the connections one store opens to PostgreSQL
+// (the server's default max_connections is 100, shared by every client).
+const PostgresMaxConns = 16
+
 // openPostgres opens the PostgreSQL store at url. Writers of one
 // repository and environment are serialised by a transaction-scoped
 // advisory lock, so a flip seen by two machines at once is not lost.
@@ -19,6 +23,10 @@ func openPostgres(ctx context.Context, url string, cfg config) (Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: postgres: %w", err)
 	}
+	// Bounded, so that many concurrent readers (testresults serve) wait
+	// for a connection instead of exceeding the server's max_connections.
+	db.SetMaxOpenConns(PostgresMaxConns)
+	db.SetMaxIdleConns(PostgresMaxConns)
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("store: postgres: %s: %w", redactURL(url), err)

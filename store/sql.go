@@ -83,6 +83,33 @@ var migrations = [][]string{
 			recorded_at BIGINT NOT NULL,
 			PRIMARY KEY (repository, environment, run_id))`,
 	},
+	2: {
+		// Whole runs, for the query API. The per-case map is a column of
+		// its own so that retention can drop it and keep the rest.
+		`CREATE TABLE runs (
+			run_id      TEXT    NOT NULL PRIMARY KEY,
+			kind        TEXT    NOT NULL,
+			repository  TEXT    NOT NULL,
+			job_id      TEXT    NOT NULL,
+			session_ref TEXT    NOT NULL,
+			turn        BIGINT,
+			started_at  BIGINT,
+			ended_at    BIGINT,
+			recorded_at BIGINT  NOT NULL,
+			seq         BIGINT  NOT NULL,
+			counted     INTEGER NOT NULL,
+			total       BIGINT,
+			passed      BIGINT,
+			failed      BIGINT,
+			errors      BIGINT,
+			skipped     BIGINT,
+			flaky       BIGINT,
+			run_json    TEXT    NOT NULL,
+			cases_json  TEXT)`,
+		`CREATE INDEX runs_job ON runs (job_id, seq)`,
+		`CREATE INDEX runs_session ON runs (session_ref, seq)`,
+		`CREATE INDEX runs_recorded_at ON runs (recorded_at)`,
+	},
 }
 
 // SchemaVersion is the newest schema version this package writes.

@@ -35,6 +35,8 @@ type Store interface {
 	// Summary lists up to limit repositories with the most live flaky
 	// tests (ties by name), each with its worst test (testrun.Worse).
 	Summary(ctx context.Context, limit int) ([]testrun.FlakyRepoSummary, error)
+	// RunStore holds whole runs for the query API (see runs.go).
+	RunStore
 	// Close releases the database.
 	Close() error
 }

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/hangar-dev/testresults/serve"
+	"github.com/hangar-dev/testresults/store"
+)
+
+func init() {
+	register(command{name: "serve", synopsis: "the read-only query API and pages over stored runs", run: runServe})
+}
+
+const serveUsage = `Usage: testresults serve [--listen 127.0.0.1:8080] [--store URL] [--admin-token-file F]
+
+Serves the stored runs, read-only:
+  GET /api/jobs/{id}/tests          a job's summary, its runs, its latest run
+  GET /api/sessions/{ref}/tests     the same for a session
+      ?run=ID                       one run; &cases=true adds its cases,
+                                    5,000 a page, with a next link
+      ?format=otel                  the runs as OTLP/JSON spans, the bytes
+                                    export --format otlp-json --job ID writes
+  GET /api/repos/tests/flaky?repo=R a repository's flaky list (admins:
+                                    Authorization: Bearer TOKEN)
+  GET /jobs/{id}                    the job's summary as an HTML page
+Errors are application/problem+json: 400 bad parameters, 401 no token,
+403 a wrong token, 404 unknown ids.
+
+The admin token is the first line of --admin-token-file, else
+$HANGAR_ADMIN_TOKEN; without one the flaky list is refused to everyone.
+The store is --store, else $HANGAR_STORE, else ~/.hangar/store.db.
+One access-log line per request goes to stderr. The server's own spans (one
+per request, named by route) go over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT
+or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set (OTEL_TRACES_EXPORTER=none
+turns them off); the OTEL_EXPORTER_OTLP_* variables are honoured as export's. SIGINT or SIGTERM stops the
+server gracefully.
+
+Exit codes: 0 stopped by a signal; 1 the server failed; 2 usage error.
+
+Flags:
+`
+
+type serveOptions struct {
+	listen    string
+	store     string
+	tokenFile string
+}
+
+func newServeFlags() (*pflag.FlagSet, *serveOptions) {
+	fs := newFlagSet("serve")
+	o := &serveOptions{}
+	fs.StringVar(&o.listen, "listen", "127.0.0.1:8080", "the address to listen on")
+	fs.StringVar(&o.store, "store", "", "the store: a SQLite file or a postgres:// URL (default: $HANGAR_STORE, else ~/.hangar/store.db)")
+	fs.StringVar(&o.tokenFile, "admin-token-file", "", "a file whose first line is the admin bearer token (default: $HANGAR_ADMIN_TOKEN)")
+	return fs, o
+}
+
+// adminToken reads the admin token from the file or the environment.
+func (o *serveOptions) adminToken(env Env) (string, error) {
+	if o.tokenFile == "" {
+		return strings.TrimSpace(env.Getenv("HANGAR_ADMIN_TOKEN")), nil
+	}
+	data, err := os.ReadFile(o.tokenFile)
+	if err != nil {
+		return "", err
+	}
+	line, _, _ := strings.Cut(string(data), "\n")
+	tok := strings.TrimSpace(line)
+	if tok == "" {
+		return "", fmt.Errorf("%s: no token on its first line", o.tokenFile)
+	}
+	return tok, nil
+}
+
+func runServe(ctx context.Context, args []string, env Env) int {
+	fs, o := newServeFlags()
+	if code, done := parseFlags("serve", serveUsage, fs, args, env); done {
+		return code
+	}
+	if fs.NArg() > 0 {
+		return usageFail("serve", serveUsage, fs, env, "serve takes no arguments")
+	}
+	token, err := o.adminToken(env)
+	if err != nil {
+		return usageFail("serve", serveUsage, fs, env, "--admin-token-file: %v", err)
+	}
+	loc, err := storeLocation(o.store, env)
+	if err != nil {
+		return usageFail("serve", serveUsage, fs, env, "%v", err)
+	}
+	st, err := store.Open(ctx, loc)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "testresults serve: %v\n", err)
+		return exitFailed
+	}
+	defer st.Close()
+	ln, err := net.Listen("tcp", o.listen)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "testresults serve: %v\n", err)
+		return exitFailed
+	}
+	tel, err := newServeTelemetry(ctx, env)
+	if err != nil {
+		ln.Close()
+		fmt.Fprintf(env.Stderr, "testresults serve: %v\n", err)
+		return exitUsage
+	}
+	defer tel.shutdown()
+	srv := serve.New(st, serve.Options{AdminToken: token, AccessLog: env.Stderr, TracerProvider: tel.tp})
+	fmt.Fprintf(env.Stderr, "testresults serve: listening on http://%s\n", ln.Addr())
+	if err := serve.Serve(ctx, ln, srv.Handler()); err != nil {
+		fmt.Fprintf(env.Stderr, "testresults serve: %v\n", err)
+		return exitFailed
+	}
+	fmt.Fprintln(env.Stderr, "testresults serve: stopped")
+	return exitOK
+}

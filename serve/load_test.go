@@ -1,0 +1,148 @@
+package serve
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"os"
+	"slices"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/hangar-dev/testresults/store"
+	"github.com/hangar-dev/testresults/testrun"
+)
+
+// The load test is out of the default run:
+//
+//	SERVE_LOAD=1 [SERVE_LOAD_DURATION=30s] [SERVE_LOAD_CLIENTS=200] \
+//	  TESTRESULTS_POSTGRES_URL=... go test -run TestLoad -v -timeout 30m ./serve/
+//
+// It records 10,000 runs (1,000 jobs of 10 runs, 50 cases each), serves
+// them on 127.0.0.1 with the server's own timeouts, and has the clients
+// ask GET /api/jobs/{id}/tests of random jobs for the duration, then logs
+// the requests, the errors and the p50/p99/max latencies.
+const (
+	loadJobs       = 1000
+	loadRunsPerJob = 10
+)
+
+func TestLoad(t *testing.T) {
+	if os.Getenv("SERVE_LOAD") == "" {
+		t.Skip("set SERVE_LOAD=1 to run the load test")
+	}
+	dur := 30 * time.Second
+	if v := os.Getenv("SERVE_LOAD_DURATION"); v != "" {
+		d, err := time.ParseDuration(v)
+		require.NoError(t, err)
+		dur = d
+	}
+	clients := 200
+	if v := os.Getenv("SERVE_LOAD_CLIENTS"); v != "" {
+		n, err := strconv.Atoi(v)
+		require.NoError(t, err)
+		clients = n
+	}
+	forEach(t, func(t *testing.T, st store.Store) {
+		seedLoad(t, st)
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error, 1)
+		go func() { done <- Serve(ctx, ln, New(st, Options{}).Handler()) }()
+		defer func() {
+			cancel()
+			require.NoError(t, <-done)
+		}()
+		base := "http://" + ln.Addr().String()
+		tr := &http.Transport{MaxIdleConns: clients, MaxIdleConnsPerHost: clients}
+		client := &http.Client{Transport: tr, Timeout: 30 * time.Second}
+		defer tr.CloseIdleConnections()
+
+		var mu sync.Mutex
+		var lat []time.Duration
+		errs := 0
+		statuses := map[int]int{}
+		stop := time.Now().Add(dur)
+		var wg sync.WaitGroup
+		for c := range clients {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				rng := rand.New(rand.NewPCG(uint64(c), 7))
+				var mine []time.Duration
+				myErrs := 0
+				my := map[int]int{}
+				for time.Now().Before(stop) {
+					url := fmt.Sprintf("%s/api/jobs/job-%04d/tests", base, rng.IntN(loadJobs))
+					start := time.Now()
+					resp, err := client.Get(url)
+					if err != nil {
+						myErrs++
+						continue
+					}
+					_, err = io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+					mine = append(mine, time.Since(start))
+					my[resp.StatusCode]++
+					if err != nil || resp.StatusCode != http.StatusOK {
+						myErrs++
+					}
+				}
+				mu.Lock()
+				lat = append(lat, mine...)
+				errs += myErrs
+				for k, v := range my {
+					statuses[k] += v
+				}
+				mu.Unlock()
+			}()
+		}
+		wg.Wait()
+		require.NotEmpty(t, lat)
+		slices.Sort(lat)
+		q := func(p float64) time.Duration { return lat[min(len(lat)-1, int(p*float64(len(lat))))] }
+		t.Logf("%d clients, %s: %d requests (%.0f/s), %d errors, statuses %v; latency p50 %s, p99 %s, max %s",
+			clients, dur, len(lat), float64(len(lat))/dur.Seconds(), errs, statuses,
+			q(0.50).Round(10*time.Microsecond), q(0.99).Round(10*time.Microsecond), lat[len(lat)-1].Round(10*time.Microsecond))
+	})
+}
+
+// seedLoad records loadJobs jobs of loadRunsPerJob runs: a base run, then
+// after-turn runs with a few failures and coverage.
+func seedLoad(t *testing.T, st store.Store) {
+	t.Helper()
+	start := time.Now()
+	ctx := context.Background()
+	outcomes := func(j, r int) map[string]testrun.Outcome {
+		m := make(map[string]testrun.Outcome, 50)
+		for i := range 50 {
+			o := pass
+			if r > 0 && (i+j+r)%17 == 0 {
+				o = fail
+			}
+			m[fmt.Sprintf("pkg%d::Test%02d", j%7, i)] = o
+		}
+		return m
+	}
+	for j := range loadJobs {
+		for r := range loadRunsPerJob {
+			kind := testrun.KindAfterTurn
+			if r == 0 {
+				kind = testrun.KindBase
+			}
+			rate := 0.5 + float64(r)/100
+			run := mkRun(fmt.Sprintf("run-%04d-%02d", j, r), kind, r, outcomes(j, r), nil, &rate)
+			_, err := st.RecordRun(ctx, store.StoredRun{Run: run, Repo: "acme/load", JobID: fmt.Sprintf("job-%04d", j)})
+			require.NoError(t, err)
+		}
+	}
+	t.Logf("seeded %d runs in %s", loadJobs*loadRunsPerJob, time.Since(start).Round(time.Millisecond))
+}

@@ -1,0 +1,321 @@
+package serve
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/hangar-dev/testresults/store"
+	"github.com/hangar-dev/testresults/testrun"
+)
+
+// Defaults of the server's bounds.
+const (
+	// CasesPageSize is how many cases one response lists; a next link
+	// pages the rest.
+	CasesPageSize = 5000
+	// MaxFailingIDs is how many failing ids the summary lists.
+	MaxFailingIDs = 20
+	// DefaultRequestTimeout bounds the handling of one request.
+	DefaultRequestTimeout = 20 * time.Second
+)
+
+// Options configure New.
+type Options struct {
+	// AdminToken is the bearer token of the admin endpoints; empty: every
+	// admin request is refused with 403 once it carries a token (401
+	// without).
+	AdminToken string
+	// AccessLog receives one line per request (nil: none).
+	AccessLog io.Writer
+	// RequestTimeout bounds one request (0: DefaultRequestTimeout).
+	RequestTimeout time.Duration
+	// Now stamps the access log (nil: time.Now).
+	Now func() time.Time
+	// TracerProvider and MeterProvider receive the server's own spans and
+	// metrics, through otelhttp (nil: the global providers).
+	TracerProvider trace.TracerProvider
+	MeterProvider  metric.MeterProvider
+}
+
+// Server answers the API and pages from a store.
+type Server struct {
+	runs     store.RunStore
+	flaky    flakyLister
+	opts     Options
+	tokenSum [sha256.Size]byte
+}
+
+type flakyLister interface {
+	List(ctx context.Context, f store.Filter) ([]testrun.FlakyEntry, error)
+}
+
+// New returns a server over s.
+func New(s store.Store, o Options) *Server {
+	if o.RequestTimeout <= 0 {
+		o.RequestTimeout = DefaultRequestTimeout
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return &Server{runs: s, flaky: s, opts: o, tokenSum: sha256.Sum256([]byte(o.AdminToken))}
+}
+
+// Handler returns the server's routes, with the request timeout and the
+// access log around them.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /api/jobs/{id}/tests", func(w http.ResponseWriter, r *http.Request) { s.tests(w, r, scopeJob) })
+	mux.HandleFunc("GET /api/sessions/{id}/tests", func(w http.ResponseWriter, r *http.Request) { s.tests(w, r, scopeSession) })
+	mux.HandleFunc("GET /api/repos/tests/flaky", s.flakyList)
+	mux.HandleFunc("GET /jobs/{id}", s.jobPage)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			writeProblem(w, http.StatusMethodNotAllowed, "the API is read-only")
+			return
+		}
+		writeProblem(w, http.StatusNotFound, "no such endpoint")
+	})
+	var h http.Handler = instrument(mux, s.opts.TracerProvider, s.opts.MeterProvider)
+	h = s.withTimeout(h)
+	if s.opts.AccessLog != nil {
+		h = accessLog(h, s.opts.AccessLog, s.opts.Now)
+	}
+	return h
+}
+
+func (s *Server) withTimeout(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), s.opts.RequestTimeout)
+		defer cancel()
+		h.ServeHTTP(w, r.WithContext(ctx))
+	})
+}
+
+type scope int
+
+const (
+	scopeJob scope = iota
+	scopeSession
+)
+
+func (sc scope) name() string {
+	if sc == scopeSession {
+		return "session ref"
+	}
+	return "job id"
+}
+
+// storeError maps a store error to a problem.
+func storeError(w http.ResponseWriter, err error) {
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		writeProblem(w, http.StatusNotFound, "no such run")
+	case errors.Is(err, context.DeadlineExceeded):
+		writeProblem(w, http.StatusServiceUnavailable, "the request took too long")
+	default:
+		writeProblem(w, http.StatusInternalServerError, "the store failed")
+	}
+}
+
+// loadRuns returns the runs of the job or session id.
+func (s *Server) loadRuns(ctx context.Context, sc scope, id string) ([]store.StoredRun, error) {
+	if sc == scopeSession {
+		return s.runs.SessionRuns(ctx, id)
+	}
+	return s.runs.JobRuns(ctx, id)
+}
+
+func (s *Server) tests(w http.ResponseWriter, r *http.Request, sc scope) {
+	id := r.PathValue("id")
+	if err := checkID(sc.name(), id, false); err != nil {
+		writeProblem(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	q := r.URL.Query()
+	for k := range q {
+		switch k {
+		case "run", "cases", "format", "offset":
+		default:
+			writeProblem(w, http.StatusBadRequest, "unknown parameter "+strconv.Quote(clip(k)))
+			return
+		}
+	}
+	runID, format := q.Get("run"), q.Get("format")
+	cases, err := boolParam(q, "cases")
+	if err != nil {
+		writeProblem(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	offset := 0
+	if v := q.Get("offset"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 || n > 1<<30 {
+			writeProblem(w, http.StatusBadRequest, "offset must be an integer from 0")
+			return
+		}
+		offset = n
+	}
+	switch {
+	case format != "" && format != "otel":
+		writeProblem(w, http.StatusBadRequest, "format must be otel")
+		return
+	case q.Has("run") && checkID("run id", runID, false) != nil:
+		writeProblem(w, http.StatusBadRequest, checkID("run id", runID, false).Error())
+		return
+	case cases && runID == "":
+		writeProblem(w, http.StatusBadRequest, "cases=true needs run=<id>")
+		return
+	case q.Has("offset") && !cases:
+		writeProblem(w, http.StatusBadRequest, "offset needs cases=true")
+		return
+	}
+	ctx := r.Context()
+	runs, err := s.loadRuns(ctx, sc, id)
+	if err != nil {
+		storeError(w, err)
+		return
+	}
+	if len(runs) == 0 {
+		writeProblem(w, http.StatusNotFound, "no runs for this "+sc.name())
+		return
+	}
+	if runID != "" {
+		if !hasRun(runs, runID) {
+			writeProblem(w, http.StatusNotFound, "no such run in this "+sc.name())
+			return
+		}
+	}
+	if format == "otel" {
+		s.otel(w, r, sc, id, runs, runID)
+		return
+	}
+	if runID != "" {
+		s.oneRun(w, r, runID, cases, offset)
+		return
+	}
+	sum, err := s.summarize(ctx, runs)
+	if err != nil {
+		storeError(w, err)
+		return
+	}
+	out := testsResponse{Summary: sum.Summary, Runs: sum.Runs, Latest: sum.Latest}
+	if sc == scopeSession {
+		out.Session = id
+	} else {
+		out.Job = id
+	}
+	writeJSON(w, out)
+}
+
+func hasRun(runs []store.StoredRun, id string) bool {
+	for _, r := range runs {
+		if r.Run.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+func boolParam(q url.Values, name string) (bool, error) {
+	if !q.Has(name) {
+		return false, nil
+	}
+	switch q.Get(name) {
+	case "true", "1":
+		return true, nil
+	case "false", "0":
+		return false, nil
+	}
+	return false, fmt.Errorf("%s must be true or false", name)
+}
+
+// clip shortens a value quoted in a problem's detail.
+func clip(s string) string {
+	if len(s) > 64 {
+		return s[:64] + "…"
+	}
+	return s
+}
+
+func (s *Server) oneRun(w http.ResponseWriter, r *http.Request, runID string, cases bool, offset int) {
+	sr, err := s.runs.Run(r.Context(), runID)
+	if err != nil {
+		storeError(w, err)
+		return
+	}
+	out := oneRunResponse{Run: runSummaryOf(sr), Full: runWithoutCases(sr.Run)}
+	if cases {
+		page, next := pageCases(sr, offset)
+		out.Cases = page
+		if next >= 0 {
+			u := *r.URL
+			q := u.Query()
+			q.Set("offset", strconv.Itoa(next))
+			u.RawQuery = q.Encode()
+			out.Next = u.RequestURI()
+		}
+		out.CasesKept = &sr.HasCases
+	}
+	writeJSON(w, out)
+}
+
+// flakyList answers a repository's flaky list to admins.
+func (s *Server) flakyList(w http.ResponseWriter, r *http.Request) {
+	auth := r.Header.Get("Authorization")
+	token, ok := strings.CutPrefix(auth, "Bearer ")
+	if auth == "" || !ok || token == "" {
+		writeProblem(w, http.StatusUnauthorized, "a bearer token is required")
+		return
+	}
+	sum := sha256.Sum256([]byte(token))
+	if s.opts.AdminToken == "" || subtle.ConstantTimeCompare(sum[:], s.tokenSum[:]) != 1 {
+		writeProblem(w, http.StatusForbidden, "the token is not an admin token")
+		return
+	}
+	q := r.URL.Query()
+	for k := range q {
+		if k != "repo" {
+			writeProblem(w, http.StatusBadRequest, "unknown parameter "+strconv.Quote(clip(k)))
+			return
+		}
+	}
+	repo := q.Get("repo")
+	if err := checkID("repo", repo, true); err != nil {
+		writeProblem(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	list, err := s.flaky.List(r.Context(), store.Filter{Repository: repo})
+	if err != nil {
+		storeError(w, err)
+		return
+	}
+	if len(list) > MaxFlakyEntries {
+		list = list[:MaxFlakyEntries]
+	}
+	writeJSON(w, flakyResponse{Repository: repo, Entries: list})
+}
+
+// MaxFlakyEntries bounds the flaky list one response holds.
+const MaxFlakyEntries = 10000
+
+// bufferedBody is the response body of an export, written whole once it
+// succeeded.
+func writeBytes(w http.ResponseWriter, contentType string, b *bytes.Buffer) {
+	w.Header().Set("Content-Type", contentType)
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	_, _ = w.Write(b.Bytes())
+}

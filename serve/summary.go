@@ -1,0 +1,313 @@
+package serve
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"sort"
+	"time"
+
+	"github.com/hangar-dev/testresults/exporter"
+	"github.com/hangar-dev/testresults/store"
+	"github.com/hangar-dev/testresults/testrun"
+	"github.com/hangar-dev/testresults/translate"
+)
+
+// Summary is what a job's or a session's runs show.
+type Summary struct {
+	// Run is the latest counted run (null when none is counted).
+	Run *string `json:"run"`
+	// Counts are that run's counts.
+	Counts *testrun.Counts `json:"counts"`
+	// Failing are its first failing ids (at most MaxFailingIDs).
+	Failing []string `json:"failing"`
+	// BaseRun is the job's latest run of kind base.
+	BaseRun *string `json:"base_run"`
+	// Comparison is testrun.Compare of the base run and the latest counted
+	// run (new failures, fixed, flaky, coverage delta); null without both.
+	Comparison *testrun.Comparison `json:"comparison"`
+	// Flaky are the latest counted run's flaky ids.
+	Flaky []string `json:"flaky"`
+	// LineRate is its line coverage (null when unknown).
+	LineRate *float64 `json:"line_rate"`
+	// CoverageDelta is its line rate minus the base's (null unless both
+	// are known).
+	CoverageDelta *float64 `json:"coverage_delta"`
+}
+
+// RunSummary is one run in summary form.
+type RunSummary struct {
+	ID         string          `json:"id"`
+	Kind       testrun.Kind    `json:"kind"`
+	Status     *testrun.Status `json:"status"`
+	Counted    bool            `json:"counted"`
+	Trusted    bool            `json:"trusted"`
+	Complete   bool            `json:"complete"`
+	Counts     *testrun.Counts `json:"counts"`
+	LineRate   *float64        `json:"line_rate"`
+	StartedAt  *time.Time      `json:"started_at"`
+	EndedAt    *time.Time      `json:"ended_at"`
+	Repository *string         `json:"repository"`
+	Job        *string         `json:"job"`
+	Session    *string         `json:"session"`
+	Turn       *int            `json:"turn"`
+	RecordedAt time.Time       `json:"recorded_at"`
+	CasesKept  bool            `json:"cases_kept"`
+}
+
+type testsResponse struct {
+	Job     string          `json:"job,omitempty"`
+	Session string          `json:"session,omitempty"`
+	Summary Summary         `json:"summary"`
+	Runs    []RunSummary    `json:"runs"`
+	Latest  json.RawMessage `json:"latest"`
+}
+
+type oneRunResponse struct {
+	Run       RunSummary      `json:"summary"`
+	Full      json.RawMessage `json:"run"`
+	Cases     []CaseOutcome   `json:"cases,omitempty"`
+	CasesKept *bool           `json:"cases_kept,omitempty"`
+	Next      string          `json:"next,omitempty"`
+}
+
+type flakyResponse struct {
+	Repository string               `json:"repository"`
+	Entries    []testrun.FlakyEntry `json:"entries"`
+}
+
+// CaseOutcome is one case of a run.
+type CaseOutcome struct {
+	ID      string          `json:"id"`
+	Outcome testrun.Outcome `json:"outcome"`
+}
+
+func strOrNil(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func timeOrNil(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	t = t.UTC()
+	return &t
+}
+
+func runSummaryOf(sr store.StoredRun) RunSummary {
+	r := sr.Run
+	rs := RunSummary{
+		ID: r.ID, Kind: r.Kind, Counted: r.Counted(), Trusted: r.Trusted(), Complete: r.Complete,
+		Counts: r.Counts, StartedAt: timeOrNil(r.StartedAt), EndedAt: timeOrNil(r.EndedAt),
+		Repository: strOrNil(sr.Repo), Job: strOrNil(sr.JobID), Session: strOrNil(sr.SessionRef),
+		Turn: sr.Turn, RecordedAt: sr.RecordedAt, CasesKept: sr.HasCases,
+	}
+	if r.Status != "" {
+		st := r.Status
+		rs.Status = &st
+	}
+	if r.Coverage != nil {
+		rs.LineRate = r.Coverage.LineRate
+	}
+	return rs
+}
+
+// runWithoutCases is the run's JSON form with its per-case map left out
+// (cases=true pages it).
+func runWithoutCases(r *testrun.Run) json.RawMessage {
+	bare := *r
+	bare.Cases = nil
+	b, err := json.Marshal(bare)
+	if err != nil {
+		return json.RawMessage("null")
+	}
+	return b
+}
+
+// summarized is the summary, the runs and the latest run of a job or
+// session.
+type summarized struct {
+	Summary Summary
+	Runs    []RunSummary
+	Latest  json.RawMessage
+	// latest and base are the full runs (nil when none).
+	latest, base *testrun.Run
+}
+
+// summarize builds the summary of runs (in recorded order).
+func (s *Server) summarize(ctx context.Context, runs []store.StoredRun) (summarized, error) {
+	out := summarized{Runs: make([]RunSummary, len(runs)), Summary: Summary{Failing: []string{}, Flaky: []string{}}}
+	var latestID, baseID string
+	for i, sr := range runs {
+		out.Runs[i] = runSummaryOf(sr)
+		if sr.Run.Counted() {
+			latestID = sr.Run.ID
+		}
+		if sr.Run.Kind == testrun.KindBase {
+			baseID = sr.Run.ID
+		}
+	}
+	out.Latest = runWithoutCases(runs[len(runs)-1].Run)
+	if baseID != "" {
+		out.Summary.BaseRun = &baseID
+		b, err := s.runs.Run(ctx, baseID)
+		if err != nil {
+			return out, err
+		}
+		out.base = b.Run
+	}
+	if latestID == "" {
+		return out, nil
+	}
+	l, err := s.runs.Run(ctx, latestID)
+	if err != nil {
+		return out, err
+	}
+	out.latest = l.Run
+	sum := &out.Summary
+	sum.Run = &latestID
+	sum.Counts = l.Run.Counts
+	sum.Failing = failingIDs(l.Run, MaxFailingIDs)
+	sum.Flaky = append(sum.Flaky, l.Run.Flaky...)
+	if l.Run.Coverage != nil {
+		sum.LineRate = l.Run.Coverage.LineRate
+	}
+	if out.base != nil && out.base.ID != latestID {
+		c := testrun.Compare(out.base, l.Run)
+		sum.Comparison = &c
+		sum.CoverageDelta = c.CoverageDelta
+	}
+	return out, nil
+}
+
+// failingIDs are the first n failing ids of r: its failures in order, then
+// failing cases by id.
+func failingIDs(r *testrun.Run, n int) []string {
+	out := []string{}
+	seen := map[string]bool{}
+	for _, f := range r.Failures {
+		if len(out) == n {
+			return out
+		}
+		if !seen[f.ID] {
+			seen[f.ID] = true
+			out = append(out, f.ID)
+		}
+	}
+	var rest []string
+	for id, o := range r.Cases {
+		if o.Failing() && !seen[id] {
+			rest = append(rest, id)
+		}
+	}
+	sort.Strings(rest)
+	for _, id := range rest {
+		if len(out) == n {
+			break
+		}
+		out = append(out, id)
+	}
+	return out
+}
+
+// pageCases returns the cases of sr from offset, sorted by id, and the
+// next offset (-1 when none).
+func pageCases(sr store.StoredRun, offset int) ([]CaseOutcome, int) {
+	ids := make([]string, 0, len(sr.Run.Cases))
+	for id := range sr.Run.Cases {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	out := []CaseOutcome{}
+	if offset >= len(ids) {
+		return out, -1
+	}
+	end := min(offset+CasesPageSize, len(ids))
+	for _, id := range ids[offset:end] {
+		out = append(out, CaseOutcome{ID: id, Outcome: sr.Run.Cases[id]})
+	}
+	if end < len(ids) {
+		return out, end
+	}
+	return out, -1
+}
+
+// ExportOptions are the exporter options of ?format=otel: OTLP/JSON with
+// the resource an export reads from an empty environment, so that the
+// bytes equal those of `testresults export --format otlp-json --job ID`
+// (or --session REF) run without OTEL_* variables.
+func ExportOptions(out *bytes.Buffer) exporter.Options {
+	return exporter.Options{
+		Format:  exporter.FormatOTLPJSON,
+		Output:  out,
+		Getenv:  func(string) string { return "" },
+		Environ: func() []string { return nil },
+	}
+}
+
+// ExportJob writes the OTLP/JSON of runs as a job export of jobID.
+func ExportJob(ctx context.Context, jobID string, runs []*testrun.Run, out *bytes.Buffer) error {
+	o := ExportOptions(out)
+	o.JobID = jobID
+	_, err := exporter.ExportRuns(ctx, runs, o)
+	return err
+}
+
+// ExportSession writes the OTLP/JSON of a session's runs, each on its turn
+// (turn 0 when unknown).
+func ExportSession(ctx context.Context, ref string, runs []store.StoredRun, out *bytes.Buffer) error {
+	sess := translate.Session{ID: ref}
+	index := map[int]int{}
+	for _, sr := range runs {
+		n := 0
+		if sr.Turn != nil {
+			n = *sr.Turn
+		}
+		i, ok := index[n]
+		if !ok {
+			i = len(sess.Turns)
+			index[n] = i
+			sess.Turns = append(sess.Turns, translate.Turn{Number: n})
+		}
+		sess.Turns[i].Runs = append(sess.Turns[i].Runs, sr.Run)
+	}
+	_, err := exporter.ExportSession(ctx, sess, ExportOptions(out))
+	return err
+}
+
+// otel answers the runs (or the one run) as OTLP/JSON spans.
+func (s *Server) otel(w http.ResponseWriter, r *http.Request, sc scope, id string, runs []store.StoredRun, runID string) {
+	ctx := r.Context()
+	full := make([]store.StoredRun, 0, len(runs))
+	for _, sr := range runs {
+		if runID != "" && sr.Run.ID != runID {
+			continue
+		}
+		f, err := s.runs.Run(ctx, sr.Run.ID)
+		if err != nil {
+			storeError(w, err)
+			return
+		}
+		full = append(full, f)
+	}
+	var buf bytes.Buffer
+	var err error
+	if sc == scopeSession {
+		err = ExportSession(ctx, id, full, &buf)
+	} else {
+		rs := make([]*testrun.Run, len(full))
+		for i, f := range full {
+			rs[i] = f.Run
+		}
+		err = ExportJob(ctx, id, rs, &buf)
+	}
+	if err != nil {
+		writeProblem(w, http.StatusInternalServerError, "the runs could not be exported")
+		return
+	}
+	writeBytes(w, "application/json", &buf)
+}

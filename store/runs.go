@@ -1,0 +1,276 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hangar-dev/testresults/testrun"
+)
+
+// Retention of stored runs.
+const (
+	// RunTTL is how long a stored run is kept after it was recorded.
+	RunTTL = 14 * 24 * time.Hour
+	// CasesTTL is how long a run keeps its per-case map; afterwards it
+	// keeps its counts and failures only.
+	CasesTTL = 3 * 24 * time.Hour
+	// BaseCasesTTL is CasesTTL for runs of kind base, which later runs are
+	// compared with.
+	BaseCasesTTL = 14 * 24 * time.Hour
+	// MaxRunsPerQuery bounds the runs JobRuns and SessionRuns return (the
+	// latest ones).
+	MaxRunsPerQuery = 1000
+	// MaxTagLength bounds the repository, job id and session ref of a
+	// stored run.
+	MaxTagLength = 256
+)
+
+// ErrNotFound is returned (wrapped) by Run for an unknown run id.
+var ErrNotFound = errors.New("store: not found")
+
+// RunStore keeps whole runs, tagged with where they ran.
+type RunStore interface {
+	// RecordRun stores r.Run with its tags. Recording a run id again
+	// changes nothing and reports false.
+	RecordRun(ctx context.Context, r StoredRun) (bool, error)
+	// JobRuns returns the runs of a job in the order they were recorded
+	// (at most MaxRunsPerQuery, the latest), without their per-case maps.
+	JobRuns(ctx context.Context, jobID string) ([]StoredRun, error)
+	// SessionRuns is JobRuns for the runs of a session.
+	SessionRuns(ctx context.Context, ref string) ([]StoredRun, error)
+	// Run returns one run with its per-case map (nil after retention
+	// dropped it); an unknown id wraps ErrNotFound.
+	Run(ctx context.Context, id string) (StoredRun, error)
+	// PruneRuns applies retention at now: runs recorded more than RunTTL
+	// before go, and per-case maps older than CasesTTL (BaseCasesTTL for
+	// base runs) are dropped. It says how many runs and maps went.
+	PruneRuns(ctx context.Context, now time.Time) (PrunedRuns, error)
+}
+
+// StoredRun is a run and where it ran. Empty tags are unknown.
+type StoredRun struct {
+	Run        *testrun.Run
+	Repo       string
+	JobID      string
+	SessionRef string
+	// Turn is the session's turn number, nil when unknown.
+	Turn *int
+	// RecordedAt is set by the store.
+	RecordedAt time.Time
+	// HasCases is false once retention dropped the per-case map (set by
+	// the store).
+	HasCases bool
+}
+
+// PrunedRuns says what PruneRuns removed.
+type PrunedRuns struct {
+	Runs, Cases int64
+}
+
+func checkTag(name, v string) error {
+	if len(v) > MaxTagLength {
+		return fmt.Errorf("store: %s is longer than %d bytes", name, MaxTagLength)
+	}
+	if strings.ContainsFunc(v, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		return fmt.Errorf("store: %s holds a control character", name)
+	}
+	return nil
+}
+
+func microOrNil(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return t.UnixMicro()
+}
+
+func (s *sqlStore) RecordRun(ctx context.Context, sr StoredRun) (bool, error) {
+	r := sr.Run
+	if r == nil || r.ID == "" {
+		return false, errors.New("store: a run with an id is required")
+	}
+	for _, tag := range []struct{ name, v string }{{"run id", r.ID}, {"repository", sr.Repo}, {"job id", sr.JobID}, {"session ref", sr.SessionRef}} {
+		if err := checkTag(tag.name, tag.v); err != nil {
+			return false, err
+		}
+	}
+	if err := r.Validate(); err != nil {
+		return false, fmt.Errorf("store: run %q: %w", r.ID, err)
+	}
+	// The run's JSON form without its cases, which are kept apart.
+	bare := *r
+	bare.Cases = nil
+	runJSON, err := json.Marshal(bare)
+	if err != nil {
+		return false, fmt.Errorf("store: run %q: %w", r.ID, err)
+	}
+	var casesJSON any
+	if r.Cases != nil {
+		b, err := json.Marshal(r.Cases)
+		if err != nil {
+			return false, fmt.Errorf("store: run %q: %w", r.ID, err)
+		}
+		casesJSON = string(b)
+	}
+	var counts [6]any
+	if c := r.Counts; c != nil {
+		counts = [6]any{c.Total, c.Passed, c.Failed, c.Errors, c.Skipped, c.Flaky}
+	}
+	var turn any
+	if sr.Turn != nil {
+		turn = int64(*sr.Turn)
+	}
+	counted := 0
+	if r.Counted() {
+		counted = 1
+	}
+	added := false
+	err = s.inTx(ctx, "runs", func(tx *sql.Tx) error {
+		var seq int64
+		if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) + 1 FROM runs`).Scan(&seq); err != nil {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, s.q(`INSERT INTO runs (run_id, kind, repository, job_id, session_ref, turn,
+			started_at, ended_at, recorded_at, seq, counted, total, passed, failed, errors, skipped, flaky, run_json, cases_json)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id) DO NOTHING`),
+			r.ID, string(r.Kind), sr.Repo, sr.JobID, sr.SessionRef, turn,
+			microOrNil(r.StartedAt), microOrNil(r.EndedAt), s.now().UnixMicro(), seq, counted,
+			counts[0], counts[1], counts[2], counts[3], counts[4], counts[5], string(runJSON), casesJSON)
+		if err != nil {
+			return err
+		}
+		n, err := res.RowsAffected()
+		added = n > 0
+		return err
+	})
+	return added, err
+}
+
+const runColumns = `repository, job_id, session_ref, turn, recorded_at, run_json`
+
+func (s *sqlStore) scanRun(sc scanner, cases *sql.NullString) (StoredRun, error) {
+	var sr StoredRun
+	var turn sql.NullInt64
+	var recorded int64
+	var runJSON string
+	dest := []any{&sr.Repo, &sr.JobID, &sr.SessionRef, &turn, &recorded, &runJSON}
+	if cases != nil {
+		dest = append(dest, cases)
+	}
+	if err := sc.Scan(dest...); err != nil {
+		return sr, err
+	}
+	if turn.Valid {
+		n := int(turn.Int64)
+		sr.Turn = &n
+	}
+	sr.RecordedAt = time.UnixMicro(recorded).UTC()
+	r, err := testrun.ReadRun(strings.NewReader(runJSON))
+	if err != nil {
+		return sr, err
+	}
+	sr.Run = r
+	if cases != nil && cases.Valid {
+		if err := json.Unmarshal([]byte(cases.String), &r.Cases); err != nil {
+			return sr, fmt.Errorf("run %q: cases: %w", r.ID, err)
+		}
+		sr.HasCases = true
+	}
+	return sr, nil
+}
+
+func (s *sqlStore) runsWhere(ctx context.Context, column, value string) ([]StoredRun, error) {
+	rows, err := s.db.QueryContext(ctx, s.q(`SELECT `+runColumns+`, cases_json IS NOT NULL FROM runs WHERE `+column+` = ?
+		ORDER BY seq DESC LIMIT `+fmt.Sprint(MaxRunsPerQuery)), value)
+	if err != nil {
+		return nil, fmt.Errorf("store: %s: %w", s.d.name, err)
+	}
+	defer rows.Close()
+	out := []StoredRun{}
+	for rows.Next() {
+		var has bool
+		sr, err := s.scanRunWith(rows, &has)
+		if err != nil {
+			return nil, fmt.Errorf("store: %s: %w", s.d.name, err)
+		}
+		sr.HasCases = has
+		out = append(out, sr)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("store: %s: %w", s.d.name, err)
+	}
+	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+		out[i], out[j] = out[j], out[i]
+	}
+	return out, nil
+}
+
+// scanRunWith scans a run without its cases and one more boolean column.
+func (s *sqlStore) scanRunWith(rows *sql.Rows, has *bool) (StoredRun, error) {
+	var sr StoredRun
+	var turn sql.NullInt64
+	var recorded int64
+	var runJSON string
+	if err := rows.Scan(&sr.Repo, &sr.JobID, &sr.SessionRef, &turn, &recorded, &runJSON, has); err != nil {
+		return sr, err
+	}
+	if turn.Valid {
+		n := int(turn.Int64)
+		sr.Turn = &n
+	}
+	sr.RecordedAt = time.UnixMicro(recorded).UTC()
+	r, err := testrun.ReadRun(strings.NewReader(runJSON))
+	if err != nil {
+		return sr, err
+	}
+	sr.Run = r
+	return sr, nil
+}
+
+func (s *sqlStore) JobRuns(ctx context.Context, jobID string) ([]StoredRun, error) {
+	return s.runsWhere(ctx, "job_id", jobID)
+}
+
+func (s *sqlStore) SessionRuns(ctx context.Context, ref string) ([]StoredRun, error) {
+	return s.runsWhere(ctx, "session_ref", ref)
+}
+
+func (s *sqlStore) Run(ctx context.Context, id string) (StoredRun, error) {
+	var cases sql.NullString
+	sr, err := s.scanRun(s.db.QueryRowContext(ctx, s.q(`SELECT `+runColumns+`, cases_json FROM runs WHERE run_id = ?`), id), &cases)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return StoredRun{}, fmt.Errorf("%w: run %q", ErrNotFound, id)
+	case err != nil:
+		return StoredRun{}, fmt.Errorf("store: %s: %w", s.d.name, err)
+	}
+	return sr, nil
+}
+
+func (s *sqlStore) PruneRuns(ctx context.Context, now time.Time) (PrunedRuns, error) {
+	var p PrunedRuns
+	err := s.inTx(ctx, "runs", func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, s.q(`DELETE FROM runs WHERE recorded_at < ?`), now.Add(-RunTTL).UnixMicro())
+		if err != nil {
+			return err
+		}
+		if p.Runs, err = res.RowsAffected(); err != nil {
+			return err
+		}
+		res, err = tx.ExecContext(ctx, s.q(`UPDATE runs SET cases_json = NULL WHERE cases_json IS NOT NULL AND (
+			(kind <> ? AND recorded_at < ?) OR (kind = ? AND recorded_at < ?))`),
+			string(testrun.KindBase), now.Add(-CasesTTL).UnixMicro(),
+			string(testrun.KindBase), now.Add(-BaseCasesTTL).UnixMicro())
+		if err != nil {
+			return err
+		}
+		p.Cases, err = res.RowsAffected()
+		return err
+	})
+	return p, err
+}
