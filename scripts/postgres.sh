@@ -60,8 +60,15 @@ start() {
 		bin=$(pg_bindir)
 	fi
 	if [ -f "$state_file" ]; then
-		log "a cluster is already running ($(cat "$state_file")); stop it first"
-		exit 1
+		local old
+		old=$(cat "$state_file")
+		if [ -d "$old/data" ] && as_owner "$bin/pg_ctl" -D "$old/data" status >/dev/null 2>&1; then
+			log "a cluster is already running ($old); stop it first"
+			exit 1
+		fi
+		# Left by a run that was killed before it could stop its cluster.
+		log "removing the state of a cluster that no longer runs ($old)"
+		rm -rf "$old" "$state_file"
 	fi
 	dir=$(mktemp -d "${TMPDIR:-/tmp}/testresults-postgres.XXXXXX")
 	chmod 0755 "$dir"

@@ -28,6 +28,8 @@ bash scripts/install-runners.sh
 
 # A throwaway PostgreSQL on 127.0.0.1 for the store tests (the same suite
 # runs against SQLite and PostgreSQL).
+mkdir -p _build
+export TESTRESULTS_PG_STATE="$root/_build/postgres.state"
 eval "$(bash scripts/postgres.sh start)"
 trap 'bash scripts/postgres.sh stop' EXIT
 
