@@ -25,6 +25,8 @@ go vet ./...
 # The real runners the run wrapper's end-to-end tests wrap: pytest and
 # pytest-rerunfailures (Debian), gotestsum, jest with jest-junit (npm).
 bash scripts/install-runners.sh
+# Debian's chromium, for the test that loads the job page in a browser.
+bash scripts/serve-chromium.sh
 
 # A throwaway PostgreSQL on 127.0.0.1 for the store tests (the same suite
 # runs against SQLite and PostgreSQL).

@@ -69,7 +69,9 @@ type StoredRun struct {
 
 // PrunedRuns says what PruneRuns removed.
 type PrunedRuns struct {
-	Runs, Cases int64
+	// Runs removed, and per-case maps dropped from runs that stay.
+	Runs  int64 `json:"runs"`
+	Cases int64 `json:"cases"`
 }
 
 func checkTag(name, v string) error {

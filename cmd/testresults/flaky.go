@@ -89,6 +89,7 @@ func storeLocation(flag string, env Env) (string, error) {
 
 func runFlaky(ctx context.Context, args []string, env Env) int {
 	fs, o := newFlakyFlags()
+	so := addStoreFlags(fs)
 	if code, done := parseFlags("flaky", flakyUsage, fs, args, env); done {
 		return code
 	}
@@ -154,6 +155,9 @@ func runFlaky(ctx context.Context, args []string, env Env) int {
 	human := term.NewWriter(env.Stdout)
 	switch sub {
 	case "record":
+		if err := so.record(ctx, env, runs...); err != nil {
+			return storeFail(err)
+		}
 		return flakyRecord(ctx, st, o, runs, env, storeFail)
 	case "list":
 		entries, err := st.List(ctx, store.Filter{Repository: o.repo, Environment: listEnv})

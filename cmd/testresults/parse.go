@@ -64,6 +64,7 @@ type parseOptions struct {
 	workDir  string
 	export   bool
 	exp      *exportOptions
+	store    *storeOptions
 }
 
 func newParseFlags() (*pflag.FlagSet, *parseOptions) {
@@ -90,6 +91,7 @@ func newParseFlags() (*pflag.FlagSet, *parseOptions) {
 	fs.StringVar(&o.workDir, "work-dir", "", "the folder the check ran in: coverage paths under it are made relative (default: the current folder)")
 	fs.BoolVar(&o.export, "export", false, "also export the run as spans; the flags below are export's")
 	o.exp = addExportFlags(fs)
+	o.store = addStoreFlags(fs)
 	return fs, o
 }
 
@@ -204,6 +206,10 @@ func runParse(ctx context.Context, args []string, env Env) int {
 	enc.SetIndent("", "  ")
 	if merr := enc.Encode(run); merr != nil {
 		fmt.Fprintf(env.Stderr, "testresults parse: %v\n", merr)
+		return exitRejected
+	}
+	if rerr := o.store.record(ctx, env, run); rerr != nil {
+		fmt.Fprintf(env.Stderr, "testresults parse: record: %v\n", rerr)
 		return exitRejected
 	}
 	code := exitOK

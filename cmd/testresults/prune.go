@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/hangar-dev/testresults/check"
+	"github.com/hangar-dev/testresults/store"
 )
 
 func init() {
@@ -30,8 +32,13 @@ is skipped and listed, so pruning the wrong folder deletes nothing that is
 not a run's. Files are rewritten atomically; symbolic links are never
 followed.
 
-Prints what it did as JSON on stdout (removed, cases_dropped, skipped) and
-a line per change on stderr (--quiet silences it).
+With --store (or HANGAR_STORE set) the same retention is applied to the
+runs recorded in the store (runs 14 days after recording; per-case maps 3
+days, 14 for base runs), and "store" in the output says how many runs and
+per-case maps went.
+
+Prints what it did as JSON on stdout (removed, cases_dropped, skipped,
+store) and a line per change on stderr (--quiet silences it).
 
 Exit codes: 0 pruned (or nothing to prune); 1 the folder could not be
 pruned; 2 usage error.
@@ -42,6 +49,7 @@ Flags:
 type pruneOptions struct {
 	dir   string
 	now   string
+	store string
 	quiet bool
 }
 
@@ -53,11 +61,12 @@ func newPruneFlags() (*pflag.FlagSet, *pruneOptions) {
 	fs.SortFlags = false
 	fs.StringVar(&o.dir, "dir", "", "the folder of run folders (default $HOME/.hangar/tests)")
 	fs.StringVar(&o.now, "now", "", "the time to prune as of (RFC 3339; default now)")
+	fs.StringVar(&o.store, "store", "", "also prune the runs recorded in this store: a SQLite file or a postgres:// URL (default: $HANGAR_STORE when set)")
 	fs.BoolVarP(&o.quiet, "quiet", "q", false, "nothing on stderr")
 	return fs, o
 }
 
-func runPrune(_ context.Context, args []string, env Env) int {
+func runPrune(ctx context.Context, args []string, env Env) int {
 	fs, o := newPruneFlags()
 	usageTo := func(w io.Writer) {
 		fmt.Fprint(w, pruneUsage)
@@ -99,10 +108,22 @@ func runPrune(_ context.Context, args []string, env Env) int {
 		fmt.Fprintf(env.Stderr, "testresults prune: %v\n", err)
 		return exitFailed
 	}
+	out := struct {
+		*check.Pruned
+		Store *store.PrunedRuns `json:"store,omitempty"`
+	}{Pruned: p}
+	if loc := cmp.Or(o.store, env.Getenv("HANGAR_STORE")); loc != "" {
+		pr, err := pruneStore(ctx, loc, now)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "testresults prune: %v\n", err)
+			return exitFailed
+		}
+		out.Store = &pr
+	}
 	enc := json.NewEncoder(env.Stdout)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
-	if err := enc.Encode(p); err != nil {
+	if err := enc.Encode(out); err != nil {
 		fmt.Fprintf(env.Stderr, "testresults prune: %v\n", err)
 		return exitFailed
 	}
@@ -117,6 +138,19 @@ func runPrune(_ context.Context, args []string, env Env) int {
 			fmt.Fprintf(env.Stderr, "skipped %s: %s\n", escapeControl(s.Path), escapeControl(s.Reason))
 		}
 		fmt.Fprintf(env.Stderr, "testresults prune: %d run folders removed, %d per-case maps dropped\n", len(p.Removed), len(p.CasesDropped))
+		if out.Store != nil {
+			fmt.Fprintf(env.Stderr, "testresults prune: store: %d runs removed, %d per-case maps dropped\n", out.Store.Runs, out.Store.Cases)
+		}
 	}
 	return exitOK
+}
+
+// pruneStore applies the retention of stored runs in the store at loc.
+func pruneStore(ctx context.Context, loc string, now time.Time) (store.PrunedRuns, error) {
+	st, err := store.Open(ctx, loc)
+	if err != nil {
+		return store.PrunedRuns{}, err
+	}
+	defer st.Close()
+	return st.PruneRuns(ctx, now)
 }

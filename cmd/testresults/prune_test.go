@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -48,4 +49,29 @@ func TestPruneCommand(t *testing.T) {
 	link := filepath.Join(t.TempDir(), "link")
 	require.NoError(t, os.Symlink(root, link))
 	assert.Equal(t, exitFailed, run(context.Background(), []string{"prune", "--dir", link}, env))
+}
+
+// TestPruneStore: runs recorded by parse --record are removed from the
+// store by prune --store once past their retention, and kept before it.
+func TestPruneStore(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "store.db")
+	runs := filepath.Join(dir, "tests")
+	require.NoError(t, os.MkdirAll(runs, 0o755))
+	report := writeReport(t, dir, "junit.xml", junitDoc)
+	code, _, stderr := runCmd(t, "parse", "--kind", "base", "--record", "--store", db, "--job-id", "job-1", report)
+	require.Equal(t, exitOK, code, stderr)
+
+	prune := func(now string) map[string]any {
+		t.Helper()
+		code, out, stderr := runCmd(t, "prune", "--dir", runs, "--store", db, "--now", now)
+		require.Equal(t, exitOK, code, stderr)
+		var got map[string]any
+		require.NoError(t, json.Unmarshal([]byte(out), &got))
+		return got
+	}
+	soon := time.Now().Add(24 * time.Hour).UTC().Format(time.RFC3339)
+	assert.Equal(t, map[string]any{"runs": 0.0, "cases": 0.0}, prune(soon)["store"], "a day later the base run keeps its cases")
+	later := time.Now().Add(30 * 24 * time.Hour).UTC().Format(time.RFC3339)
+	assert.Equal(t, map[string]any{"runs": 1.0, "cases": 0.0}, prune(later)["store"], "after 14 days the run is gone")
 }
