@@ -207,12 +207,12 @@ type enricoStats struct {
 	} `json:"stats"`
 }
 
-// expectationDiffers documents where a shipped expectation counts what SPEC
-// says not to count.
+// expectationDiffers documents where a shipped expectation counts what the
+// reading rules (package report's doc) say not to count.
 var expectationDiffers = map[string]string{
 	// The action falls back to the suite's tests=/failures=/skipped=
-	// attributes when there are no testcase elements; SPEC never reads
-	// counts from them, so the run has 0 tests (and is not counted).
+	// attributes when there are no testcase elements; counts are never read
+	// from them, so the run has 0 tests (and is not counted).
 	"junit-generic/no-cases-but-tests.xml": "counts from tests= attributes",
 	// The action parses the NUnit file after dropping the entity; every
 	// file with an entity declaration is refused here.

@@ -34,7 +34,7 @@ func fixture(t testing.TB, name string) *testrun.Run {
 }
 
 func TestRunEventTypes(t *testing.T) {
-	// Every attribute of SPEC section 6 with its type, on the richest runs.
+	// Every attribute of the test.run and test.case events (README) with its type, on the richest runs.
 	run := fixture(t, "failures")
 	cov := fixture(t, "coverage")
 	grader := fixture(t, "grader")
