@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/hangar-dev/testresults/internal/testmem"
 	"github.com/hangar-dev/testresults/report/junit"
@@ -219,6 +220,47 @@ func BenchmarkReadRun(b *testing.B) {
 		}
 	})
 	b.ReportMetric(float64(peak)/float64(size), "peak-heap-ratio")
+}
+
+// BenchmarkVsUnmarshal interleaves the four readers on the same report,
+// one after the other in every iteration, and reports how many times
+// faster than encoding/xml Unmarshal each is (x-unmarshal metrics). On a
+// loaded machine these ratios hold far better than absolute times
+// measured minutes apart.
+func BenchmarkVsUnmarshal(b *testing.B) {
+	path, _ := benchFile(b)
+	data := benchData()
+	var tUnmarshal, tJUnit, tParse, tReadRun time.Duration
+	timed := func(d *time.Duration, f func() error) {
+		start := time.Now()
+		if err := f(); err != nil {
+			b.Fatal(err)
+		}
+		*d += time.Since(start)
+	}
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		timed(&tUnmarshal, func() error {
+			var v xSuites
+			return xml.Unmarshal(data, &v)
+		})
+		timed(&tJUnit, func() error {
+			_, err := junit.Parse(bytes.NewReader(data), "bench.xml")
+			return err
+		})
+		timed(&tParse, func() error {
+			_, err := Parse(bytes.NewReader(data), "bench.xml")
+			return err
+		})
+		timed(&tReadRun, func() error {
+			_, err := ReadRun([]string{path})
+			return err
+		})
+	}
+	b.ReportMetric(float64(tUnmarshal)/float64(tJUnit), "junit-x-unmarshal")
+	b.ReportMetric(float64(tUnmarshal)/float64(tParse), "parse-x-unmarshal")
+	b.ReportMetric(float64(tUnmarshal)/float64(tReadRun), "readrun-x-unmarshal")
 }
 
 // TestReadRunPeakMemory bounds the live heap ReadRun holds at its peak on
