@@ -14,8 +14,11 @@ type Builder struct {
 
 	// ids interns each test id once: it maps the id to its state in cases,
 	// which keeps the ids in order of first appearance.
-	ids     map[string]int32
-	cases   []caseState
+	ids   map[string]int32
+	cases []caseState
+	// more holds, by index in cases, the suites after the first an id ran
+	// in (few ids run in more than one).
+	more    map[int32][]scopeState
 	reports []ReportInfo
 	reasons []string
 	tests   bool // a test report was read whole
@@ -33,26 +36,30 @@ type scopeState struct {
 	flaky   bool // the runner reported a retry that passed
 }
 
-// caseState is a test id's outcome merged over every suite it ran in. Most
-// ids run in one suite, held in first; the others, if any, are a short
-// list, not a map.
+// caseState is a test id and its history in the first suite it ran in;
+// Builder.more holds the other suites, if any.
 type caseState struct {
 	id    string
 	first scopeState
-	more  []scopeState
 }
 
-func (c *caseState) scope(name string) *scopeState {
-	if c.first.scope == name {
+// scope returns the history of the id at index i in the suite named name.
+func (b *Builder) scope(i int32, name string) *scopeState {
+	if c := &b.cases[i]; c.first.scope == name {
 		return &c.first
 	}
-	for i := range c.more {
-		if c.more[i].scope == name {
-			return &c.more[i]
+	more := b.more[i]
+	for j := range more {
+		if more[j].scope == name {
+			return &more[j]
 		}
 	}
-	c.more = append(c.more, scopeState{scope: name})
-	return &c.more[len(c.more)-1]
+	if b.more == nil {
+		b.more = make(map[int32][]scopeState)
+	}
+	more = append(more, scopeState{scope: name})
+	b.more[i] = more
+	return &more[len(more)-1]
 }
 
 // Bounds of the coverage a run merges: past either, the run's coverage is
@@ -197,7 +204,7 @@ func (b *Builder) addExecution(e *Execution) {
 	}
 	var s *scopeState
 	if i, ok := b.ids[e.ID]; ok {
-		s = b.cases[i].scope(e.Scope)
+		s = b.scope(i, e.Scope)
 	} else {
 		if b.ids == nil {
 			b.ids = make(map[string]int32)
@@ -222,15 +229,17 @@ func (b *Builder) addExecution(e *Execution) {
 	}
 }
 
-// merged is the final outcome of one id: the worst over its configurations.
-func (c *caseState) merged() (Outcome, string, bool) {
-	s := &c.first
+// merged is the final outcome of the id at index i: the worst over its
+// configurations.
+func (b *Builder) merged(i int32) (Outcome, string, bool) {
+	s := &b.cases[i].first
 	out, msg := s.outcome, s.message
 	// Within one suite a test that both failed and passed is flaky;
 	// differing outcomes across suites do not make it flaky.
 	flaky := s.flaky || (s.failed && s.passed)
-	for i := range c.more {
-		s := &c.more[i]
+	more := b.more[i]
+	for j := range more {
+		s := &more[j]
 		if s.outcome.Severity() > out.Severity() {
 			out, msg = s.outcome, s.message
 		}
@@ -380,7 +389,7 @@ func (b *Builder) Build() *Run {
 	var failing, flaky []int32
 	for i := range b.cases {
 		c := &b.cases[i]
-		out, msg, isFlaky := c.merged()
+		out, msg, isFlaky := b.merged(int32(i))
 		outs[i] = out
 		counts.Total++
 		switch out {
