@@ -3,11 +3,8 @@ package report
 import (
 	"bufio"
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
 	"strings"
 	"unicode/utf8"
@@ -153,23 +150,12 @@ func checkPath(path string) error {
 	return nil
 }
 
-type hashReader struct {
-	r io.Reader
-	h hash.Hash
-	n int64
-}
-
-func (h *hashReader) Read(p []byte) (int, error) {
-	n, err := h.r.Read(p)
-	h.h.Write(p[:n])
-	h.n += int64(n)
-	return n, err
-}
-
 func parse(r io.Reader, name string, cfg *config) (*Result, error) {
-	h := &hashReader{r: r, h: sha256.New()}
+	h := newHashReader(r)
+	defer h.stop()
 	res := &Result{Info: testrun.ReportInfo{Path: name}}
 	err := parseInto(h, name, cfg, res)
+	sum := h.stop()
 	res.Info.Bytes = h.n
 	if err != nil {
 		res.Info.Error = Describe(err)
@@ -179,7 +165,7 @@ func parse(r io.Reader, name string, cfg *config) (*Result, error) {
 		res.Coverage = nil
 		return res, err
 	}
-	res.Info.SHA256 = hex.EncodeToString(h.h.Sum(nil))
+	res.Info.SHA256 = sum
 	return res, nil
 }
 

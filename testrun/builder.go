@@ -3,7 +3,7 @@ package testrun
 import (
 	"fmt"
 	"slices"
-	"sort"
+	"strings"
 )
 
 // Builder merges the executions and coverage of a run's reports into a Run.
@@ -12,8 +12,13 @@ import (
 type Builder struct {
 	cfg config
 
-	cases   map[string]*caseState
-	order   []string // ids in order of first appearance
+	// ids interns each test id once: it maps the id to its state in cases,
+	// which keeps the ids in order of first appearance.
+	ids   map[string]int32
+	cases []caseState
+	// more holds, by index in cases, the suites after the first an id ran
+	// in (few ids run in more than one).
+	more    map[int32][]scopeState
 	reports []ReportInfo
 	reasons []string
 	tests   bool // a test report was read whole
@@ -31,20 +36,30 @@ type scopeState struct {
 	flaky   bool // the runner reported a retry that passed
 }
 
-// caseState is a test id's outcome merged over every suite it ran in. Most
-// ids run in one suite, so the suites are a short list, not a map.
+// caseState is a test id and its history in the first suite it ran in;
+// Builder.more holds the other suites, if any.
 type caseState struct {
-	scopes []scopeState
+	id    string
+	first scopeState
 }
 
-func (c *caseState) scope(name string) *scopeState {
-	for i := range c.scopes {
-		if c.scopes[i].scope == name {
-			return &c.scopes[i]
+// scope returns the history of the id at index i in the suite named name.
+func (b *Builder) scope(i int32, name string) *scopeState {
+	if c := &b.cases[i]; c.first.scope == name {
+		return &c.first
+	}
+	more := b.more[i]
+	for j := range more {
+		if more[j].scope == name {
+			return &more[j]
 		}
 	}
-	c.scopes = append(c.scopes, scopeState{scope: name})
-	return &c.scopes[len(c.scopes)-1]
+	if b.more == nil {
+		b.more = make(map[int32][]scopeState)
+	}
+	more = append(more, scopeState{scope: name})
+	b.more[i] = more
+	return &more[len(more)-1]
 }
 
 // Bounds of the coverage a run merges: past either, the run's coverage is
@@ -140,9 +155,8 @@ func (f *mergedFile) merge(lines map[int64]bool) (n int64, ok bool) {
 // NewBuilder returns an empty Builder.
 func NewBuilder(opts ...Option) *Builder {
 	return &Builder{
-		cfg:   newConfig(opts),
-		cases: make(map[string]*caseState),
-		cov:   covState{maxLines: DefaultMaxCoverageLines, maxFiles: DefaultMaxCoverageFiles},
+		cfg: newConfig(opts),
+		cov: covState{maxLines: DefaultMaxCoverageLines, maxFiles: DefaultMaxCoverageFiles},
 	}
 }
 
@@ -164,6 +178,12 @@ func (b *Builder) AddReport(info ReportInfo, execs []Execution, cov *CoverageRep
 	if info.Tests != nil || len(execs) > 0 {
 		b.tests = true
 	}
+	if b.ids == nil && len(execs) > 0 {
+		// Sized for the first test report: most runs have one, or a few of
+		// a like size.
+		b.ids = make(map[string]int32, len(execs))
+		b.cases = make([]caseState, 0, len(execs))
+	}
 	for i := range execs {
 		b.addExecution(&execs[i])
 	}
@@ -182,13 +202,17 @@ func (b *Builder) addExecution(e *Execution) {
 		b.Incomplete(fmt.Sprintf("a test case with id %q and outcome %q cannot be read", e.ID, e.Outcome))
 		return
 	}
-	c, ok := b.cases[e.ID]
-	if !ok {
-		c = &caseState{scopes: make([]scopeState, 0, 1)}
-		b.cases[e.ID] = c
-		b.order = append(b.order, e.ID)
+	var s *scopeState
+	if i, ok := b.ids[e.ID]; ok {
+		s = b.scope(i, e.Scope)
+	} else {
+		if b.ids == nil {
+			b.ids = make(map[string]int32)
+		}
+		b.ids[e.ID] = int32(len(b.cases))
+		b.cases = append(b.cases, caseState{id: e.ID, first: scopeState{scope: e.Scope}})
+		s = &b.cases[len(b.cases)-1].first
 	}
-	s := c.scope(e.Scope)
 	// Retries inside one suite: the last outcome wins.
 	s.outcome = e.Outcome
 	if e.Outcome.Failing() {
@@ -205,18 +229,20 @@ func (b *Builder) addExecution(e *Execution) {
 	}
 }
 
-// merged is the final outcome of one id: the worst over its configurations.
-func (c *caseState) merged() (Outcome, string, bool) {
-	var out Outcome
-	var msg string
-	flaky := false
-	for i := range c.scopes {
-		s := &c.scopes[i]
-		if i == 0 || s.outcome.Severity() > out.Severity() {
+// merged is the final outcome of the id at index i: the worst over its
+// configurations.
+func (b *Builder) merged(i int32) (Outcome, string, bool) {
+	s := &b.cases[i].first
+	out, msg := s.outcome, s.message
+	// Within one suite a test that both failed and passed is flaky;
+	// differing outcomes across suites do not make it flaky.
+	flaky := s.flaky || (s.failed && s.passed)
+	more := b.more[i]
+	for j := range more {
+		s := &more[j]
+		if s.outcome.Severity() > out.Severity() {
 			out, msg = s.outcome, s.message
 		}
-		// Within one suite a test that both failed and passed is flaky;
-		// differing outcomes across suites do not make it flaky.
 		if s.flaky || (s.failed && s.passed) {
 			flaky = true
 		}
@@ -357,11 +383,14 @@ func (b *Builder) Build() *Run {
 	}
 
 	counts := &Counts{}
-	outcomes := make(map[string]Outcome, len(b.order))
-	var failing, flakyIDs []string
-	for _, id := range b.order {
-		out, msg, flaky := b.cases[id].merged()
-		outcomes[id] = out
+	// outs holds each id's merged outcome, in the order of b.cases; the
+	// failing and flaky ids are listed by their index there.
+	outs := make([]Outcome, len(b.cases))
+	var failing, flaky []int32
+	for i := range b.cases {
+		c := &b.cases[i]
+		out, msg, isFlaky := b.merged(int32(i))
+		outs[i] = out
 		counts.Total++
 		switch out {
 		case OutcomePassed:
@@ -373,42 +402,62 @@ func (b *Builder) Build() *Run {
 		case OutcomeSkipped:
 			counts.Skipped++
 		}
-		if flaky {
+		if isFlaky {
 			counts.Flaky++
-			flakyIDs = append(flakyIDs, id)
+			flaky = append(flaky, int32(i))
 		}
 		if out.Failing() {
-			failing = append(failing, id)
+			failing = append(failing, int32(i))
+			// Only the failures kept are redacted.
 			if len(r.Failures) < b.cfg.maxFailures {
 				r.Failures = append(r.Failures, Failure{
-					ID:      id,
+					ID:      c.id,
 					Outcome: out,
 					Message: Clip(b.cfg.redactor.Redact(msg), b.cfg.maxMessage),
-					Flaky:   flaky,
+					Flaky:   isFlaky,
 				})
 			}
 		}
 	}
 	r.Counts = counts
-	sort.Strings(flakyIDs)
+	// The flaky ids are kept in id order.
+	slices.SortFunc(flaky, func(i, j int32) int { return strings.Compare(b.cases[i].id, b.cases[j].id) })
+	var flakyIDs []string
+	for _, i := range flaky {
+		flakyIDs = append(flakyIDs, b.cases[i].id)
+	}
 	r.Flaky = flakyIDs
-	r.Cases = keepCases(b.order, outcomes, failing, flakyIDs, b.cfg.maxCases)
+	r.Cases = b.keepCases(outs, failing, flaky, b.cfg.maxCases)
 	return r
 }
 
-// keepCases keeps at most n outcomes: failing ids first, then flaky ones,
-// then the rest in the order the reports list them.
-func keepCases(order []string, outcomes map[string]Outcome, failing, flaky []string, n int) map[string]Outcome {
-	if len(order) <= n {
-		return outcomes
+// keepCases keeps at most n outcomes: failing ids first, then flaky ones
+// (in id order), then the rest in the order the reports list them.
+func (b *Builder) keepCases(outs []Outcome, failing, flaky []int32, n int) map[string]Outcome {
+	kept := make(map[string]Outcome, min(len(outs), n))
+	if len(outs) <= n {
+		for i := range b.cases {
+			kept[b.cases[i].id] = outs[i]
+		}
+		return kept
 	}
-	kept := make(map[string]Outcome, n)
-	for _, group := range [][]string{failing, flaky, order} {
-		for _, id := range group {
-			if len(kept) >= n {
+	add := func(i int32) bool {
+		if len(kept) >= n {
+			return false
+		}
+		kept[b.cases[i].id] = outs[i]
+		return true
+	}
+	for _, group := range [][]int32{failing, flaky} {
+		for _, i := range group {
+			if !add(i) {
 				return kept
 			}
-			kept[id] = outcomes[id]
+		}
+	}
+	for i := range b.cases {
+		if !add(int32(i)) {
+			return kept
 		}
 	}
 	return kept

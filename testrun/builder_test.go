@@ -137,6 +137,46 @@ func TestBuilderLimits(t *testing.T) {
 	assert.Equal(t, "t040", r.Failures[4].ID)
 }
 
+// TestBuilderKeepOrder pins which outcomes a run over its case limit
+// keeps, over ids retried in one suite and run in several: failing ids
+// first, then flaky ones in id order, then the rest in report order, each
+// id once.
+func TestBuilderKeepOrder(t *testing.T) {
+	tests := []struct {
+		name     string
+		maxCases int
+		want     map[string]Outcome
+	}{
+		{"failing only", 1, map[string]Outcome{"m": OutcomeError}},
+		{"failing and flaky", 3, map[string]Outcome{"m": OutcomeError, "f1": OutcomePassed, "f2": OutcomePassed}},
+		{"then report order", 5, map[string]Outcome{"m": OutcomeError, "f1": OutcomePassed, "f2": OutcomePassed, "p0": OutcomePassed, "p1": OutcomePassed}},
+		{"all", 100, map[string]Outcome{"m": OutcomeError, "f1": OutcomePassed, "f2": OutcomePassed, "p0": OutcomePassed, "p1": OutcomePassed, "p2": OutcomePassed}},
+	}
+	execs := []Execution{
+		exec("a", "p0", OutcomePassed, ""),
+		exec("a", "f2", OutcomeFailed, "first try"),
+		exec("a", "f2", OutcomePassed, ""),
+		exec("a", "p1", OutcomePassed, ""),
+		exec("a", "m", OutcomePassed, ""),
+		exec("b", "m", OutcomeError, "boom"), // worse in another suite, not flaky
+		exec("b", "p0", OutcomePassed, ""),
+		{ID: "f1", Scope: "a", Outcome: OutcomePassed, RunnerFlaky: true},
+		exec("a", "p2", OutcomePassed, ""),
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			b := NewBuilder(WithRedactor(NewRedactor(nil)), WithMaxCases(tc.maxCases))
+			b.AddReport(ReportInfo{Path: "r.xml", Tests: ntests(len(execs))}, execs, nil)
+			r := b.Build()
+			assert.Equal(t, tc.want, r.Cases)
+			assert.Equal(t, []string{"f1", "f2"}, r.Flaky)
+			assert.Equal(t, Counts{Total: 6, Passed: 5, Errors: 1, Flaky: 2}, *r.Counts)
+			require.Len(t, r.Failures, 1)
+			assert.Equal(t, Failure{ID: "m", Outcome: OutcomeError, Message: "boom"}, r.Failures[0])
+		})
+	}
+}
+
 func TestBuilderAbsenceIsNeverZero(t *testing.T) {
 	t.Run("nothing read", func(t *testing.T) {
 		r := NewBuilder().Build()

@@ -1,6 +1,7 @@
 package xmlsafe
 
 import (
+	"encoding/binary"
 	"fmt"
 	"unicode/utf8"
 )
@@ -136,13 +137,43 @@ func badByte(c byte) bool { return c < 0x20 && c != '\t' && c != '\n' && c != '\
 // (valid UTF-8, or ISO-8859-1 when latin1) that XML 1.0 forbids, or -1. In
 // UTF-8 these are the C0 controls and U+FFFE, U+FFFF (EF BF BE, EF BF BF);
 // surrogates are not valid UTF-8 and are refused as such.
+//
+// It reads eight bytes at a time and looks at single bytes only in a word
+// holding a byte below 0x20 (tab and line ends are such bytes) or, in
+// UTF-8, an 0xEF.
 func forbiddenChar(s []byte, latin1 bool) (int, rune) {
-	for i, c := range s {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		x := binary.LittleEndian.Uint64(s[i:])
+		// A byte's high bit is set in m when the byte is below 0x20 (a
+		// byte above one that is may be set too): the bytes are then
+		// looked at one by one.
+		m := (x - 0x20*ones) &^ x & highs
+		if !latin1 {
+			y := x ^ 0xEF*ones // a zero byte where x holds 0xEF
+			m |= (y - ones) &^ y & highs
+		}
+		if m == 0 {
+			continue
+		}
+		if j, c := forbiddenIn(s, i, i+8, latin1); j >= 0 {
+			return j, c
+		}
+	}
+	return forbiddenIn(s, i, len(s), latin1)
+}
+
+// forbiddenIn is forbiddenChar over s[from:to], one byte at a time; an
+// EF BF BE or EF BF BF starting there may end past to.
+func forbiddenIn(s []byte, from, to int, latin1 bool) (int, rune) {
+	for i := from; i < to; i++ {
+		c := s[i]
 		if badByte(c) {
 			return i, rune(c)
 		}
 		if !latin1 && c == 0xEF && i+2 < len(s) && s[i+1] == 0xBF && (s[i+2] == 0xBE || s[i+2] == 0xBF) {
-			return i, 0xFF00 | rune(s[i+2])
+			return i, 0xFFC0 | rune(s[i+2]&0x3F) // EF BF BE is U+FFFE
 		}
 	}
 	return -1, 0

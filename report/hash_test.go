@@ -1,0 +1,97 @@
+package report
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"io"
+	"runtime"
+	"strings"
+	"testing"
+	"testing/iotest"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestHashReaderSums checks the concurrent hash is the SHA-256 of exactly
+// the bytes served, whatever the sizes the source and the consumer read
+// in, and that the data served is the source's.
+func TestHashReaderSums(t *testing.T) {
+	data := make([]byte, 5*hashBlockSize+123)
+	for i := range data {
+		data[i] = byte(i*7 + i/251)
+	}
+	sizes := []int{0, 1, 4095, hashBlockSize - 1, hashBlockSize, hashBlockSize + 1, 2 * hashBlockSize, len(data)}
+	sources := map[string]func([]byte) io.Reader{
+		"whole":    func(b []byte) io.Reader { return bytes.NewReader(b) },
+		"one byte": func(b []byte) io.Reader { return iotest.OneByteReader(bytes.NewReader(b)) },
+		"half":     func(b []byte) io.Reader { return iotest.HalfReader(bytes.NewReader(b)) },
+		"data+EOF": func(b []byte) io.Reader { return iotest.DataErrReader(bytes.NewReader(b)) },
+	}
+	for name, src := range sources {
+		for _, n := range sizes {
+			if name == "one byte" && n > 2*hashBlockSize {
+				continue
+			}
+			t.Run(name, func(t *testing.T) {
+				h := newHashReader(src(data[:n]))
+				got, err := io.ReadAll(h)
+				require.NoError(t, err)
+				want := sha256.Sum256(data[:n])
+				assert.Equal(t, hex.EncodeToString(want[:]), h.stop())
+				assert.Equal(t, data[:n], got)
+				assert.Equal(t, int64(n), h.n)
+				assert.LessOrEqual(t, h.blocks, hashBlocks)
+				assert.Empty(t, h.stop(), "a second stop is a no-op")
+			})
+		}
+	}
+}
+
+// TestHashReaderSourceError checks a source's error reaches the consumer
+// after the data read with it, and that stopping early, mid-stream, ends
+// the hasher.
+func TestHashReaderSourceError(t *testing.T) {
+	boom := errors.New("boom")
+	h := newHashReader(io.MultiReader(strings.NewReader("abc"), iotest.ErrReader(boom)))
+	got, err := io.ReadAll(h)
+	require.ErrorIs(t, err, boom)
+	assert.Equal(t, "abc", string(got))
+	h.stop()
+}
+
+// TestHashReaderNoLeak checks that no hasher goroutine outlives a parse,
+// whether the report is read whole, refused early (a limit, bad syntax) or
+// its source fails.
+func TestHashReaderNoLeak(t *testing.T) {
+	big := genBenchReport(2 << 20)
+	inputs := map[string]func() io.Reader{
+		"read whole": func() io.Reader { return bytes.NewReader(big) },
+		"refused":    func() io.Reader { return strings.NewReader("<testsuites><testcase name='a'></testsuite>") },
+		"binary":     func() io.Reader { return bytes.NewReader([]byte{0, 1, 2, 3}) },
+		"source error": func() io.Reader {
+			return io.MultiReader(bytes.NewReader(big[:300<<10]), iotest.ErrReader(errors.New("boom")))
+		},
+		"over limit": func() io.Reader { return bytes.NewReader(big) },
+	}
+	before := runtime.NumGoroutine()
+	for name, in := range inputs {
+		t.Run(name, func(t *testing.T) {
+			var opts []Option
+			if name == "over limit" {
+				opts = append(opts, WithMaxBytes(1<<20))
+			}
+			for range 5 {
+				_, _ = Parse(in(), "r.xml", opts...)
+			}
+		})
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	assert.LessOrEqual(t, runtime.NumGoroutine(), before)
+}
