@@ -165,9 +165,12 @@ log "exporting a failing pytest run"
 	>"$work/run.json"
 
 # 4. What Jaeger gives back.
+# The run's times are fixed (so a replay is identical) and in the past: the
+# search window is given around them, in microseconds.
+window="start=$(date -u -d 2025-11-20T09:00:00Z +%s)000000&end=$(date -u -d 2025-11-20T11:00:00Z +%s)000000"
 traces=$work/traces.json
 for _ in $(seq 1 50); do
-	curl -fsS "http://127.0.0.1:$query_port/api/traces?service=$service&limit=20" >"$traces" || true
+	curl -fsS "http://127.0.0.1:$query_port/api/traces?service=$service&limit=20&$window" >"$traces" || true
 	[[ $(jq '.data | length' "$traces" 2>/dev/null || echo 0) -ge 1 ]] && break
 	sleep 0.2
 done
@@ -240,26 +243,24 @@ const [chromium, url, out, profile] = process.argv.slice(2);
     userDataDir: profile,
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
       '--disable-background-networking', '--disable-component-update', '--disable-sync',
-      '--window-size=1400,1000'],
-    defaultViewport: { width: 1400, height: 1000 },
+      '--window-size=1400,1400'],
+    defaultViewport: { width: 1400, height: 1400 },
   });
   try {
     const page = await browser.newPage();
     await page.goto(url, { waitUntil: 'networkidle0', timeout: 30000 });
-    const click = async (text) => {
-      const el = await page.waitForSelector(`::-p-text(${text})`, { timeout: 15000 });
-      await el.click();
-      await new Promise((r) => setTimeout(r, 300));
-    };
-    await click('job.verify');
-    await click('Tags');
-    await click('Logs (');
+    const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+    // The span's row opens its details; its events (Logs) are open already.
+    await (await page.waitForSelector('.span-name', { timeout: 15000 })).click();
+    await sleep(500);
+    const tags = await page.waitForSelector('::-p-text(Tags:)', { timeout: 15000 });
+    await tags.click();
+    await sleep(300);
     // Open the first failure's event: its fields, test.case.name among them.
     const rows = await page.$$('.AccordianLogs--content .AccordianKeyValues--header');
-    if (rows.length > 1) {
-      await rows[1].click();
-      await new Promise((r) => setTimeout(r, 300));
-    }
+    if (rows.length < 2) throw new Error(`want the test.run event and a failure, got ${rows.length} events`);
+    await rows[1].click();
+    await sleep(500);
     await page.screenshot({ path: out });
   } finally {
     await browser.close();
