@@ -75,6 +75,10 @@ const (
 	TestNewFailureKey = attribute.Key("hangar.test.new_failure")
 	TestMessageKey    = attribute.Key("hangar.test.message")
 
+	// TestFailedIDsKey is a span attribute: the first failing test ids of
+	// the span's runs, in the order of their test.case events.
+	TestFailedIDsKey = attribute.Key("hangar.test.failed_ids")
+
 	// SessionIDKey and TurnKey identify the session span and its turn spans.
 	SessionIDKey = attribute.Key("hangar.session.id")
 	TurnKey      = attribute.Key("hangar.session.turn")

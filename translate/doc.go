@@ -5,4 +5,12 @@
 // (AddEvents, Record) and onto pdata spans (AppendEvents, Traces). Trace and
 // span ids are derived from the run, job, session and turn ids, so exporting
 // the same runs twice yields the same ids.
+//
+// So that a person reading a trace sees how the runs went without opening
+// events, a span that carries runs also gets a status (Error, with a short
+// description such as "2 failed, 1 error of 40", when a run failed, timed
+// out, was aborted or is incomplete; Unset otherwise), the runs' counts as
+// attributes, and hangar.test.failed_ids, the first failing test ids. Each
+// event has its own time, so that viewers that order events by time show
+// them in their order.
 package translate

@@ -25,6 +25,8 @@ type Event struct {
 
 // RunEvents returns the events of one run: its test.run event followed by
 // its test.case events, capped by WithMaxCaseEvents and WithMaxEventBytes.
+// The test.run event is at the run's end and each test.case event one
+// EventStep after the previous event.
 func RunEvents(run *testrun.Run, opts ...Option) ([]Event, error) {
 	cfg := newConfig(opts)
 	plans, err := planRuns([]*testrun.Run{run}, cfg, cfg.now())
@@ -220,7 +222,59 @@ func spanEvents(plans []runPlan, cfg config) []Event {
 		out = append(out, runEvent(p, int64(len(p.cases)-p.kept)))
 		out = append(out, caseEvents[i]...)
 	}
+	stamp(plans, out)
 	return out
+}
+
+// EventStep is the time between two consecutive events of one run: its
+// test.run event is at the run's end, its test.case events follow one
+// EventStep apart, in order.
+const EventStep = time.Microsecond
+
+// stamp gives the events of plans (as spanEvents orders them) distinct
+// times, so that a viewer that orders events by time shows each run's
+// test.run event first and its failures in order, whatever it does with
+// equal times. A run's events start at its end, one EventStep apart; runs
+// whose events would overlap (runs that end together, or within a few
+// microseconds) are laid one after the other, in the order of their ends,
+// then of their position. The times depend on the runs only, never on the
+// clock, so that replaying an export gives the same events.
+func stamp(plans []runPlan, events []Event) {
+	type block struct{ first, n int }
+	blocks := make([]block, len(plans))
+	at := 0
+	for i := range plans {
+		blocks[i] = block{first: at, n: 1 + plans[i].kept}
+		at += blocks[i].n
+	}
+	order := make([]int, len(plans))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return plans[a].end.Compare(plans[b].end) })
+	var next time.Time
+	for k, i := range order {
+		t := plans[i].end
+		if k > 0 && t.Before(next) {
+			t = next
+		}
+		b := blocks[i]
+		for j := range b.n {
+			events[b.first+j].Time = t.Add(time.Duration(j) * EventStep)
+		}
+		next = t.Add(time.Duration(b.n) * EventStep)
+	}
+}
+
+// lastEventTime is the latest time of events, or the zero time.
+func lastEventTime(events []Event) time.Time {
+	var last time.Time
+	for _, e := range events {
+		if e.Time.After(last) {
+			last = e.Time
+		}
+	}
+	return last
 }
 
 var runStatus = map[testrun.Status]attribute.KeyValue{

@@ -248,7 +248,9 @@ func TestCaseEvents(t *testing.T) {
 	for i, w := range want {
 		ev := evs[i+1]
 		assert.Equal(t, semconv.EventTestCase, ev.Name)
-		assert.Equal(t, fixedClock(), ev.Time)
+		// The test.run event is at the run's end (here the clock), each
+		// test.case event one step later than the one before.
+		assert.Equal(t, fixedClock().Add(time.Duration(i+1)*translate.EventStep), ev.Time, "event %d", i)
 		got := map[attribute.Key]any{}
 		for k, v := range attrMap(t, ev) {
 			got[k] = v.AsInterface()

@@ -6,6 +6,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/sdk/resource"
 
 	"github.com/hangar-dev/testresults/semconv"
@@ -66,8 +67,23 @@ func Traces(spans []Span, res *resource.Resource) ptrace.Traces {
 		ps.SetEndTimestamp(Timestamp(s.End))
 		PutAttributes(ps.Attributes(), s.Attrs)
 		AppendEvents(ps.Events(), s.Events)
+		setStatus(ps.Status(), s.Status, s.StatusDescription)
 	}
 	return td
+}
+
+// setStatus writes a span status as the SDK keeps it: the description
+// only with codes.Error.
+func setStatus(dst ptrace.Status, code codes.Code, description string) {
+	switch code {
+	case codes.Error:
+		dst.SetCode(ptrace.StatusCodeError)
+		dst.SetMessage(description)
+	case codes.Ok:
+		dst.SetCode(ptrace.StatusCodeOk)
+	default:
+		dst.SetCode(ptrace.StatusCodeUnset)
+	}
 }
 
 // Timestamp converts t to a pdata timestamp; times before 1970 become 0, as

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"go.opentelemetry.io/otel/codes"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 )
@@ -88,6 +89,9 @@ func Record(ctx context.Context, tracer trace.Tracer, spans []Span) error {
 		if err := AddEvents(span, s.Events); err != nil {
 			end()
 			return fmt.Errorf("%w (span %q)", err, s.Name)
+		}
+		if s.Status != codes.Unset {
+			span.SetStatus(s.Status, s.StatusDescription)
 		}
 		started[s.SpanID] = trace.ContextWithSpan(ctx, span)
 	}

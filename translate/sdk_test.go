@@ -57,6 +57,7 @@ func TestRecordSDK(t *testing.T) {
 		assert.Equal(t, s.Start, g.StartTime())
 		assert.Equal(t, s.End, g.EndTime())
 		assert.Equal(t, s.Attrs, g.Attributes())
+		assert.Equal(t, sdktrace.Status{Code: s.Status, Description: s.StatusDescription}, g.Status())
 		assert.Zero(t, g.DroppedEvents(), "no event dropped")
 		assert.Zero(t, g.DroppedAttributes())
 		require.Len(t, g.Events(), len(s.Events))

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/hangar-dev/testresults/semconv"
@@ -32,6 +33,12 @@ type Span struct {
 	Start, End time.Time
 	Attrs      []attribute.KeyValue
 	Events     []Event
+	// Status is codes.Error when one of the span's runs failed, timed out,
+	// was aborted or is incomplete, with StatusDescription saying how in a
+	// few words; codes.Unset otherwise (a passing run leaves the status to
+	// whoever owns the span, as instrumentation should).
+	Status            codes.Code
+	StatusDescription string
 }
 
 // Job is the job a job export puts its runs on.
@@ -62,7 +69,9 @@ type Turn struct {
 
 // JobSpans returns the one span of a job export: the job's verification span
 // (or its provisioning span) carrying the events of runs, in order. The span
-// runs from the earliest start to the latest end of the runs.
+// runs from the earliest start to the latest end of the runs, or to its last
+// event when that is later (see EventStep). Its status and its summary
+// attributes say how the runs went (see Span.Status and package doc).
 func JobSpans(job Job, runs []*testrun.Run, opts ...Option) ([]Span, error) {
 	cfg := newConfig(opts)
 	plans, err := planRuns(runs, cfg, cfg.now())
@@ -86,6 +95,8 @@ func JobSpans(job Job, runs []*testrun.Run, opts ...Option) ([]Span, error) {
 	}
 	s.Start, s.End = interval(plans)
 	s.Events = spanEvents(plans, cfg)
+	s.End = coverEvents(s.End, s.Events)
+	summarize(&s, plans, cfg)
 	return []Span{s}, nil
 }
 
@@ -140,6 +151,8 @@ func SessionSpans(session Session, opts ...Option) ([]Span, error) {
 		s.ParentSpanID = root.SpanID
 		s.Start, s.End = interval(plans)
 		s.Events = spanEvents(plans, cfg)
+		s.End = coverEvents(s.End, s.Events)
+		summarize(&s, plans, cfg)
 		if i == 0 || s.Start.Before(root.Start) {
 			root.Start = s.Start
 		}
@@ -184,6 +197,16 @@ func newSpan(cfg config, name string, key []string, extra ...string) Span {
 		s.TraceID = deriveTraceID(key...)
 	}
 	return s
+}
+
+// coverEvents returns end, or the time of the last of events when that is
+// later: a run's test.case events follow its end by a few microseconds (see
+// EventStep), and a span contains its events.
+func coverEvents(end time.Time, events []Event) time.Time {
+	if last := lastEventTime(events); last.After(end) {
+		return last
+	}
+	return end
 }
 
 // interval is the earliest start and the latest end of plans.
