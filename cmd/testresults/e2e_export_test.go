@@ -143,21 +143,30 @@ func TestE2EExportEveryAttribute(t *testing.T) {
 	span := ss.Spans().At(0)
 	assert.Equal(t, "job.verify", span.Name())
 	assert.Equal(t, ptrace.SpanKindInternal, span.Kind())
-	assert.Equal(t, map[string]any{"hangar.job.id": "job-e2e"}, attrs(span.Attributes()))
+	assert.Equal(t, map[string]any{
+		"hangar.job.id": "job-e2e", "test.suite.name": "pytest -q --cov=app tests",
+		"hangar.test.total": int64(9), "hangar.test.passed": int64(4), "hangar.test.failed": int64(3),
+		"hangar.test.errors": int64(1), "hangar.test.skipped": int64(1), "hangar.test.flaky": int64(2),
+		"hangar.test.complete": true,
+		"hangar.test.failed_ids": []any{"tests/test_orders.py::test_total", "tests/test_orders.py::test_refund",
+			"tests/test_db.py::test_connect", "tests/test_cart.py::test_add_item"},
+	}, attrs(span.Attributes()))
 	assert.True(t, span.ParentSpanID().IsEmpty())
 	assert.False(t, span.TraceID().IsEmpty())
 	assert.False(t, span.SpanID().IsEmpty())
 	started := time.Date(2025, 11, 12, 14, 0, 0, 0, time.UTC)
 	ended := time.Date(2025, 11, 12, 14, 1, 15, 250_000_000, time.UTC)
 	assert.Equal(t, started, span.StartTimestamp().AsTime())
-	assert.Equal(t, ended, span.EndTimestamp().AsTime())
+	// The span ends at its last event, 1us per test.case event after the run's end.
+	assert.Equal(t, ended.Add(5*time.Microsecond), span.EndTimestamp().AsTime())
 	assert.Zero(t, span.DroppedEventsCount())
-	assert.Equal(t, ptrace.StatusCodeUnset, span.Status().Code())
+	assert.Equal(t, ptrace.StatusCodeError, span.Status().Code())
+	assert.Equal(t, "3 failed, 1 error of 9", span.Status().Message())
 
 	events := span.Events()
 	require.Equal(t, 6, events.Len(), "one test.run and five test.case events")
 	for i := range events.Len() {
-		assert.Equal(t, ended, events.At(i).Timestamp().AsTime(), "events are at the run's end")
+		assert.Equal(t, ended.Add(time.Duration(i)*time.Microsecond), events.At(i).Timestamp().AsTime(), "test.run at the run's end, then 1us apart")
 		assert.Zero(t, events.At(i).DroppedAttributesCount())
 	}
 	assert.Equal(t, "test.run", events.At(0).Name())
@@ -305,8 +314,13 @@ func TestE2EExportSessionInProcess(t *testing.T) {
 	}
 	assert.Equal(t, session.SpanID(), turn1.ParentSpanID())
 	assert.Equal(t, session.SpanID(), turn2.ParentSpanID())
-	assert.Equal(t, map[string]any{"hangar.session.id": "sess-e2e", "hangar.session.turn": int64(1)}, attrs(turn1.Attributes()))
-	assert.Equal(t, map[string]any{"hangar.session.id": "sess-e2e", "hangar.session.turn": int64(2)}, attrs(turn2.Attributes()))
+	assert.Equal(t, "sess-e2e", attrs(turn1.Attributes())["hangar.session.id"])
+	assert.Equal(t, int64(1), attrs(turn1.Attributes())["hangar.session.turn"])
+	assert.Equal(t, "sess-e2e", attrs(turn2.Attributes())["hangar.session.id"])
+	assert.Equal(t, int64(2), attrs(turn2.Attributes())["hangar.session.turn"])
+	assert.Equal(t, ptrace.StatusCodeUnset, turn1.Status().Code(), "turn 1 passed")
+	assert.Equal(t, ptrace.StatusCodeError, turn2.Status().Code(), "turn 2 failed")
+	assert.NotContains(t, attrs(session.Attributes()), "hangar.test.total", "the session span carries no run")
 	assert.Equal(t, "run-s-1", attrs(turn1.Events().At(0).Attributes())["hangar.test.run.id"])
 	assert.Equal(t, "run-s-2a", attrs(turn2.Events().At(0).Attributes())["hangar.test.run.id"])
 }
