@@ -135,7 +135,10 @@ func TestRunBase(t *testing.T) {
 			Outcome string  `json:"outcome"`
 			Message *string `json:"message"`
 		} `json:"new_failures"`
-		Unavailable  *string          `json:"comparison_unavailable"`
+		Available    bool             `json:"available"`
+		Unavailable  *string          `json:"unavailable_reason"`
+		Flaky        []map[string]any `json:"flaky"`
+		Output       []map[string]any `json:"output_failures"`
 		BaseFailures []map[string]any `json:"base_failures"`
 		Fixed        []string         `json:"fixed"`
 		Delta        *float64         `json:"coverage_delta"`
@@ -146,7 +149,11 @@ func TestRunBase(t *testing.T) {
 	assert.Equal(t, "c::c", got.NewFailures[0].ID)
 	require.NotNil(t, got.NewFailures[0].Message)
 	assert.Contains(t, *got.NewFailures[0].Message, "c broke now")
+	assert.True(t, got.Available)
 	assert.Nil(t, got.Unavailable)
+	assert.Empty(t, got.Flaky)
+	assert.NotNil(t, got.Output, "the check's output was read")
+	assert.Empty(t, got.Output)
 	assert.Len(t, got.BaseFailures, 2)
 	assert.Equal(t, []string{"c::a"}, got.Fixed)
 	assert.Nil(t, got.Delta, "no coverage on either side: unknown, not 0")
@@ -169,7 +176,8 @@ func TestRunBase(t *testing.T) {
 	require.Equal(t, exitOK, code, stderr)
 	res := readResults(t, out3)
 	assert.Nil(t, res["new_failures"])
-	assert.Contains(t, res["comparison_unavailable"], "comparison unavailable")
+	assert.Equal(t, false, res["available"])
+	assert.Contains(t, res["unavailable_reason"], "comparison unavailable")
 	assert.Contains(t, stderr, "new failures: unknown")
 }
 
