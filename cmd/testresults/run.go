@@ -2,8 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	iofs "io/fs"
@@ -591,8 +591,10 @@ type rerunInfo struct {
 // rewrites the first run's TEST-RESULTS.json to name the rerun and say
 // whether the first run was transient (the rerun passed).
 func (j *runJob) rerun(ctx context.Context, argv []string, opts []check.Option, first *check.Result, firstCmp *testrun.Comparison, excused []string) (int, *check.Result) {
+	// With --run-id the rerun is RUN-ID-rerun, when that is still an id;
+	// otherwise it gets a fresh one.
 	id := ""
-	if j.o.runID != "" {
+	if j.o.runID != "" && testrun.ValidID(j.o.runID+"-rerun") {
 		id = j.o.runID + "-rerun"
 	}
 	ropts := append(append([]check.Option{}, opts...),

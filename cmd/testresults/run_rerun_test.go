@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -125,7 +126,8 @@ func TestRunRerunFlakyBase(t *testing.T) {
 	rep := writeReport(t, dir, "r.xml", report)
 	out := filepath.Join(t.TempDir(), "out")
 	check := []string{"sh", "-c", `cp "$0" "$HANGAR_TESTS_DIR/r.xml"; exit 3`, rep}
-	code, _, stderr = runInProc(t, nil, append([]string{"--out", out, "--base-run", base, "--store", db, "--repo", "r", "--rerun-flaky", "--"}, check...)...)
+	longID := strings.Repeat("j", testrun.MaxIDLength)
+	code, _, stderr = runInProc(t, nil, append([]string{"--out", out, "--run-id", longID, "--base-run", base, "--store", db, "--repo", "r", "--rerun-flaky", "--"}, check...)...)
 	assert.Equal(t, 3, code, "the rerun's exit code decides: %s", stderr)
 	res := readResults(t, out)
 	assert.Equal(t, false, res["transient"], "the rerun failed")
@@ -134,6 +136,14 @@ func TestRunRerunFlakyBase(t *testing.T) {
 	rr := readResults(t, out+"-rerun")
 	assert.Equal(t, "rerun", rr["kind"])
 	assert.Equal(t, "base-1", rr["base_id"], "the rerun is compared with the base too")
+	assert.NotEqual(t, longID, rr["id"], "a --run-id too long for -rerun gives the rerun a fresh id")
+	assert.True(t, testrun.ValidID(rr["id"].(string)))
+
+	// A short --run-id names the rerun RUN-ID-rerun.
+	out3 := filepath.Join(t.TempDir(), "out")
+	code, _, stderr = runInProc(t, nil, append([]string{"--out", out3, "--run-id", "job-1", "--base-run", base, "--store", db, "--repo", "r", "--rerun-flaky", "--"}, check...)...)
+	assert.Equal(t, 3, code, stderr)
+	assert.Equal(t, "job-1-rerun", readResults(t, out3+"-rerun")["id"])
 
 	// The same without --rerun-flaky: one run.
 	out2 := filepath.Join(t.TempDir(), "out")
