@@ -2,11 +2,14 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	iofs "io/fs"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"sort"
 	"strings"
 	"syscall"
@@ -17,6 +20,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/hangar-dev/testresults/check"
+	"github.com/hangar-dev/testresults/store"
 	"github.com/hangar-dev/testresults/testrun"
 )
 
@@ -63,12 +67,27 @@ HANGAR_TEST_REPORTS=collect reads reports without setting any variable; off
 does neither. The commit and working-tree digest are read before the check
 runs; the last 1 MiB of its output is kept, redacted, in output.log.
 
-TEST-RESULTS.json (the run; with --base-run also base_id, new_failures,
-comparison_unavailable, base_failures, fixed and coverage_delta, and then
-run.json beside it, the run alone, for 'testresults export') is written into
+TEST-RESULTS.json (the run; with --base-run also the comparison: base_id,
+available, unavailable_reason, new_failures, base_failures, fixed, flaky
+with on_list, coverage_delta and output_failures, and then run.json beside
+it, the run alone, for 'testresults export') is written into
 the report folder whatever happens, also after a timeout or a signal. stdout belongs to the
 check: the run goes to that file, and a short summary to stderr (--quiet
 silences it; colour only on a terminal, NO_COLOR honoured).
+
+The comparison also reads the check's output (output.log) and the base's
+(output.log beside the --base-run file, or --base-output): a failing test
+the output names and the reports miss makes new failures unknown. With
+--repo, the flaky ids are marked on_list from the flaky list (--store, else
+HANGAR_STORE, else ~/.hangar/store.db) as it stood when the check started.
+
+--rerun-flaky: when the check failed and the flaky list, as it stood before
+this job started, holds every failure (with --base-run: every new failure),
+the check runs once more, kind rerun, in the report folder's sibling
+FOLDER-rerun. The rerun decides: its exit code is run's. The first run's
+TEST-RESULTS.json then names it under rerun, with transient true when the
+rerun passed; the rerun's names the first under rerun_of. With --export,
+the rerun is exported.
 
 --timeout sends SIGTERM to the check's whole process group, then SIGKILL
 after --kill-after; SIGINT and SIGTERM sent to testresults are passed on to
@@ -95,6 +114,11 @@ type runOptions struct {
 	quiet      bool
 	export     bool
 	exp        *exportOptions
+	baseOutput string
+	store      string
+	repo       string
+	envName    string
+	rerunFlaky bool
 }
 
 func newRunFlags() (*pflag.FlagSet, *runOptions) {
@@ -116,6 +140,11 @@ func newRunFlags() (*pflag.FlagSet, *runOptions) {
 	fs.BoolVar(&o.cacheClear, "cache-clear", false, "remove .pytest_cache and add --cache-clear to PYTEST_ADDOPTS before the check")
 	fs.StringVar(&o.agentRun, "agent-run-id", "", "the agent run the check checked")
 	fs.BoolVarP(&o.quiet, "quiet", "q", false, "no summary on stderr")
+	fs.StringVar(&o.baseOutput, "base-output", "", "the base check's kept output (default: output.log beside the --base-run file)")
+	fs.StringVar(&o.store, "store", "", "the flaky list: a SQLite file or a postgres:// URL (default: $HANGAR_STORE, else ~/.hangar/store.db); read with --repo")
+	fs.StringVar(&o.repo, "repo", "", "the repository on the flaky list: mark the flaky ids on_list, and allow --rerun-flaky")
+	fs.StringVar(&o.envName, "env", "default", "the environment on the flaky list")
+	fs.BoolVar(&o.rerunFlaky, "rerun-flaky", false, "when every failure (with --base-run: every new failure) was on the flaky list before this job started, run the check once more, kind rerun; the rerun decides (needs --repo)")
 	fs.BoolVar(&o.export, "export", false, "also export the run as spans; the flags below are export's (--base-run is also the base of TEST-RESULTS.json)")
 	o.exp = addExportFlags(fs)
 	return fs, o
@@ -165,6 +194,13 @@ func runRun(ctx context.Context, args []string, env Env) int {
 		return usageErr("--kill-after %s: want a positive duration", o.killAfter)
 	}
 
+	if o.rerunFlaky && o.repo == "" {
+		return usageErr("--rerun-flaky needs --repo (and --store, HANGAR_STORE or the default store)")
+	}
+	if o.baseOutput != "" && o.exp.baseRun == "" {
+		return usageErr("--base-output needs --base-run")
+	}
+
 	var plan *exportPlan
 	var base *testrun.Run
 	if o.export {
@@ -188,6 +224,24 @@ func runRun(ctx context.Context, args []string, env Env) int {
 			var err error
 			if base, err = readRunFile(o.exp.baseRun, env.Stdin); err != nil {
 				fmt.Fprintf(env.Stderr, "testresults run: --base-run: %v\n", err)
+				return exitUsage
+			}
+		}
+	}
+
+	var baseOut []byte
+	if base != nil {
+		p := o.baseOutput
+		if p == "" && o.exp.baseRun != "-" {
+			p = filepath.Join(filepath.Dir(o.exp.baseRun), check.OutputFile)
+		}
+		if p != "" {
+			b, err := readTail(p, testrun.MaxOutputBytes)
+			switch {
+			case err == nil:
+				baseOut = b
+			case o.baseOutput != "" || !errors.Is(err, iofs.ErrNotExist):
+				fmt.Fprintf(env.Stderr, "testresults run: --base-output: %v\n", err)
 				return exitUsage
 			}
 		}
@@ -232,20 +286,45 @@ func runRun(ctx context.Context, args []string, env Env) int {
 		code = exitTimedOut
 	}
 
-	var fields []check.Field
-	var cmp *comparison
-	if base != nil {
-		cmp = compareRuns(base, run)
-		fields = cmp.fields()
+	var st store.Store
+	if o.repo != "" {
+		loc, lerr := storeLocation(o.store, env)
+		if lerr == nil {
+			st, lerr = store.Open(ctx, loc)
+		}
+		if lerr != nil {
+			// The run is still written; its flaky ids are then unmarked.
+			fmt.Fprintf(env.Stderr, "testresults run: store: %v\n", lerr)
+			st = nil
+		} else {
+			defer st.Close()
+		}
 	}
-	path, werr := check.WriteResults(res.Dir, run, fields...)
+	j := &runJob{o: o, env: env, base: base, baseOut: baseOut, st: st, start: run.StartedAt, sigs: sigs}
+	first := j.compare(ctx, res)
+	path, werr := j.write(res, first, nil)
 	if werr != nil {
 		fmt.Fprintf(env.Stderr, "testresults run: %v\n", werr)
 		code = exitInternal
 	}
 	if !o.quiet {
 		s := summary{w: env.Stderr, color: useColor(env)}
-		s.print(res, cmp, path)
+		s.print(res, first, path)
+	}
+	if o.rerunFlaky && werr == nil {
+		if excused, why := j.rerunWanted(ctx, res, first); excused == nil {
+			if !o.quiet && why != "" {
+				fmt.Fprintf(env.Stderr, "  no rerun: %s\n", escapeControl(why))
+			}
+		} else {
+			rcode, rres := j.rerun(ctx, argv, opts, res, first, excused)
+			if rres != nil {
+				code = rcode
+				run = rres.Run
+			} else if code == exitOK {
+				code = rcode
+			}
+		}
 	}
 	if plan != nil {
 		plan.put(run)
@@ -266,86 +345,6 @@ func runRun(ctx context.Context, args []string, env Env) int {
 	return code
 }
 
-// comparison is what TEST-RESULTS.json adds when a base run is given. The
-// comparison rules are testrun's; this only gathers them.
-type comparison struct {
-	BaseID string
-	// New are the failures of the run that the base did not have, with
-	// their messages; nil when Unavailable says why they cannot be known.
-	New         []newFailure
-	Unavailable string
-	// BaseFailures are the base's own failures.
-	BaseFailures []testrun.Failure
-	// Fixed are ids failing in the base that pass in the run; nil when
-	// unknown.
-	Fixed []string
-	// CoverageDelta is the run's line rate minus the base's; nil when
-	// either is unknown.
-	CoverageDelta *float64
-}
-
-type newFailure struct {
-	ID      string          `json:"id"`
-	Outcome testrun.Outcome `json:"outcome"`
-	Message *string         `json:"message"`
-	Flaky   bool            `json:"flaky"`
-}
-
-// compareRuns compares the run with its base.
-func compareRuns(base, after *testrun.Run) *comparison {
-	c := &comparison{BaseID: base.ID, BaseFailures: base.Failures}
-	if base.Counts != nil && c.BaseFailures == nil {
-		c.BaseFailures = []testrun.Failure{}
-	}
-	ids, err := testrun.NewFailures(base, after)
-	if err != nil {
-		c.Unavailable = err.Error()
-	} else {
-		byID := make(map[string]testrun.Failure, len(after.Failures))
-		for _, f := range after.Failures {
-			byID[f.ID] = f
-		}
-		c.New = make([]newFailure, 0, len(ids))
-		for _, id := range ids {
-			nf := newFailure{ID: id, Outcome: after.Cases[id]}
-			if f, ok := byID[id]; ok {
-				msg := f.Message
-				nf.Outcome, nf.Message, nf.Flaky = f.Outcome, &msg, f.Flaky
-			}
-			c.New = append(c.New, nf)
-		}
-		if baseFailing, err := testrun.FailingIDs(base); err == nil {
-			c.Fixed = []string{}
-			for id := range baseFailing {
-				if after.Cases[id] == testrun.OutcomePassed {
-					c.Fixed = append(c.Fixed, id)
-				}
-			}
-			sort.Strings(c.Fixed)
-		}
-	}
-	if base.Coverage != nil && after.Coverage != nil && base.Coverage.LineRate != nil && after.Coverage.LineRate != nil {
-		d := *after.Coverage.LineRate - *base.Coverage.LineRate
-		c.CoverageDelta = &d
-	}
-	return c
-}
-
-func (c *comparison) fields() []check.Field {
-	var unavailable *string
-	if c.Unavailable != "" {
-		unavailable = &c.Unavailable
-	}
-	return []check.Field{
-		{Name: "base_id", Value: c.BaseID},
-		{Name: "new_failures", Value: c.New},
-		{Name: "comparison_unavailable", Value: unavailable},
-		{Name: "base_failures", Value: c.BaseFailures},
-		{Name: "fixed", Value: c.Fixed},
-		{Name: "coverage_delta", Value: c.CoverageDelta},
-	}
-}
-
 // summary prints the run for people.
 type summary struct {
 	w     io.Writer
@@ -359,7 +358,7 @@ func (s summary) paint(code, text string) string {
 	return "\x1b[" + code + "m" + text + "\x1b[0m"
 }
 
-func (s summary) print(res *check.Result, cmp *comparison, path string) {
+func (s summary) print(res *check.Result, cmp *testrun.Comparison, path string) {
 	run := res.Run
 	status := string(run.Status)
 	switch run.Status {
@@ -399,13 +398,13 @@ func (s summary) print(res *check.Result, cmp *comparison, path string) {
 	}
 	if cmp != nil {
 		switch {
-		case cmp.Unavailable != "":
+		case !cmp.Available:
 			fmt.Fprintf(s.w, "  new failures: unknown (%s)\n", escapeControl(cmp.Unavailable))
-		case len(cmp.New) == 0:
+		case len(cmp.NewFailures) == 0:
 			fmt.Fprintf(s.w, "  new failures against %s: none\n", escapeControl(cmp.BaseID))
 		default:
-			ids := make([]string, len(cmp.New))
-			for i, f := range cmp.New {
+			ids := make([]string, len(cmp.NewFailures))
+			for i, f := range cmp.NewFailures {
 				ids[i] = escapeControl(f.ID)
 			}
 			fmt.Fprintf(s.w, "  new failures against %s: %s\n", escapeControl(cmp.BaseID), s.paint("31", strings.Join(ids, ", ")))
@@ -449,4 +448,198 @@ func escapeControl(s string) string {
 		i += n
 	}
 	return b.String()
+}
+
+// runJob is what one `testresults run` compares its runs with: the base run
+// and its output, and the flaky list as it stood when the job started.
+type runJob struct {
+	o       *runOptions
+	env     Env
+	base    *testrun.Run
+	baseOut []byte
+	st      store.Store
+	start   time.Time
+	sigs    chan os.Signal
+}
+
+// compare compares the run of res with the base, nil without a base. The
+// flaky ids are marked on_list from the store when one is open.
+func (j *runJob) compare(ctx context.Context, res *check.Result) *testrun.Comparison {
+	if j.base == nil {
+		return nil
+	}
+	var afterOut []byte
+	if res.OutputFile != "" {
+		afterOut, _ = readTail(res.OutputFile, testrun.MaxOutputBytes)
+	}
+	if afterOut == nil {
+		afterOut = []byte{}
+	}
+	opts := []testrun.CompareOption{testrun.WithOutput(j.baseOut, afterOut)}
+	if j.st != nil {
+		on, err := store.Excused(ctx, j.st, j.o.repo, j.o.envName, res.Run.Flaky, j.start)
+		if err != nil {
+			fmt.Fprintf(j.env.Stderr, "testresults run: store: %v\n", err)
+		} else {
+			var ids []string
+			for id, ok := range on {
+				if ok {
+					ids = append(ids, id)
+				}
+			}
+			opts = append(opts, testrun.WithFlakyList(ids))
+		}
+	}
+	c := testrun.Compare(j.base, res.Run, opts...)
+	return &c
+}
+
+// write writes TEST-RESULTS.json of res: the run, the comparison when there
+// is one, and the extra fields (a rerun's).
+func (j *runJob) write(res *check.Result, cmp *testrun.Comparison, extra map[string]any) (string, error) {
+	if cmp == nil && len(extra) == 0 {
+		return check.WriteResults(res.Dir, res.Run)
+	}
+	b, err := testrun.MarshalTestResults(res.Run, cmp)
+	if err != nil {
+		return "", err
+	}
+	if len(extra) > 0 {
+		var fields map[string]json.RawMessage
+		if err := json.Unmarshal(b, &fields); err != nil {
+			return "", fmt.Errorf("results: %w", err)
+		}
+		for k, v := range extra {
+			if fields[k], err = json.Marshal(v); err != nil {
+				return "", fmt.Errorf("results: %s: %w", k, err)
+			}
+		}
+		if b, err = json.Marshal(fields); err != nil {
+			return "", fmt.Errorf("results: %w", err)
+		}
+	}
+	return check.WriteResultsJSON(res.Dir, res.Run, b)
+}
+
+// rerunWanted returns the failures that the flaky list excused when the
+// check failed and the list, as it stood before the job started, excuses
+// every one of them (with a base: every new failure). Otherwise it returns
+// nil and, when it is worth saying, why.
+func (j *runJob) rerunWanted(ctx context.Context, res *check.Result, cmp *testrun.Comparison) ([]string, string) {
+	run := res.Run
+	if res.ExitCode == 0 || run.Status != testrun.StatusFailure {
+		return nil, ""
+	}
+	if j.st == nil {
+		return nil, "the flaky list could not be read"
+	}
+	var ids []string
+	if cmp != nil {
+		if !cmp.Available {
+			return nil, "new failures unknown: " + cmp.Unavailable
+		}
+		for _, f := range cmp.NewFailures {
+			ids = append(ids, f.ID)
+		}
+		if len(ids) == 0 {
+			return nil, "no new failure (the base failed the same way)"
+		}
+	} else {
+		failing, err := testrun.FailingIDs(run)
+		if err != nil {
+			return nil, "failures unknown: " + err.Error()
+		}
+		for id := range failing {
+			ids = append(ids, id)
+		}
+		if len(ids) == 0 {
+			return nil, "the check failed without a failing test"
+		}
+		sort.Strings(ids)
+	}
+	excused, err := store.Excused(ctx, j.st, j.o.repo, j.o.envName, ids, j.start)
+	if err != nil {
+		return nil, "store: " + err.Error()
+	}
+	var not []string
+	for _, id := range ids {
+		if !excused[id] {
+			not = append(not, id)
+		}
+	}
+	if len(not) > 0 {
+		return nil, fmt.Sprintf("not on the flaky list before the job started: %s", strings.Join(not, ", "))
+	}
+	return ids, ""
+}
+
+// rerunInfo is how TEST-RESULTS.json of each of the two runs names the
+// other.
+type rerunInfo struct {
+	ID       string         `json:"id"`
+	Dir      string         `json:"dir"`
+	Status   testrun.Status `json:"status"`
+	ExitCode *int           `json:"exit_code"`
+	// Excused are the failures of the first run that the flaky list
+	// excused, which made the rerun.
+	Excused []string `json:"excused"`
+}
+
+// rerun runs the check once more, kind rerun, in a sibling report folder
+// (the first one's path with -rerun appended); the rerun decides. It
+// returns the rerun's exit code and result (nil when it could not run), and
+// rewrites the first run's TEST-RESULTS.json to name the rerun and say
+// whether the first run was transient (the rerun passed).
+func (j *runJob) rerun(ctx context.Context, argv []string, opts []check.Option, first *check.Result, firstCmp *testrun.Comparison, excused []string) (int, *check.Result) {
+	// With --run-id the rerun is RUN-ID-rerun, when that is still an id;
+	// otherwise it gets a fresh one.
+	id := ""
+	if j.o.runID != "" && testrun.ValidID(j.o.runID+"-rerun") {
+		id = j.o.runID + "-rerun"
+	}
+	ropts := append(append([]check.Option{}, opts...),
+		check.WithKind(testrun.KindRerun, ""),
+		check.WithRunID(id),
+		check.WithReportDir(first.Dir+"-rerun"),
+		check.WithSignals(j.sigs),
+	)
+	if !j.o.quiet {
+		fmt.Fprintf(j.env.Stderr, "testresults: every failure is on the flaky list (%s): running the check once more\n", escapeControl(strings.Join(excused, ", ")))
+	}
+	signal.Notify(j.sigs, os.Interrupt, syscall.SIGTERM)
+	res, err := check.Run(context.WithoutCancel(ctx), argv, ropts...)
+	signal.Stop(j.sigs)
+	if res == nil {
+		fmt.Fprintf(j.env.Stderr, "testresults run: rerun: %v\n", err)
+		return exitInternal, nil
+	}
+	if err != nil {
+		fmt.Fprintf(j.env.Stderr, "testresults run: rerun: %v\n", err)
+	}
+	code := res.ExitCode
+	if res.Run.Status == testrun.StatusTimedOut {
+		code = exitTimedOut
+	}
+	transient := code == exitOK
+	cmp := j.compare(ctx, res)
+	firstInfo := rerunInfo{ID: first.Run.ID, Dir: first.Dir, Status: first.Run.Status, ExitCode: first.Run.ExitCode, Excused: excused}
+	path, werr := j.write(res, cmp, map[string]any{"rerun_of": firstInfo})
+	if werr != nil {
+		fmt.Fprintf(j.env.Stderr, "testresults run: rerun: %v\n", werr)
+		code = exitInternal
+	}
+	info := rerunInfo{ID: res.Run.ID, Dir: res.Dir, Status: res.Run.Status, ExitCode: res.Run.ExitCode, Excused: excused}
+	if _, err := j.write(first, firstCmp, map[string]any{"rerun": info, "transient": transient}); err != nil {
+		fmt.Fprintf(j.env.Stderr, "testresults run: %v\n", err)
+		code = exitInternal
+	}
+	if !j.o.quiet {
+		s := summary{w: j.env.Stderr, color: useColor(j.env)}
+		fmt.Fprint(j.env.Stderr, "rerun ")
+		s.print(res, cmp, path)
+		if transient {
+			fmt.Fprintf(j.env.Stderr, "  the first run (%s) was transient: the rerun passed\n", escapeControl(first.Run.ID))
+		}
+	}
+	return code, res
 }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/hangar-dev/testresults/testrun"
 )
 
 // runInProc runs `testresults run` in this process with PATH and the given
@@ -135,7 +137,10 @@ func TestRunBase(t *testing.T) {
 			Outcome string  `json:"outcome"`
 			Message *string `json:"message"`
 		} `json:"new_failures"`
-		Unavailable  *string          `json:"comparison_unavailable"`
+		Available    bool             `json:"available"`
+		Unavailable  *string          `json:"unavailable_reason"`
+		Flaky        []map[string]any `json:"flaky"`
+		Output       []map[string]any `json:"output_failures"`
 		BaseFailures []map[string]any `json:"base_failures"`
 		Fixed        []string         `json:"fixed"`
 		Delta        *float64         `json:"coverage_delta"`
@@ -146,7 +151,11 @@ func TestRunBase(t *testing.T) {
 	assert.Equal(t, "c::c", got.NewFailures[0].ID)
 	require.NotNil(t, got.NewFailures[0].Message)
 	assert.Contains(t, *got.NewFailures[0].Message, "c broke now")
+	assert.True(t, got.Available)
 	assert.Nil(t, got.Unavailable)
+	assert.Empty(t, got.Flaky)
+	assert.NotNil(t, got.Output, "the check's output was read")
+	assert.Empty(t, got.Output)
 	assert.Len(t, got.BaseFailures, 2)
 	assert.Equal(t, []string{"c::a"}, got.Fixed)
 	assert.Nil(t, got.Delta, "no coverage on either side: unknown, not 0")
@@ -169,7 +178,8 @@ func TestRunBase(t *testing.T) {
 	require.Equal(t, exitOK, code, stderr)
 	res := readResults(t, out3)
 	assert.Nil(t, res["new_failures"])
-	assert.Contains(t, res["comparison_unavailable"], "comparison unavailable")
+	assert.Equal(t, false, res["available"])
+	assert.Contains(t, res["unavailable_reason"], "comparison unavailable")
 	assert.Contains(t, stderr, "new failures: unknown")
 }
 
@@ -206,4 +216,75 @@ func TestUseColor(t *testing.T) {
 		}
 		return ""
 	}}), "NO_COLOR is honoured")
+}
+
+// TestRunCompareOutputAndFlaky: TEST-RESULTS.json's comparison reads the
+// check's output beside its reports, and marks flaky ids from the flaky
+// list when --repo names one.
+func TestRunCompareOutputAndFlaky(t *testing.T) {
+	dir := t.TempDir()
+	passing := writeReport(t, dir, "pass.xml", `<testsuite name="s"><testcase classname="c" name="a"/>`+
+		`<testcase classname="c" name="f"><flakyFailure message="once"/></testcase></testsuite>`)
+	baseDir := filepath.Join(dir, "base")
+	require.NoError(t, os.MkdirAll(baseDir, 0o755))
+	code, out, stderr := runCmd(t, "parse", "--kind", "base", "--id", "base-1", passing)
+	require.Equal(t, exitOK, code, stderr)
+	basePath := filepath.Join(baseDir, "run.json")
+	require.NoError(t, os.WriteFile(basePath, []byte(out), 0o644))
+	baseLog := filepath.Join(dir, "base-output.log")
+	require.NoError(t, os.WriteFile(baseLog, []byte("--- FAIL: TestHidden (0.00s)\n"), 0o644))
+
+	db := filepath.Join(dir, "store.db")
+	seen := writeRun(t, dir, "seen-1", "attempt", "t1", map[string]testrun.Outcome{"c::a": testrun.OutcomePassed}, "c::f")
+	code, _, stderr = runCmdEnv(t, nil, "flaky", "record", "--store", db, "--repo", "r", seen)
+	require.Equal(t, exitOK, code, stderr)
+
+	// The check writes a passing report and prints a go failure the
+	// reports do not hold.
+	check := []string{"sh", "-c", `cp "$0" "$HANGAR_TESTS_DIR/r.xml"; echo "--- FAIL: TestHidden (0.00s)"`, passing}
+	onList := true
+	tests := []struct {
+		name      string
+		args      []string
+		available bool
+		onList    *bool
+	}{
+		{"output names an unreported failure", nil, false, nil},
+		{"the base's output named it too", []string{"--base-output", baseLog}, true, nil},
+		{"flaky id on the list", []string{"--base-output", baseLog, "--store", db, "--repo", "r"}, true, &onList},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			outDir := filepath.Join(t.TempDir(), "out")
+			args := append(append([]string{"--out", outDir, "--base-run", basePath}, tt.args...), "--")
+			code, _, stderr := runInProc(t, nil, append(args, check...)...)
+			require.Equal(t, exitOK, code, stderr)
+			res := readResults(t, outDir)
+			assert.Equal(t, tt.available, res["available"], res["unavailable_reason"])
+			if !tt.available {
+				assert.Nil(t, res["new_failures"], "never an empty list that reads as nothing new")
+				assert.Contains(t, res["unavailable_reason"], "TestHidden")
+				assert.Contains(t, stderr, "new failures: unknown")
+			} else {
+				assert.Equal(t, []any{}, res["new_failures"])
+			}
+			flaky := res["flaky"].([]any)
+			require.Len(t, flaky, 1)
+			mark := flaky[0].(map[string]any)
+			assert.Equal(t, "c::f", mark["id"])
+			if tt.onList == nil {
+				assert.Nil(t, mark["on_list"], "no store: unmarked")
+			} else {
+				assert.Equal(t, *tt.onList, mark["on_list"])
+			}
+			assert.FileExists(t, filepath.Join(outDir, "run.json"))
+		})
+	}
+
+	// output.log beside the --base-run file is the base's output.
+	require.NoError(t, os.WriteFile(filepath.Join(baseDir, "output.log"), []byte("--- FAIL: TestHidden (0.00s)\n"), 0o644))
+	outDir := filepath.Join(t.TempDir(), "out")
+	code, _, stderr = runInProc(t, nil, append([]string{"--out", outDir, "--base-run", basePath, "--"}, check...)...)
+	require.Equal(t, exitOK, code, stderr)
+	assert.Equal(t, true, readResults(t, outDir)["available"])
 }
