@@ -119,6 +119,7 @@ type runOptions struct {
 	repo       string
 	envName    string
 	rerunFlaky bool
+	record     *storeOptions
 }
 
 func newRunFlags() (*pflag.FlagSet, *runOptions) {
@@ -145,6 +146,7 @@ func newRunFlags() (*pflag.FlagSet, *runOptions) {
 	fs.StringVar(&o.repo, "repo", "", "the repository on the flaky list: mark the flaky ids on_list, and allow --rerun-flaky")
 	fs.StringVar(&o.envName, "env", "default", "the environment on the flaky list")
 	fs.BoolVar(&o.rerunFlaky, "rerun-flaky", false, "when every failure (with --base-run: every new failure) was on the flaky list before this job started, run the check once more, kind rerun; the rerun decides (needs --repo)")
+	o.record = addStoreFlags(fs)
 	fs.BoolVar(&o.export, "export", false, "also export the run as spans; the flags below are export's (--base-run is also the base of TEST-RESULTS.json)")
 	o.exp = addExportFlags(fs)
 	return fs, o
@@ -311,6 +313,7 @@ func runRun(ctx context.Context, args []string, env Env) int {
 		s := summary{w: env.Stderr, color: useColor(env)}
 		s.print(res, first, path)
 	}
+	recorded := []*testrun.Run{res.Run}
 	if o.rerunFlaky && werr == nil {
 		if excused, why := j.rerunWanted(ctx, res, first); excused == nil {
 			if !o.quiet && why != "" {
@@ -321,9 +324,18 @@ func runRun(ctx context.Context, args []string, env Env) int {
 			if rres != nil {
 				code = rcode
 				run = rres.Run
+				recorded = append(recorded, rres.Run)
 			} else if code == exitOK {
 				code = rcode
 			}
+		}
+	}
+	// Recording, like the export, outlives the signal that aborted the
+	// check: the aborted run is evidence too.
+	if rerr := o.record.record(context.WithoutCancel(ctx), env, recorded...); rerr != nil {
+		fmt.Fprintf(env.Stderr, "testresults run: record: %v\n", rerr)
+		if code == exitOK {
+			code = exitFailed
 		}
 	}
 	if plan != nil {

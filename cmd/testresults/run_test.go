@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hangar-dev/testresults/store"
 	"github.com/hangar-dev/testresults/testrun"
 )
 
@@ -287,4 +288,24 @@ func TestRunCompareOutputAndFlaky(t *testing.T) {
 	code, _, stderr = runInProc(t, nil, append([]string{"--out", outDir, "--base-run", basePath, "--"}, check...)...)
 	require.Equal(t, exitOK, code, stderr)
 	assert.Equal(t, true, readResults(t, outDir)["available"])
+}
+
+// TestRunRecord: run --record --job-id stores the run in the store, where
+// testresults serve reads it.
+func TestRunRecord(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "store.db")
+	after := writeReport(t, dir, "after.xml", afterReport)
+	outDir := filepath.Join(dir, "out")
+	code, _, stderr := runInProc(t, nil, "--out", outDir, "--kind", "after_turn", "--run-id", "rec-1",
+		"--record", "--store", db, "--job-id", "job-9", "--", "cp", after, filepath.Join(outDir, "after.xml"))
+	require.Equal(t, exitOK, code, stderr)
+
+	st, err := store.Open(context.Background(), db)
+	require.NoError(t, err)
+	defer st.Close()
+	runs, err := st.JobRuns(context.Background(), "job-9")
+	require.NoError(t, err)
+	require.Len(t, runs, 1)
+	assert.Equal(t, "rec-1", runs[0].Run.ID)
 }
