@@ -41,6 +41,11 @@ see "complete" and "incomplete_reasons"); 2 usage error; 3 no report could
 be read (every input refused or skipped; the run is still printed and the
 reasons go to stderr).
 
+A short summary for people goes to stderr: whether the run is complete, its
+counts and coverage, its first failures, its flaky tests and why it is
+incomplete (--quiet silences it; colour only on a terminal, NO_COLOR
+honoured).
+
 With --export the run is also exported as OpenTelemetry spans, as
 'testresults export' would export it: over OTLP/gRPC by default, or as
 OTLP/JSON to -o FILE with --format otel (stdout carries the run). A failed
@@ -62,6 +67,7 @@ type parseOptions struct {
 	started  string
 	ended    string
 	workDir  string
+	quiet    bool
 	export   bool
 	exp      *exportOptions
 	store    *storeOptions
@@ -89,6 +95,7 @@ func newParseFlags() (*pflag.FlagSet, *parseOptions) {
 	fs.StringVar(&o.started, "started-at", "", "when the check started (RFC 3339)")
 	fs.StringVar(&o.ended, "ended-at", "", "when the check ended (RFC 3339)")
 	fs.StringVar(&o.workDir, "work-dir", "", "the folder the check ran in: coverage paths under it are made relative (default: the current folder)")
+	fs.BoolVarP(&o.quiet, "quiet", "q", false, "no summary on stderr")
 	fs.BoolVar(&o.export, "export", false, "also export the run as spans; the flags below are export's")
 	o.exp = addExportFlags(fs)
 	o.store = addStoreFlags(fs)
@@ -211,6 +218,10 @@ func runParse(ctx context.Context, args []string, env Env) int {
 	if rerr := o.store.record(ctx, env, run); rerr != nil {
 		fmt.Fprintf(env.Stderr, "testresults parse: record: %v\n", rerr)
 		return exitRejected
+	}
+	if !o.quiet {
+		s := summary{w: env.Stderr, color: useColor(env)}
+		s.parsed(run)
 	}
 	code := exitOK
 	if err != nil {

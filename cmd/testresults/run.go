@@ -357,19 +357,8 @@ func runRun(ctx context.Context, args []string, env Env) int {
 	return code
 }
 
-// summary prints the run for people.
-type summary struct {
-	w     io.Writer
-	color bool
-}
-
-func (s summary) paint(code, text string) string {
-	if !s.color {
-		return text
-	}
-	return "\x1b[" + code + "m" + text + "\x1b[0m"
-}
-
+// print prints the run of res for people: how the check ended, what
+// describe says of the run, the comparison, notes and where the results are.
 func (s summary) print(res *check.Result, cmp *testrun.Comparison, path string) {
 	run := res.Run
 	status := string(run.Status)
@@ -386,28 +375,7 @@ func (s summary) print(res *check.Result, cmp *testrun.Comparison, path string) 
 		exit = fmt.Sprintf("exit %d", *run.ExitCode)
 	}
 	fmt.Fprintf(s.w, "testresults: %s (%s, %s)\n", status, exit, run.EndedAt.Sub(run.StartedAt).Round(time.Millisecond))
-	if c := run.Counts; c != nil {
-		line := fmt.Sprintf("  %d tests: %d passed, %d failed, %d errors, %d skipped", c.Total, c.Passed, c.Failed, c.Errors, c.Skipped)
-		if c.Flaky > 0 {
-			line += fmt.Sprintf(", %d flaky", c.Flaky)
-		}
-		fmt.Fprintln(s.w, line)
-	} else {
-		fmt.Fprintln(s.w, "  no test counts: "+s.paint("33", "nothing was counted"))
-	}
-	for i, f := range run.Failures {
-		if i == summaryFailures {
-			fmt.Fprintf(s.w, "  ... %d more in %s\n", len(run.Failures)-i, check.ResultsFile)
-			break
-		}
-		fmt.Fprintf(s.w, "  %-6s %s\n", s.paint("31", string(f.Outcome)), escapeControl(f.ID))
-	}
-	for _, id := range run.Flaky {
-		fmt.Fprintf(s.w, "  %-6s %s\n", s.paint("33", "flaky"), escapeControl(id))
-	}
-	for _, r := range run.IncompleteReasons {
-		fmt.Fprintf(s.w, "  %s %s\n", s.paint("33", "incomplete:"), escapeControl(r))
-	}
+	s.describe(run, check.ResultsFile)
 	if cmp != nil {
 		switch {
 		case !cmp.Available:
