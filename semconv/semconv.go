@@ -17,6 +17,9 @@ const (
 	EventTestRun = "test.run"
 	// EventTestCase is the span event written once per failing or flaky test.
 	EventTestCase = "test.case"
+	// EventTestVerdict is the span event written once per paired
+	// comparison, on the span of the patch runs it judged.
+	EventTestVerdict = "test.verdict"
 )
 
 // Span names used by the export forms.
@@ -84,4 +87,16 @@ const (
 	TurnKey      = attribute.Key("hangar.session.turn")
 	// JobIDKey identifies the job of a job export.
 	JobIDKey = attribute.Key("hangar.job.id")
+
+	// Attributes of the test.verdict event: the decision (reject, block,
+	// allow, invalid), how many tests had each verdict, the first broken
+	// ids, and why an invalid comparison is invalid.
+	TestVerdictDecisionKey     = attribute.Key("hangar.test.verdict.decision")
+	TestVerdictBrokenKey       = attribute.Key("hangar.test.verdict.broken")
+	TestVerdictRepairedKey     = attribute.Key("hangar.test.verdict.repaired")
+	TestVerdictFrozenKey       = attribute.Key("hangar.test.verdict.frozen")
+	TestVerdictUnchangedKey    = attribute.Key("hangar.test.verdict.unchanged")
+	TestVerdictInconclusiveKey = attribute.Key("hangar.test.verdict.inconclusive")
+	TestVerdictBrokenIDsKey    = attribute.Key("hangar.test.verdict.broken_ids")
+	TestVerdictReasonKey       = attribute.Key("hangar.test.verdict.reason")
 )

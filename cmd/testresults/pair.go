@@ -57,6 +57,10 @@ Exit codes: 0 allow or block; 1 a test is broken; 2 usage error; 3 the
 comparison is invalid, or the worktrees could not be made (not a git
 repository, the patch does not apply); 130 interrupted.
 
+With --export the verdict is also exported, as 'testresults verdict
+--export' exports it: a job.verify span (--job) with the patch runs' events
+and a test.verdict event.
+
 Flags:
 `
 
@@ -70,6 +74,7 @@ type pairOptions struct {
 	out      string
 	timeout  time.Duration
 	verbose  bool
+	ve       *verdictExport
 }
 
 func newPairFlags() (*pflag.FlagSet, *pairOptions) {
@@ -84,6 +89,7 @@ func newPairFlags() (*pflag.FlagSet, *pairOptions) {
 	fs.StringVar(&o.out, "out", "", "the folder of the runs' report folders (default: a fresh temporary folder)")
 	fs.DurationVar(&o.timeout, "timeout", 0, "end each run after this long; 0 means never")
 	fs.BoolVarP(&o.verbose, "verbose", "v", false, "copy the check's output to stderr")
+	o.ve = addVerdictExportFlags(fs)
 	return fs, o
 }
 
@@ -107,6 +113,10 @@ func runPair(ctx context.Context, args []string, env Env) int {
 		return fail("give --patch or --patch-ref, not both")
 	case o.timeout < 0:
 		return fail("--timeout %s is negative", o.timeout)
+	}
+	plan, err := o.ve.plan(fs, env)
+	if err != nil {
+		return fail("%v", err)
 	}
 	say := func(format string, a ...any) { fmt.Fprintf(env.Stderr, "testresults pair: "+format+"\n", a...) }
 	if o.patch != "" {
@@ -268,14 +278,15 @@ func runPair(ctx context.Context, args []string, env Env) int {
 		say("frozen (excluded): %s: parent %s", escapeControl(tv.ID), outcomes(tv.Parent))
 	}
 	say("report folders: %s", out)
+	code := exitOK
 	switch p.Decision {
 	case testrun.DecisionReject:
-		return exitFailed
+		code = exitFailed
 	case testrun.DecisionInvalid:
 		say("the comparison is invalid: %s", p.Invalid)
-		return exitRejected
+		code = exitRejected
 	}
-	return exitOK
+	return exportVerdictCode(ctx, "pair", env, plan, sides[1].runs, p, code)
 }
 
 func describePatch(o *pairOptions, commit string) string {

@@ -44,6 +44,13 @@ Exit codes: 0 allow or block; 1 a test is broken; 2 usage error; 3 a run or
 pins file could not be read, or a fixture pin changed (the comparison is
 invalid).
 
+With --export the verdict is also exported as OpenTelemetry spans: one
+job.verify span (hangar.job.id from --job) carrying the patch runs' test.run
+and test.case events and, after them, one test.verdict event (the decision,
+the count of each verdict, the first 20 broken ids). It goes over OTLP, or
+as OTLP/JSON to -o FILE; the traceparent comes from $TRACEPARENT. A failed
+export exits 1 when the verdict would exit 0.
+
 Flags:
 `
 
@@ -53,6 +60,7 @@ type verdictOptions struct {
 	parentPins, patchPins string
 	parentTree, patchTree string
 	json                  bool
+	ve                    *verdictExport
 }
 
 func newVerdictFlags() (*pflag.FlagSet, *verdictOptions) {
@@ -66,6 +74,7 @@ func newVerdictFlags() (*pflag.FlagSet, *verdictOptions) {
 	fs.StringVar(&o.parentTree, "parent-tree", "", "the parent's tree: recompute the pinned fixtures there")
 	fs.StringVar(&o.patchTree, "patch-tree", "", "the patch's tree: recompute the pinned fixtures there")
 	fs.BoolVar(&o.json, "json", false, "print the verdict as JSON on stdout")
+	o.ve = addVerdictExportFlags(fs)
 	return fs, o
 }
 
@@ -149,7 +158,7 @@ func (o *verdictOptions) pinsOption() (testrun.VerdictOption, error) {
 	return testrun.WithPins(parent, patch), nil
 }
 
-func runVerdict(_ context.Context, args []string, env Env) int {
+func runVerdict(ctx context.Context, args []string, env Env) int {
 	fs, o := newVerdictFlags()
 	if code, done := parseFlags("verdict", verdictUsage, fs, args, env); done {
 		return code
@@ -168,6 +177,10 @@ func runVerdict(_ context.Context, args []string, env Env) int {
 		}
 		fmt.Fprintf(env.Stderr, "testresults verdict: %v\n", err)
 		return exitRejected
+	}
+	plan, err := o.ve.plan(fs, env)
+	if err != nil {
+		return usageFail("verdict", verdictUsage, fs, env, "%v", err)
 	}
 	read := func(paths []string) ([]*testrun.Run, error) {
 		var runs []*testrun.Run
@@ -188,14 +201,14 @@ func runVerdict(_ context.Context, args []string, env Env) int {
 			if pinOpt != nil {
 				opts = append(opts, pinOpt)
 			}
-			return reportVerdict(env, o, parent, patch, opts)
+			return reportVerdict(ctx, env, o, plan, parent, patch, opts)
 		}
 	}
 	fmt.Fprintf(env.Stderr, "testresults verdict: %v\n", err)
 	return exitRejected
 }
 
-func reportVerdict(env Env, o *verdictOptions, parent, patch []*testrun.Run, opts []testrun.VerdictOption) int {
+func reportVerdict(ctx context.Context, env Env, o *verdictOptions, plan *exportPlan, parent, patch []*testrun.Run, opts []testrun.VerdictOption) int {
 	p, err := testrun.PairedVerdict(parent, patch, opts...)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "testresults verdict: %v\n", err)
@@ -213,14 +226,15 @@ func reportVerdict(env Env, o *verdictOptions, parent, patch []*testrun.Run, opt
 	for _, tv := range p.Frozen {
 		fmt.Fprintf(env.Stderr, "testresults verdict: frozen (excluded): %s: parent %s\n", tv.ID, outcomes(tv.Parent))
 	}
+	code := exitOK
 	switch p.Decision {
 	case testrun.DecisionReject:
-		return exitFailed
+		code = exitFailed
 	case testrun.DecisionInvalid:
 		fmt.Fprintf(env.Stderr, "testresults verdict: the comparison is invalid: %s\n", p.Invalid)
-		return exitRejected
+		code = exitRejected
 	}
-	return exitOK
+	return exportVerdictCode(ctx, "verdict", env, plan, patch, p, code)
 }
 
 func outcomes(list []testrun.Outcome) string {

@@ -1,0 +1,137 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/pflag"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/hangar-dev/testresults/exporter"
+	"github.com/hangar-dev/testresults/testrun"
+	"github.com/hangar-dev/testresults/translate"
+)
+
+// verdictExportSkipped are the export flags that do not fit a verdict: the
+// patch runs go on the job's verification span, never on a session, a
+// provisioning span or beside another base.
+var verdictExportSkipped = map[string]bool{"base": true, "session": true, "turn": true, "base-run": true}
+
+// verdictExport is --export of verdict and pair and the export flags that
+// go with it.
+type verdictExport struct {
+	export bool
+	exp    *exportOptions
+	// names are the export flags registered on the command's set.
+	names []string
+}
+
+// addVerdictExportFlags registers --export and the export flags that fit
+// a verdict on fs. A flag fs already has keeps its meaning there (verdict's
+// --parent is a run; the traceparent then comes from $TRACEPARENT).
+func addVerdictExportFlags(fs *pflag.FlagSet) *verdictExport {
+	v := &verdictExport{}
+	fs.BoolVar(&v.export, "export", false, "also export the verdict: a job.verify span (--job) with the patch runs' events and a test.verdict event; the flags below are export's")
+	probe := pflag.NewFlagSet("export", pflag.ContinueOnError)
+	v.exp = addExportFlags(probe)
+	probe.VisitAll(func(f *pflag.Flag) {
+		if verdictExportSkipped[f.Name] || fs.Lookup(f.Name) != nil || (f.Shorthand != "" && fs.ShorthandLookup(f.Shorthand) != nil) {
+			return
+		}
+		fs.AddFlag(f)
+		v.names = append(v.names, f.Name)
+	})
+	return v
+}
+
+// plan checks the export flags: nil without --export. Errors are
+// *usageError.
+func (v *verdictExport) plan(fs *pflag.FlagSet, env Env) (*exportPlan, error) {
+	if !v.export {
+		for _, name := range v.names {
+			if fs.Changed(name) {
+				return nil, usagef("--%s is an export flag: add --export", name)
+			}
+		}
+		return nil, nil
+	}
+	opts, outFile, err := v.exp.exporterOptions(fs, env)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Format == exporter.FormatOTLPJSON && outFile == "" {
+		return nil, usagef("--format otlp-json needs -o FILE here: stdout carries the verdict")
+	}
+	return &exportPlan{opts: opts, outFile: outFile}, nil
+}
+
+// exportVerdict exports the job.verify span of the patch runs with the
+// test.verdict event of paired after their events, and returns the span.
+func (p *exportPlan) exportVerdict(ctx context.Context, patch []*testrun.Run, paired *testrun.Paired) (_ translate.Span, err error) {
+	var parent trace.SpanContext
+	if p.opts.Parent != "" {
+		parent, err = exporter.ParseParent(p.opts.Parent, "")
+	} else {
+		parent, err = exporter.ParentFromEnv(p.opts.Getenv)
+	}
+	if err != nil {
+		return translate.Span{}, err
+	}
+	res, err := exporter.NewResource(ctx, p.opts.ServiceName, p.opts.Getenv)
+	if err != nil {
+		return translate.Span{}, err
+	}
+	spans, err := translate.JobSpans(translate.Job{ID: p.opts.JobID}, patch,
+		translate.WithRedactor(testrun.NewRedactor(p.opts.Environ())),
+		translate.WithMaxCaseEvents(p.opts.MaxCaseEvents),
+		translate.WithParent(parent),
+	)
+	if err != nil {
+		return translate.Span{}, err
+	}
+	if err := translate.AddVerdict(&spans[0], paired); err != nil {
+		return translate.Span{}, err
+	}
+	var buf bytes.Buffer
+	var exp sdktrace.SpanExporter
+	if p.opts.Format == exporter.FormatOTLPJSON {
+		exp = exporter.NewFileExporter(&buf)
+	} else if exp, err = exporter.NewOTLPExporter(ctx, p.opts.OTLP, p.opts.Getenv); err != nil {
+		return translate.Span{}, err
+	}
+	err = exporter.ExportSpans(ctx, exp, spans, res)
+	if serr := exp.Shutdown(context.WithoutCancel(ctx)); serr != nil {
+		err = errors.Join(err, serr)
+	}
+	if err != nil || p.opts.Format != exporter.FormatOTLPJSON {
+		return spans[0], err
+	}
+	return spans[0], exporter.WriteFile(p.outFile, func(w io.Writer) error {
+		_, err := w.Write(buf.Bytes())
+		return err
+	})
+}
+
+// exportVerdictCode exports the verdict when plan is not nil, says so on
+// stderr, and returns code, or exitFailed for a failed export after a
+// verdict that would exit 0.
+func exportVerdictCode(ctx context.Context, name string, env Env, plan *exportPlan, patch []*testrun.Run, paired *testrun.Paired, code int) int {
+	if plan == nil {
+		return code
+	}
+	s, err := plan.exportVerdict(ctx, patch, paired)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "testresults %s: export: %v\n", name, err)
+		if code == exitOK {
+			return exitFailed
+		}
+		return code
+	}
+	fmt.Fprintf(env.Stderr, "testresults %s: exported the verdict (%s) on %s span %s of trace %s\n",
+		name, paired.Decision, s.Name, s.SpanID, s.TraceID)
+	return code
+}
