@@ -112,7 +112,7 @@ func runServe(ctx context.Context, args []string, env Env) int {
 		return exitUsage
 	}
 	defer tel.shutdown()
-	srv := serve.New(st, serve.Options{AdminToken: token, AccessLog: env.Stderr, TracerProvider: tel.tp})
+	srv := serve.New(st, serve.Options{AdminToken: token, AccessLog: env.Stderr, TracerProvider: tel.tp, MeterProvider: tel.mp})
 	fmt.Fprintf(env.Stderr, "testresults serve: listening on http://%s\n", ln.Addr())
 	if err := serve.Serve(ctx, ln, srv.Handler()); err != nil {
 		fmt.Fprintf(env.Stderr, "testresults serve: %v\n", err)
