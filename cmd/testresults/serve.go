@@ -38,8 +38,13 @@ The store is --store, else $HANGAR_STORE, else ~/.hangar/store.db.
 One access-log line per request goes to stderr. The server's own spans (one
 per request, named by route) go over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT
 or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set (OTEL_TRACES_EXPORTER=none
-turns them off); the OTEL_EXPORTER_OTLP_* variables are honoured as export's. SIGINT or SIGTERM stops the
-server gracefully.
+turns them off); the OTEL_EXPORTER_OTLP_* variables are honoured as export's.
+Its HTTP metrics (http.server.request.duration, body sizes) go over OTLP
+when OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_METRICS_ENDPOINT is
+set (OTEL_METRICS_EXPORTER=none turns them off; the _METRICS_ variables
+first, then the generic ones; every OTEL_METRIC_EXPORT_INTERVAL, default
+60000 ms, and once more on stop). SIGINT or SIGTERM stops the server
+gracefully.
 
 Exit codes: 0 stopped by a signal; 1 the server failed; 2 usage error.
 
