@@ -3,14 +3,18 @@ package main
 import (
 	"bufio"
 	"context"
+	"net"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
+	"google.golang.org/grpc"
 
 	"github.com/hangar-dev/testresults/semconv"
 	"github.com/hangar-dev/testresults/testrun"
@@ -158,4 +162,52 @@ func TestPairExport(t *testing.T) {
 	assert.Equal(t, "reject", d.Str())
 	assert.Equal(t, int64(1), attrInt(t, verdicts[0].Attributes(), string(semconv.TestVerdictBrokenKey)))
 	assert.Equal(t, int64(1), attrInt(t, verdicts[0].Attributes(), string(semconv.TestVerdictRepairedKey)))
+}
+
+// traceReceiver is an OTLP/gRPC trace receiver on 127.0.0.1.
+type traceReceiver struct {
+	ptraceotlp.UnimplementedGRPCServer
+	mu  sync.Mutex
+	got []ptrace.Traces
+}
+
+func (r *traceReceiver) Export(_ context.Context, req ptraceotlp.ExportRequest) (ptraceotlp.ExportResponse, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	td := ptrace.NewTraces()
+	req.Traces().CopyTo(td)
+	r.got = append(r.got, td)
+	return ptraceotlp.NewExportResponse(), nil
+}
+
+// The verdict also goes over OTLP/gRPC, --otlp-endpoint given.
+func TestVerdictExportOTLP(t *testing.T) {
+	dir := t.TempDir()
+	ok := map[string]testrun.Outcome{"a": passed, "b": passed}
+	broken := map[string]testrun.Outcome{"a": failed, "b": passed}
+	p1 := writeRun(t, dir, "p1", testrun.KindBase, "P", ok)
+	p2 := writeRun(t, dir, "p2", testrun.KindBase, "P", ok)
+	b1 := writeRun(t, dir, "b1", testrun.KindAttempt, "Q", broken)
+	b2 := writeRun(t, dir, "b2", testrun.KindAttempt, "Q", broken)
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	srv := grpc.NewServer()
+	recv := &traceReceiver{}
+	ptraceotlp.RegisterGRPCServer(srv, recv)
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(srv.Stop)
+
+	code, _, errs := runCmd(t, "verdict", "--parent", p1, "--parent", p2, "--patch", b1, "--patch", b2,
+		"--export", "--otlp-endpoint", "http://"+ln.Addr().String(), "--otlp-timeout", "5s", "--job", "job-8")
+	require.Equal(t, exitFailed, code, errs)
+	recv.mu.Lock()
+	defer recv.mu.Unlock()
+	require.Len(t, recv.got, 1)
+	require.Equal(t, 1, recv.got[0].SpanCount())
+	s := recv.got[0].ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0)
+	verdicts := eventsNamed(s, semconv.EventTestVerdict)
+	require.Len(t, verdicts, 1)
+	ids, _ := verdicts[0].Attributes().Get(string(semconv.TestVerdictBrokenIDsKey))
+	assert.Equal(t, []any{"a"}, ids.Slice().AsRaw())
 }
