@@ -167,7 +167,7 @@ func TestSDKFaceEqualsPdataFace(t *testing.T) {
 			for _, s := range ended {
 				assert.Zero(t, s.DroppedEvents())
 			}
-			got := exporter.Traces(ended)
+			got := exporter.TracesFromSDKSpans(ended)
 			want := translate.Traces(spans, res)
 			require.NoError(t, ptracetest.CompareTraces(want, got))
 			assertSameFlags(t, want, got)
@@ -361,7 +361,7 @@ func TestBatches(t *testing.T) {
 	var m ptrace.ProtoMarshaler
 	for _, b := range batches {
 		n += len(b)
-		size := m.TracesSize(exporter.Traces(b))
+		size := m.TracesSize(exporter.TracesFromSDKSpans(b))
 		assert.LessOrEqual(t, size, exporter.DefaultMaxRequestBytes)
 	}
 	assert.Equal(t, len(ended), n, "no span lost")

@@ -113,7 +113,7 @@ func TestHostileGenerated(t *testing.T) {
 
 	var many bytes.Buffer
 	many.WriteString(`<testsuite name="s">`)
-	for i := 0; i <= DefaultMaxCases; i++ {
+	for i := 0; i <= DefaultMaxCasesPerReport; i++ {
 		fmt.Fprintf(&many, `<testcase name="t%d"/>`, i)
 	}
 	many.WriteString(`</testsuite>`)

@@ -236,7 +236,7 @@ func TestE2EExportCapped(t *testing.T) {
 		run.Cases[id] = testrun.OutcomeFailed
 		if i < testrun.DefaultMaxFailures {
 			run.Failures = append(run.Failures, testrun.Failure{ID: id, Outcome: testrun.OutcomeFailed,
-				Message: strings.Repeat("expected response body to match the golden file; diff follows. ", 40)[:testrun.DefaultMaxMessage]})
+				Message: strings.Repeat("expected response body to match the golden file; diff follows. ", 40)[:testrun.DefaultMaxMessageRunes]})
 		}
 	}
 	b, err := json.Marshal(run)

@@ -37,7 +37,7 @@ func WithMaxMessage(n int) Option {
 }
 
 func newConfig(opts []Option) config {
-	c := config{maxMessage: xmlsafe.DefaultMaxMessage}
+	c := config{maxMessage: xmlsafe.DefaultMaxMessageBytes}
 	for _, o := range opts {
 		o.apply(&c)
 	}

@@ -8,16 +8,16 @@ const (
 	DefaultMaxElements = 2_000_000
 	// DefaultMaxDepth is the deepest element nesting allowed in one report.
 	DefaultMaxDepth = 64
-	// DefaultMaxCases is the largest number of test cases in one report.
-	DefaultMaxCases = 100_000
+	// DefaultMaxCasesPerReport is the largest number of test cases in one report.
+	DefaultMaxCasesPerReport = 100_000
 	// DefaultMaxFiles is the largest number of report files read for one run.
 	DefaultMaxFiles = 64
 	// DefaultMaxRunBytes is the largest total size of the report files read
 	// for one run, in bytes (32 MiB).
 	DefaultMaxRunBytes = 32 << 20
-	// DefaultMaxMessage is how many bytes of a failure message a parser keeps
+	// DefaultMaxMessageBytes is how many bytes of a failure message a parser keeps
 	// (8 KiB); the run clips it further when it is kept.
-	DefaultMaxMessage = 8 << 10
+	DefaultMaxMessageBytes = 8 << 10
 	// DefaultMaxRecords is the largest number of lcov records (lines) in one
 	// coverage file.
 	DefaultMaxRecords = 2_000_000
@@ -37,7 +37,7 @@ type Limits struct {
 	MaxBytes    int64 // default DefaultMaxBytes
 	MaxElements int64 // default DefaultMaxElements
 	MaxDepth    int64 // default DefaultMaxDepth
-	MaxCases    int64 // default DefaultMaxCases
+	MaxCases    int64 // default DefaultMaxCasesPerReport
 	MaxRecords  int64 // default DefaultMaxRecords (lcov lines)
 }
 
@@ -53,7 +53,7 @@ func (l Limits) WithDefaults() Limits {
 		l.MaxDepth = DefaultMaxDepth
 	}
 	if l.MaxCases <= 0 {
-		l.MaxCases = DefaultMaxCases
+		l.MaxCases = DefaultMaxCasesPerReport
 	}
 	if l.MaxRecords <= 0 {
 		l.MaxRecords = DefaultMaxRecords
