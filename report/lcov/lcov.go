@@ -66,7 +66,7 @@ func Sniff(head []byte) bool {
 // is passed over. The returned report is nil on error.
 func Parse(r io.Reader, name string, opts ...Option) (*testrun.CoverageReport, error) {
 	cfg := newConfig(opts)
-	p := parser{name: name, lim: cfg.limits, workDir: cfg.workDir, files: map[string]*testrun.FileCoverage{}}
+	p := parser{name: name, lim: cfg.Limits, workDir: cfg.WorkDir, files: map[string]*testrun.FileCoverage{}}
 	if err := p.run(r); err != nil {
 		return nil, err
 	}

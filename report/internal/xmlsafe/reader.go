@@ -238,7 +238,7 @@ func (r *Reader) validate() error {
 	}
 	end := len(s)
 	if !r.eof {
-		end = completeRunes(s)
+		end = CompleteRunes(s)
 	}
 	if !utf8.Valid(s[:end]) {
 		p := r.validated
@@ -257,25 +257,6 @@ func (r *Reader) validate() error {
 	}
 	r.validated += end
 	return nil
-}
-
-// completeRunes returns the length of s without a trailing incomplete
-// UTF-8 sequence.
-func completeRunes(s []byte) int {
-	n := len(s)
-	for k := 1; k <= 3 && k <= n; k++ {
-		c := s[n-k]
-		if c < 0x80 {
-			return n
-		}
-		if c >= 0xC0 {
-			if utf8.FullRune(s[n-k:]) {
-				return n
-			}
-			return n - k
-		}
-	}
-	return n
 }
 
 // start reads the byte order mark and the XML declaration.
