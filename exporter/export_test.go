@@ -23,6 +23,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/hangar-dev/testresults/exporter"
+	"github.com/hangar-dev/testresults/internal/testnet"
 	"github.com/hangar-dev/testresults/semconv"
 	"github.com/hangar-dev/testresults/testrun"
 	"github.com/hangar-dev/testresults/translate"
@@ -463,7 +464,7 @@ func TestExportFails(t *testing.T) {
 	t.Run("nothing listens", func(t *testing.T) {
 		start := time.Now()
 		err := exportRuns(ctx, runs, exporter.Options{Getenv: noEnv, OTLP: exporter.OTLPOptions{
-			Endpoint: freeAddr(t), Insecure: true, Timeout: time.Second,
+			Endpoint: testnet.FreeAddr(t), Insecure: true, Timeout: time.Second,
 		}})
 		require.Error(t, err)
 		assert.True(t, strings.HasPrefix(err.Error(), "exporter: nothing delivered (1 span, 1 run): OTLP/gRPC "), err.Error())
