@@ -88,8 +88,8 @@ func parseFile(path string, cfg *config) (*Result, error) {
 	if !fi.Mode().IsRegular() {
 		return refuse(fmt.Errorf("%w: %s", ErrNotRegular, fi.Mode().Type()))
 	}
-	if fi.Size() > cfg.limits.MaxBytes {
-		res, err := refuse(&LimitError{Limit: "bytes", Max: cfg.limits.MaxBytes})
+	if over := cfg.limits.CheckBytes(fi.Size()); over != nil {
+		res, err := refuse(over)
 		res.Info.Bytes = fi.Size()
 		return res, err
 	}

@@ -218,7 +218,7 @@ func (p *parser) start(tok *xmlsafe.Token) error {
 func (p *parser) countCase() error {
 	p.cases++
 	if p.cases > p.cfg.Limits.MaxCases {
-		return &xmlsafe.LimitError{Limit: "cases", Max: p.cfg.Limits.MaxCases}
+		return &xmlsafe.LimitError{Limit: xmlsafe.LimitCases, Max: p.cfg.Limits.MaxCases}
 	}
 	return nil
 }

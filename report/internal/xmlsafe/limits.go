@@ -60,3 +60,39 @@ func (l Limits) WithDefaults() Limits {
 	}
 	return l
 }
+
+// CheckBytes returns a *LimitError (LimitBytes) when n bytes of one report
+// are more than l.MaxBytes. It is the one rule for a report's size, applied
+// to a file's size before it is opened and to what a reader has read.
+func (l Limits) CheckBytes(n int64) error {
+	if n > l.MaxBytes {
+		return &LimitError{Limit: LimitBytes, Max: l.MaxBytes}
+	}
+	return nil
+}
+
+// Limit names a limit in a LimitError.
+type Limit string
+
+// The limits a LimitError names.
+const (
+	// LimitBytes is the size of one report file (Limits.MaxBytes).
+	LimitBytes Limit = "bytes"
+	// LimitElements is the number of XML elements in a report
+	// (Limits.MaxElements).
+	LimitElements Limit = "elements"
+	// LimitDepth is the nesting of XML elements (Limits.MaxDepth).
+	LimitDepth Limit = "depth"
+	// LimitCases is the number of test cases in a report (Limits.MaxCases).
+	LimitCases Limit = "cases"
+	// LimitRecords is the number of lines in an lcov file
+	// (Limits.MaxRecords).
+	LimitRecords Limit = "records"
+	// LimitAttributes is the number of attributes of one XML element
+	// (MaxAttributes).
+	LimitAttributes Limit = "attributes"
+	// LimitFiles is the number of report files of a run.
+	LimitFiles Limit = "files"
+	// LimitRunBytes is the total size of a run's report files.
+	LimitRunBytes Limit = "run bytes"
+)

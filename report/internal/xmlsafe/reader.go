@@ -191,8 +191,8 @@ func (r *Reader) fill() error {
 	for {
 		n, err := r.src.Read(r.buf[r.w:])
 		r.w += n
-		if r.consumed+int64(r.w) > r.lim.MaxBytes {
-			return r.fail(&LimitError{Limit: "bytes", Max: r.lim.MaxBytes})
+		if err := r.lim.CheckBytes(r.consumed + int64(r.w)); err != nil {
+			return r.fail(err)
 		}
 		if err == io.EOF {
 			r.eof = true

@@ -111,7 +111,7 @@ func (r *Reader) startTag() (*Token, error) {
 			}
 		}
 		if len(attrs) >= MaxAttributes {
-			return nil, r.fail(&LimitError{Limit: "attributes", Max: MaxAttributes})
+			return nil, r.fail(&LimitError{Limit: LimitAttributes, Max: MaxAttributes})
 		}
 		attrs = append(attrs, Attr{Name: aname, raw: s[vs:p], plain: plain})
 		p++
@@ -121,10 +121,10 @@ func (r *Reader) startTag() (*Token, error) {
 	}
 	r.elements++
 	if r.elements > r.lim.MaxElements {
-		return nil, r.fail(&LimitError{Limit: "elements", Max: r.lim.MaxElements})
+		return nil, r.fail(&LimitError{Limit: LimitElements, Max: r.lim.MaxElements})
 	}
 	if int64(len(r.ends)) >= r.lim.MaxDepth {
-		return nil, r.fail(&LimitError{Limit: "depth", Max: r.lim.MaxDepth})
+		return nil, r.fail(&LimitError{Limit: LimitDepth, Max: r.lim.MaxDepth})
 	}
 	r.names = append(r.names, name...)
 	r.ends = append(r.ends, len(r.names))
