@@ -69,6 +69,11 @@ type Options struct {
 	Provision bool
 	// Base is the base run test.case events are compared with.
 	Base *testrun.Run
+	// The limits below follow one rule: a positive value is the limit, 0
+	// (the zero value) means its default, and a negative value is refused
+	// with ErrConfig. The CLI's flags have no unset value, so they refuse 0
+	// too.
+
 	// MaxRequestBytes is the most one OTLP request holds; larger exports
 	// are split (0: DefaultMaxRequestBytes, the default limit of a
 	// collector's OTLP gRPC receiver; lower it for a receiver configured
@@ -112,6 +117,9 @@ func export(ctx context.Context, o Options, build func([]translate.Option) ([]tr
 	res, err := NewResource(ctx, o.ServiceName, o.Getenv)
 	if err != nil {
 		return Result{}, err
+	}
+	if o.MaxCaseEvents < 0 {
+		return Result{}, fmt.Errorf("%w: negative MaxCaseEvents %d", ErrConfig, o.MaxCaseEvents)
 	}
 	redactor := testrun.DefaultRedactor()
 	if o.Environ != nil {

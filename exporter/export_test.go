@@ -492,6 +492,7 @@ func TestExportFails(t *testing.T) {
 		"unknown compression": {OTLP: exporter.OTLPOptions{Compression: "zstd"}},
 		"negative timeout":    {OTLP: exporter.OTLPOptions{Timeout: -time.Second}},
 		"negative request":    {MaxRequestBytes: -1},
+		"negative case cap":   {MaxCaseEvents: -1},
 		"unknown protocol":    {OTLP: exporter.OTLPOptions{Protocol: "http/json"}},
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -97,6 +97,8 @@ func (o *exportOptions) exporterOptions(fs *pflag.FlagSet, env Env) (exporter.Op
 	if err != nil {
 		return exporter.Options{}, "", err
 	}
+	// A flag is never unset, so 0 is refused here, where exporter.Options
+	// reads 0 as its default (see exporter.Options).
 	if o.maxCaseEvents < 1 {
 		return exporter.Options{}, "", usagef("--max-case-events %d: want 1 or more", o.maxCaseEvents)
 	}
