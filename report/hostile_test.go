@@ -113,7 +113,7 @@ func TestHostileGenerated(t *testing.T) {
 
 	var many bytes.Buffer
 	many.WriteString(`<testsuite name="s">`)
-	for i := 0; i <= DefaultMaxCases; i++ {
+	for i := 0; i <= DefaultMaxCasesPerReport; i++ {
 		fmt.Fprintf(&many, `<testcase name="t%d"/>`, i)
 	}
 	many.WriteString(`</testsuite>`)
@@ -132,13 +132,13 @@ func TestHostileGenerated(t *testing.T) {
 	tests := []struct {
 		name  string
 		data  string
-		limit string
+		limit Limit
 	}{
-		{"10000-deep.xml", deep, "depth"},
-		{"over-8MiB.xml", big.String(), "bytes"},
-		{"100001-cases.xml", many.String(), "cases"},
-		{"2000001-elements.xml", elements, "elements"},
-		{"700000-attributes.xml", attrs.String(), "attributes"},
+		{"10000-deep.xml", deep, LimitDepth},
+		{"over-8MiB.xml", big.String(), LimitBytes},
+		{"100001-cases.xml", many.String(), LimitCases},
+		{"2000001-elements.xml", elements, LimitElements},
+		{"700000-attributes.xml", attrs.String(), LimitAttributes},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -278,7 +278,7 @@ func TestOversizedReportHitsItsOwnLimit(t *testing.T) {
 			_, err := ParseFile(p)
 			var le *LimitError
 			require.ErrorAs(t, err, &le)
-			assert.Equal(t, "bytes", le.Limit)
+			assert.Equal(t, LimitBytes, le.Limit)
 		})
 	}
 }
