@@ -37,7 +37,13 @@ func checkRefused(t *testing.T, paths []string, opts ...Option) *testrun.Run {
 	assert.False(t, run.Complete, "complete")
 	assert.False(t, run.Counted(), "counted")
 	assert.NotEmpty(t, run.IncompleteReasons)
-	assert.Less(t, elapsed, hostileTime)
+	limit := hostileTime
+	if raceEnabled {
+		// The race detector slows the reader several times over; the bound
+		// still tells a hang from a slow, shared machine.
+		limit *= 4
+	}
+	assert.Less(t, elapsed, limit)
 	assert.Less(t, peak, int64(hostileHeap), "peak heap")
 	t.Logf("%v, peak heap %.1f MiB, reasons %q", elapsed.Round(time.Millisecond), float64(peak)/(1<<20), run.IncompleteReasons)
 	return run

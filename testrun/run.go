@@ -15,11 +15,6 @@ const (
 	// DefaultMaxMessageRunes is the length, in characters, a failure message
 	// is clipped to (a parser reads at most report.DefaultMaxMessageBytes).
 	DefaultMaxMessageRunes = 2000
-
-	// DefaultMaxMessage is the former name of DefaultMaxMessageRunes.
-	//
-	// Deprecated: use DefaultMaxMessageRunes.
-	DefaultMaxMessage = DefaultMaxMessageRunes
 )
 
 // Run is one execution of a check: what it ran on, how it ended and what its

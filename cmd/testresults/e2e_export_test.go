@@ -272,7 +272,7 @@ func TestE2EExportCapped(t *testing.T) {
 		assert.Equal(t, "fail", ev["test.case.result.status"])
 		if m, ok := ev["hangar.test.message"]; ok {
 			messages++
-			assert.Len(t, []rune(m.(string)), translate.MessageLength)
+			assert.Len(t, []rune(m.(string)), translate.MaxEventMessageRunes)
 		}
 	}
 	assert.Equal(t, testrun.DefaultMaxFailures, messages, "messages only for the failures the run kept")
