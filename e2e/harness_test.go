@@ -22,6 +22,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/hangar-dev/testresults/internal/testcorpus"
+	"github.com/hangar-dev/testresults/internal/testnet"
 )
 
 // Environment variables that enable the tests.
@@ -111,15 +112,6 @@ func run(t *testing.T, dir string, timeout time.Duration, name string, args ...s
 	require.NoError(t, err, "%s %s:\n%s", name, strings.Join(args, " "), out)
 }
 
-// freePort returns a TCP port on 127.0.0.1 that was free a moment ago.
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
-
 // collector is a running otelcol-testresults.
 type collector struct {
 	spec        collectorSpec
@@ -156,10 +148,10 @@ func startCollector(t *testing.T, bin string) *collector {
 	spec := collectorSpec{
 		config: config,
 		dir:    dir,
-		otlp:   fmt.Sprintf("127.0.0.1:%d", freePort(t)),
+		otlp:   fmt.Sprintf("127.0.0.1:%d", testnet.FreePort(t)),
 		output: filepath.Join(dir, "traces.jsonl"),
 	}
-	metricsPort := freePort(t)
+	metricsPort := testnet.FreePort(t)
 	spec.metricsURL = fmt.Sprintf("http://127.0.0.1:%d/metrics", metricsPort)
 	spec.env = map[string]string{
 		"E2E_OTLP_ENDPOINT": spec.otlp,
@@ -174,17 +166,17 @@ func startCollector(t *testing.T, bin string) *collector {
 // unless env sets TESTRESULTS_OUTPUT.
 func sampleSpec(t *testing.T, dir string) collectorSpec {
 	t.Helper()
-	metricsPort := freePort(t)
+	metricsPort := testnet.FreePort(t)
 	spec := collectorSpec{
 		config:     filepath.Join(repoRoot(t), "otelcol-testresults.yaml"),
 		dir:        dir,
-		otlp:       fmt.Sprintf("127.0.0.1:%d", freePort(t)),
+		otlp:       fmt.Sprintf("127.0.0.1:%d", testnet.FreePort(t)),
 		metricsURL: fmt.Sprintf("http://127.0.0.1:%d/metrics", metricsPort),
 		output:     filepath.Join(dir, "_build", "traces.jsonl"),
 	}
 	spec.env = map[string]string{
 		"TESTRESULTS_OTLP_GRPC":    spec.otlp,
-		"TESTRESULTS_OTLP_HTTP":    fmt.Sprintf("127.0.0.1:%d", freePort(t)),
+		"TESTRESULTS_OTLP_HTTP":    fmt.Sprintf("127.0.0.1:%d", testnet.FreePort(t)),
 		"TESTRESULTS_METRICS_PORT": fmt.Sprint(metricsPort),
 	}
 	return spec

@@ -61,10 +61,10 @@ func BenchmarkTraces(b *testing.B) {
 		b.Fatal(err)
 	}
 	var m ptrace.ProtoMarshaler
-	b.SetBytes(int64(m.TracesSize(exporter.Traces(ended))))
+	b.SetBytes(int64(m.TracesSize(exporter.TracesFromSDKSpans(ended))))
 	b.ReportAllocs()
 	for b.Loop() {
-		exporter.Traces(ended)
+		exporter.TracesFromSDKSpans(ended)
 	}
 }
 

@@ -20,12 +20,12 @@ const (
 	flagIsRemote    = 0x200
 )
 
-// Traces converts SDK spans to pdata traces as the OTLP exporters encode
+// TracesFromSDKSpans converts SDK spans to pdata traces as the OTLP exporters encode
 // them: spans grouped by resource and then by instrumentation scope, in the
 // order first seen; ids, trace state, parent, flags (the W3C trace flags and
 // whether the parent is remote), kind, times, attributes of every type,
 // events, links, status and the dropped counts.
-func Traces(spans []sdktrace.ReadOnlySpan) ptrace.Traces {
+func TracesFromSDKSpans(spans []sdktrace.ReadOnlySpan) ptrace.Traces {
 	td := ptrace.NewTraces()
 	type scopeKey struct {
 		res   attribute.Distinct

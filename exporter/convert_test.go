@@ -230,7 +230,7 @@ func expectedStubs(t testing.TB) ptrace.Traces {
 }
 
 func TestTraces(t *testing.T) {
-	got := exporter.Traces(stubs(t).Snapshots())
+	got := exporter.TracesFromSDKSpans(stubs(t).Snapshots())
 	want := expectedStubs(t)
 	require.NoError(t, ptracetest.CompareTraces(want, got))
 	assertSameFlags(t, want, got)
@@ -249,7 +249,7 @@ func TestTracesLikeOTLPExporter(t *testing.T) {
 	require.NoError(t, exp.ExportSpans(context.Background(), spans))
 	require.NoError(t, exp.Shutdown(context.Background()))
 	got := merge(waitSpans(t, sink, len(spans)))
-	want := exporter.Traces(spans)
+	want := exporter.TracesFromSDKSpans(spans)
 	require.NoError(t, ptracetest.CompareTraces(want, got, ptracetest.IgnoreResourceSpansOrder()))
 }
 
@@ -263,7 +263,7 @@ func TestTracesLinkTraceState(t *testing.T) {
 			TraceID: mustTraceID(t, "0102030405060708090a0b0c0d0e0f11"), SpanID: mustSpanID(t, "1111111111111112"), TraceState: ts,
 		})}},
 	}
-	got := exporter.Traces([]sdktrace.ReadOnlySpan{s.Snapshot()})
+	got := exporter.TracesFromSDKSpans([]sdktrace.ReadOnlySpan{s.Snapshot()})
 	assertLinkTraceState(t, got, "k=v")
 	assert.Equal(t, 1, got.ResourceSpans().Len(), "a nil resource is one empty resource")
 }

@@ -69,6 +69,11 @@ type Options struct {
 	Provision bool
 	// Base is the base run test.case events are compared with.
 	Base *testrun.Run
+	// The limits below follow one rule: a positive value is the limit, 0
+	// (the zero value) means its default, and a negative value is refused
+	// with ErrConfig. The CLI's flags have no unset value, so they refuse 0
+	// too.
+
 	// MaxRequestBytes is the most one OTLP request holds; larger exports
 	// are split (0: DefaultMaxRequestBytes, the default limit of a
 	// collector's OTLP gRPC receiver; lower it for a receiver configured
@@ -112,6 +117,9 @@ func export(ctx context.Context, o Options, build func([]translate.Option) ([]tr
 	res, err := NewResource(ctx, o.ServiceName, o.Getenv)
 	if err != nil {
 		return Result{}, err
+	}
+	if o.MaxCaseEvents < 0 {
+		return Result{}, fmt.Errorf("%w: negative MaxCaseEvents %d", ErrConfig, o.MaxCaseEvents)
 	}
 	redactor := testrun.DefaultRedactor()
 	if o.Environ != nil {
@@ -214,13 +222,13 @@ func countRuns(spans []sdktrace.ReadOnlySpan) int {
 // RecordSpans records spans as ExportSpans does and returns the ended SDK
 // spans, in order.
 func RecordSpans(ctx context.Context, spans []translate.Span, res *resource.Resource) ([]sdktrace.ReadOnlySpan, error) {
-	var col collector
+	var keep spanKeeper
 	tp := sdktrace.NewTracerProvider(
 		sdktrace.WithResource(res),
 		sdktrace.WithIDGenerator(translate.IDGenerator()),
 		sdktrace.WithSampler(sdktrace.AlwaysSample()),
 		sdktrace.WithSpanLimits(translate.SpanLimits(spans)),
-		sdktrace.WithSpanProcessor(&col),
+		sdktrace.WithSpanProcessor(&keep),
 	)
 	tracer := tp.Tracer(translate.ScopeName, trace.WithSchemaURL(semconv.SchemaURL))
 	rerr := translate.Record(ctx, tracer, spans)
@@ -230,7 +238,7 @@ func RecordSpans(ctx context.Context, spans []translate.Span, res *resource.Reso
 	if rerr != nil {
 		return nil, fmt.Errorf("exporter: %w", rerr)
 	}
-	return col.ended(), nil
+	return keep.ended(), nil
 }
 
 // Batches splits spans, in order, into groups whose OTLP request stays
@@ -246,7 +254,7 @@ func Batches(spans []sdktrace.ReadOnlySpan, maxBytes int) [][]sdktrace.ReadOnlyS
 	for i, s := range spans {
 		// The size of a request holding s alone bounds what s adds to a
 		// request that already holds the same resource and scope.
-		n := m.TracesSize(Traces([]sdktrace.ReadOnlySpan{s}))
+		n := m.TracesSize(TracesFromSDKSpans([]sdktrace.ReadOnlySpan{s}))
 		if i > start && size+n > maxBytes {
 			batches = append(batches, spans[start:i])
 			start, size = i, 0
@@ -259,27 +267,27 @@ func Batches(spans []sdktrace.ReadOnlySpan, maxBytes int) [][]sdktrace.ReadOnlyS
 	return batches
 }
 
-// collector is a span processor that keeps ended spans, so that they are
+// spanKeeper is a span processor that keeps ended spans, so that they are
 // exported by a call whose error is returned (the SDK's batch and simple
 // processors hand export errors to the global error handler instead).
-type collector struct {
+type spanKeeper struct {
 	mu    sync.Mutex
 	spans []sdktrace.ReadOnlySpan
 }
 
-func (c *collector) OnStart(context.Context, sdktrace.ReadWriteSpan) {}
+func (k *spanKeeper) OnStart(context.Context, sdktrace.ReadWriteSpan) {}
 
-func (c *collector) OnEnd(s sdktrace.ReadOnlySpan) {
-	c.mu.Lock()
-	c.spans = append(c.spans, s)
-	c.mu.Unlock()
+func (k *spanKeeper) OnEnd(s sdktrace.ReadOnlySpan) {
+	k.mu.Lock()
+	k.spans = append(k.spans, s)
+	k.mu.Unlock()
 }
 
-func (c *collector) Shutdown(context.Context) error   { return nil }
-func (c *collector) ForceFlush(context.Context) error { return nil }
+func (k *spanKeeper) Shutdown(context.Context) error   { return nil }
+func (k *spanKeeper) ForceFlush(context.Context) error { return nil }
 
-func (c *collector) ended() []sdktrace.ReadOnlySpan {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.spans
+func (k *spanKeeper) ended() []sdktrace.ReadOnlySpan {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.spans
 }

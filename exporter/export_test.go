@@ -23,6 +23,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/hangar-dev/testresults/exporter"
+	"github.com/hangar-dev/testresults/internal/testnet"
 	"github.com/hangar-dev/testresults/semconv"
 	"github.com/hangar-dev/testresults/testrun"
 	"github.com/hangar-dev/testresults/translate"
@@ -167,7 +168,7 @@ func TestSDKFaceEqualsPdataFace(t *testing.T) {
 			for _, s := range ended {
 				assert.Zero(t, s.DroppedEvents())
 			}
-			got := exporter.Traces(ended)
+			got := exporter.TracesFromSDKSpans(ended)
 			want := translate.Traces(spans, res)
 			require.NoError(t, ptracetest.CompareTraces(want, got))
 			assertSameFlags(t, want, got)
@@ -361,7 +362,7 @@ func TestBatches(t *testing.T) {
 	var m ptrace.ProtoMarshaler
 	for _, b := range batches {
 		n += len(b)
-		size := m.TracesSize(exporter.Traces(b))
+		size := m.TracesSize(exporter.TracesFromSDKSpans(b))
 		assert.LessOrEqual(t, size, exporter.DefaultMaxRequestBytes)
 	}
 	assert.Equal(t, len(ended), n, "no span lost")
@@ -463,7 +464,7 @@ func TestExportFails(t *testing.T) {
 	t.Run("nothing listens", func(t *testing.T) {
 		start := time.Now()
 		err := exportRuns(ctx, runs, exporter.Options{Getenv: noEnv, OTLP: exporter.OTLPOptions{
-			Endpoint: freeAddr(t), Insecure: true, Timeout: time.Second,
+			Endpoint: testnet.FreeAddr(t), Insecure: true, Timeout: time.Second,
 		}})
 		require.Error(t, err)
 		assert.True(t, strings.HasPrefix(err.Error(), "exporter: nothing delivered (1 span, 1 run): OTLP/gRPC "), err.Error())
@@ -491,6 +492,7 @@ func TestExportFails(t *testing.T) {
 		"unknown compression": {OTLP: exporter.OTLPOptions{Compression: "zstd"}},
 		"negative timeout":    {OTLP: exporter.OTLPOptions{Timeout: -time.Second}},
 		"negative request":    {MaxRequestBytes: -1},
+		"negative case cap":   {MaxCaseEvents: -1},
 		"unknown protocol":    {OTLP: exporter.OTLPOptions{Protocol: "http/json"}},
 	} {
 		t.Run(name, func(t *testing.T) {

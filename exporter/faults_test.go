@@ -21,6 +21,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/hangar-dev/testresults/exporter"
+	"github.com/hangar-dev/testresults/internal/testnet"
 	"github.com/hangar-dev/testresults/testrun"
 	"github.com/hangar-dev/testresults/translate"
 )
@@ -198,7 +199,7 @@ func TestPermanentErrorsFailFast(t *testing.T) {
 func TestReceiverRestartedMidExport(t *testing.T) {
 	clearOTelEnv(t)
 	session := bigSession(t)
-	addr := freeAddr(t)
+	addr := testnet.FreeAddr(t)
 	first := new(consumertest.TracesSink)
 	firstDone := make(chan struct{})
 	var once sync.Once

@@ -36,7 +36,7 @@ func (e *FileExporter) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnl
 	if len(spans) == 0 {
 		return nil
 	}
-	return e.WriteTraces(Traces(spans))
+	return e.WriteTraces(TracesFromSDKSpans(spans))
 }
 
 // WriteTraces writes td as one line.

@@ -2,7 +2,6 @@ package exporter_test
 
 import (
 	"context"
-	"net"
 	"testing"
 	"time"
 
@@ -14,23 +13,15 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/collector/receiver/otlpreceiver"
 	"go.opentelemetry.io/collector/receiver/receivertest"
-)
 
-// freeAddr returns a 127.0.0.1 address nothing listens on.
-func freeAddr(t testing.TB) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := l.Addr().String()
-	require.NoError(t, l.Close())
-	return addr
-}
+	"github.com/hangar-dev/testresults/internal/testnet"
+)
 
 // startReceiver starts the collector's OTLP receiver, gRPC only, on
 // 127.0.0.1 with request metadata kept, feeding next. It returns its address.
 func startReceiver(t testing.TB, next consumer.Traces) string {
 	t.Helper()
-	addr := freeAddr(t)
+	addr := testnet.FreeAddr(t)
 	r := startReceiverAt(t, addr, next)
 	t.Cleanup(func() { require.NoError(t, r.Shutdown(context.Background())) })
 	return addr
@@ -87,7 +78,7 @@ func startHTTPReceiver(t testing.TB, next consumer.Traces) string {
 	t.Helper()
 	f := otlpreceiver.NewFactory()
 	cfg := f.CreateDefaultConfig().(*otlpreceiver.Config)
-	addr := freeAddr(t)
+	addr := testnet.FreeAddr(t)
 	http := cfg.Protocols.HTTP.GetOrInsertDefault()
 	http.ServerConfig.NetAddr.Endpoint = addr
 	http.ServerConfig.IncludeMetadata = true

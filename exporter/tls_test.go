@@ -25,6 +25,7 @@ import (
 	"go.opentelemetry.io/collector/receiver/receivertest"
 
 	"github.com/hangar-dev/testresults/exporter"
+	"github.com/hangar-dev/testresults/internal/testnet"
 	"github.com/hangar-dev/testresults/testrun"
 )
 
@@ -75,7 +76,7 @@ func TestTLSCertificateFromEnvironment(t *testing.T) {
 		t.Run(string(p), func(t *testing.T) {
 			f := otlpreceiver.NewFactory()
 			cfg := f.CreateDefaultConfig().(*otlpreceiver.Config)
-			addr := freeAddr(t)
+			addr := testnet.FreeAddr(t)
 			if p == exporter.ProtocolGRPC {
 				g := cfg.Protocols.GRPC.GetOrInsertDefault()
 				g.NetAddr.Endpoint, g.TLS = addr, tlsCfg

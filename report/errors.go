@@ -6,10 +6,35 @@ import (
 	"github.com/hangar-dev/testresults/report/internal/xmlsafe"
 )
 
-// LimitError reports an input over a limit; errors.Is(err, ErrLimit).
-// Limit is "bytes", "elements", "depth", "cases", "records", "files" or
-// "run bytes".
+// LimitError reports an input over a limit; errors.Is(err, ErrLimit). Its
+// Limit field names which one.
 type LimitError = xmlsafe.LimitError
+
+// Limit names a limit in a LimitError.
+type Limit = xmlsafe.Limit
+
+// The limits a LimitError names.
+const (
+	// LimitBytes is the size of one report file (WithMaxBytes).
+	LimitBytes = xmlsafe.LimitBytes
+	// LimitElements is the number of XML elements in a report
+	// (WithMaxElements).
+	LimitElements = xmlsafe.LimitElements
+	// LimitDepth is the nesting of XML elements (WithMaxDepth).
+	LimitDepth = xmlsafe.LimitDepth
+	// LimitCases is the number of test cases in a report (WithMaxCases).
+	LimitCases = xmlsafe.LimitCases
+	// LimitRecords is the number of lines in an lcov file (WithMaxRecords).
+	LimitRecords = xmlsafe.LimitRecords
+	// LimitAttributes is the number of attributes of one XML element
+	// (MaxAttributes).
+	LimitAttributes = xmlsafe.LimitAttributes
+	// LimitFiles is the number of report files of a run (WithMaxFiles).
+	LimitFiles = xmlsafe.LimitFiles
+	// LimitRunBytes is the total size of a run's report files
+	// (WithMaxRunBytes).
+	LimitRunBytes = xmlsafe.LimitRunBytes
+)
 
 // SyntaxError is a report that is not well-formed or is refused, at a line
 // of a file. It unwraps to what is wrong (ErrEntity, ErrTruncated, ...).

@@ -11,8 +11,8 @@ const (
 	DefaultMaxElements = xmlsafe.DefaultMaxElements
 	// DefaultMaxDepth is the deepest element nesting in a report.
 	DefaultMaxDepth = xmlsafe.DefaultMaxDepth
-	// DefaultMaxCases is the largest number of test cases in a report.
-	DefaultMaxCases = xmlsafe.DefaultMaxCases
+	// DefaultMaxCasesPerReport is the largest number of test cases in a report.
+	DefaultMaxCasesPerReport = xmlsafe.DefaultMaxCasesPerReport
 	// DefaultMaxFiles is the largest number of report files read for a run.
 	DefaultMaxFiles = xmlsafe.DefaultMaxFiles
 	// DefaultMaxRunBytes is the largest total size of a run's report files
@@ -20,9 +20,9 @@ const (
 	DefaultMaxRunBytes = xmlsafe.DefaultMaxRunBytes
 	// DefaultMaxRecords is the largest number of lines in an lcov file.
 	DefaultMaxRecords = xmlsafe.DefaultMaxRecords
-	// DefaultMaxMessage is how many bytes of a failure message a parser
+	// DefaultMaxMessageBytes is how many bytes of a failure message a parser
 	// keeps (8 KiB) before the run clips and redacts it.
-	DefaultMaxMessage = xmlsafe.DefaultMaxMessage
+	DefaultMaxMessageBytes = xmlsafe.DefaultMaxMessageBytes
 	// MaxAttributes is the most attributes one XML element may carry (256).
 	MaxAttributes = xmlsafe.MaxAttributes
 )

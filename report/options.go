@@ -45,7 +45,7 @@ func WithMaxDepth(n int64) Option {
 }
 
 // WithMaxCases sets the largest number of test cases in a report (default
-// DefaultMaxCases).
+// DefaultMaxCasesPerReport).
 func WithMaxCases(n int64) Option {
 	return optionFunc(func(c *config) { c.limits.MaxCases = n })
 }
@@ -69,7 +69,7 @@ func WithMaxRunBytes(n int64) Option {
 }
 
 // WithMaxMessage sets how many bytes of a failure message a parser keeps
-// (default DefaultMaxMessage).
+// (default DefaultMaxMessageBytes).
 func WithMaxMessage(n int) Option {
 	return optionFunc(func(c *config) { c.maxMessage = n })
 }
@@ -110,7 +110,7 @@ func newConfig(opts []Option) config {
 		c.maxRunBytes = DefaultMaxRunBytes
 	}
 	if c.maxMessage <= 0 {
-		c.maxMessage = DefaultMaxMessage
+		c.maxMessage = DefaultMaxMessageBytes
 	}
 	if c.workDir == "" {
 		c.workDir, _ = os.Getwd()

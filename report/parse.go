@@ -88,8 +88,8 @@ func parseFile(path string, cfg *config) (*Result, error) {
 	if !fi.Mode().IsRegular() {
 		return refuse(fmt.Errorf("%w: %s", ErrNotRegular, fi.Mode().Type()))
 	}
-	if fi.Size() > cfg.limits.MaxBytes {
-		res, err := refuse(&LimitError{Limit: "bytes", Max: cfg.limits.MaxBytes})
+	if over := cfg.limits.CheckBytes(fi.Size()); over != nil {
+		res, err := refuse(over)
 		res.Info.Bytes = fi.Size()
 		return res, err
 	}
@@ -184,7 +184,7 @@ func parseInto(r io.Reader, name string, cfg *config, res *Result) error {
 		return err
 	case formatXML:
 	default:
-		if bytes.IndexByte(head, 0) >= 0 || !utf8.Valid(head[:completeRunes(head)]) {
+		if bytes.IndexByte(head, 0) >= 0 || !utf8.Valid(head[:xmlsafe.CompleteRunes(head)]) {
 			return &SyntaxError{File: name, Line: 1, Err: xmlsafe.Reason(ErrBinary, "binary content, not a text report")}
 		}
 		return &SyntaxError{File: name, Line: 1, Err: xmlsafe.Reason(ErrNotXML, "neither XML nor an lcov tracefile")}
@@ -240,20 +240,6 @@ func sniffFormat(head []byte) format {
 		return formatLcov
 	}
 	return formatOther
-}
-
-func completeRunes(s []byte) int {
-	for k := 1; k <= 3 && k <= len(s); k++ {
-		if c := s[len(s)-k]; c >= 0xC0 {
-			if utf8.FullRune(s[len(s)-k:]) {
-				return len(s)
-			}
-			return len(s) - k
-		} else if c < 0x80 {
-			break
-		}
-	}
-	return len(s)
 }
 
 // Describe renders an error of this package for ReportInfo.Error and the

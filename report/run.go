@@ -41,14 +41,13 @@ func ReadRun(paths []string, opts ...Option) (*testrun.Run, error) {
 		// The report's own limit comes first: a file over it is refused as
 		// too big whatever was read before it, so its reason does not
 		// depend on the order the files were found in.
-		var over error
+		over := cfg.limits.CheckBytes(e.Size)
 		switch {
-		case e.Size > cfg.limits.MaxBytes:
-			over = &LimitError{Limit: "bytes", Max: cfg.limits.MaxBytes}
+		case over != nil:
 		case reports >= cfg.maxFiles:
-			over = &LimitError{Limit: "files", Max: int64(cfg.maxFiles)}
+			over = &LimitError{Limit: LimitFiles, Max: int64(cfg.maxFiles)}
 		case total+e.Size > cfg.maxRunBytes:
-			over = &LimitError{Limit: "run bytes", Max: cfg.maxRunBytes}
+			over = &LimitError{Limit: LimitRunBytes, Max: cfg.maxRunBytes}
 		}
 		if over != nil {
 			if err := sniffFile(e.Path, &cfg); errors.Is(err, ErrNotReport) {

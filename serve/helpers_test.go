@@ -6,9 +6,11 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -83,7 +85,9 @@ var t0 = time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
 // msgs[id], and rate (when not nil) is its line coverage.
 func mkRun(id string, kind testrun.Kind, at int, outcomes map[string]testrun.Outcome, msgs map[string]string, rate *float64, flaky ...string) *testrun.Run {
 	var execs []testrun.Execution
-	for tid, o := range outcomes {
+	// In id order, as a report lists them: the run's failures keep that order.
+	for _, tid := range slices.Sorted(maps.Keys(outcomes)) {
+		o := outcomes[tid]
 		msg := ""
 		if o.Failing() {
 			msg = tid + " broke"

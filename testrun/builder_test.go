@@ -405,5 +405,5 @@ func TestBuilderRedactsAndClips(t *testing.T) {
 	assert.NotContains(t, f.Message, "hunter2")
 	assert.NotContains(t, f.Message, "s3cr3t-value-123")
 	assert.Contains(t, f.Message, "login failed: password="+Redacted)
-	assert.Equal(t, DefaultMaxMessage, len([]rune(f.Message)))
+	assert.Equal(t, DefaultMaxMessageRunes, len([]rune(f.Message)))
 }

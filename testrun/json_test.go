@@ -275,13 +275,13 @@ func coverageOnlyRun() *Run {
 	return r
 }
 
-// bigRun is a run as large as a Run keeps: DefaultMaxCases outcomes and
-// DefaultMaxFailures failures with messages of DefaultMaxMessage characters.
+// bigRun is a run as large as a Run keeps: DefaultMaxCasesKept outcomes and
+// DefaultMaxFailures failures with messages of DefaultMaxMessageRunes characters.
 func bigRun() *Run {
 	b := NewBuilder(WithRedactor(NewRedactor(nil)))
-	execs := make([]Execution, 0, DefaultMaxCases)
-	msg := strings.Repeat("assertion failed: want 1 got 2 ", DefaultMaxMessage/31+1)
-	for i := range DefaultMaxCases {
+	execs := make([]Execution, 0, DefaultMaxCasesKept)
+	msg := strings.Repeat("assertion failed: want 1 got 2 ", DefaultMaxMessageRunes/31+1)
+	for i := range DefaultMaxCasesKept {
 		e := Execution{ID: "pkg/module_" + strconv.Itoa(i/100) + "::test_case_" + strconv.Itoa(i), Scope: "s", Outcome: OutcomePassed}
 		if i%50 == 0 {
 			e.Outcome, e.Message = OutcomeFailed, msg

@@ -10,8 +10,8 @@ type config struct {
 func newConfig(opts []Option) config {
 	c := config{
 		maxFailures: DefaultMaxFailures,
-		maxCases:    DefaultMaxCases,
-		maxMessage:  DefaultMaxMessage,
+		maxCases:    DefaultMaxCasesKept,
+		maxMessage:  DefaultMaxMessageRunes,
 	}
 	for _, o := range opts {
 		c = o.apply(c)
@@ -43,7 +43,7 @@ func WithMaxFailures(n int) Option {
 }
 
 // WithMaxCases sets how many per-case outcomes the run keeps
-// (default DefaultMaxCases; 0 or less keeps the default).
+// (default DefaultMaxCasesKept; 0 or less keeps the default).
 func WithMaxCases(n int) Option {
 	return optionFunc(func(c config) config {
 		if n > 0 {
@@ -54,7 +54,7 @@ func WithMaxCases(n int) Option {
 }
 
 // WithMaxMessage sets the length in characters failure messages are clipped
-// to (default DefaultMaxMessage; 0 or less keeps the default).
+// to (default DefaultMaxMessageRunes; 0 or less keeps the default).
 func WithMaxMessage(n int) Option {
 	return optionFunc(func(c config) config {
 		if n > 0 {

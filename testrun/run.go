@@ -9,10 +9,12 @@ import (
 const (
 	// DefaultMaxFailures is how many failing cases a Run lists in Failures.
 	DefaultMaxFailures = 200
-	// DefaultMaxCases is how many per-case outcomes a Run keeps in Cases.
-	DefaultMaxCases = 20000
-	// DefaultMaxMessage is the length, in characters, a failure message is clipped to.
-	DefaultMaxMessage = 2000
+	// DefaultMaxCasesKept is how many per-case outcomes a Run keeps in Cases
+	// (a report may hold more: see report.DefaultMaxCasesPerReport).
+	DefaultMaxCasesKept = 20000
+	// DefaultMaxMessageRunes is the length, in characters, a failure message
+	// is clipped to (a parser reads at most report.DefaultMaxMessageBytes).
+	DefaultMaxMessageRunes = 2000
 )
 
 // Run is one execution of a check: what it ran on, how it ended and what its
@@ -40,7 +42,7 @@ type Run struct {
 	// Failures are the first failing cases, in the order the reports list them,
 	// with clipped and redacted messages.
 	Failures []Failure
-	// Cases maps each test id to its outcome (at most DefaultMaxCases entries;
+	// Cases maps each test id to its outcome (at most DefaultMaxCasesKept entries;
 	// failing and flaky ids are kept first).
 	Cases map[string]Outcome
 	// Flaky lists, sorted, the ids that failed and passed within this run, or

@@ -11,7 +11,7 @@ import (
 )
 
 // MaxJSONBytes is the largest run JSON that is read (16 MiB). A run keeps at
-// most DefaultMaxCases outcomes and DefaultMaxFailures clipped messages, so
+// most DefaultMaxCasesKept outcomes and DefaultMaxFailures clipped messages, so
 // an honest run's JSON form is far smaller (about 1.3 MB at those limits);
 // a larger input is refused before it is decoded, which also bounds the time
 // a hostile file can cost the strict check.

@@ -73,8 +73,8 @@ func planRuns(runs []*testrun.Run, cfg config, now time.Time) ([]runPlan, error)
 			if m := cases[j].message; m != "" {
 				// Redacted and clipped again (a run file may come from
 				// anywhere; both are idempotent), then its first
-				// MessageLength characters; Clip leaves valid UTF-8.
-				cases[j].message = head(testrun.Clip(cfg.redactor.Redact(m), testrun.DefaultMaxMessage), MessageLength)
+				// MaxEventMessageRunes characters; Clip leaves valid UTF-8.
+				cases[j].message = head(testrun.Clip(cfg.redactor.Redact(m), testrun.DefaultMaxMessageRunes), MaxEventMessageRunes)
 			}
 		}
 		start, end := runTimes(r, now)

@@ -265,7 +265,7 @@ func TestMessage(t *testing.T) {
 		name, message, want string
 	}{
 		{"short", "assert 1 == 2", "assert 1 == 2"},
-		{"first 512 characters, not bytes", long, strings.Repeat("é", translate.MessageLength)},
+		{"first 512 characters, not bytes", long, strings.Repeat("é", translate.MaxEventMessageRunes)},
 		{"exactly 512", strings.Repeat("x", 512), strings.Repeat("x", 512)},
 		{"invalid UTF-8 is replaced", "bad \xff byte", "bad \uFFFD byte"},
 		{"redacted again on export", "login password=hunter2 with Bearer abcdefghijkl key AKIAIOSFODNN7EXAMPLE",
@@ -281,7 +281,7 @@ func TestMessage(t *testing.T) {
 			got := attrMap(t, evs[1])[semconv.TestMessageKey].AsString()
 			assert.Equal(t, tt.want, got)
 			assert.True(t, utf8.ValidString(got))
-			assert.LessOrEqual(t, utf8.RuneCountInString(got), translate.MessageLength)
+			assert.LessOrEqual(t, utf8.RuneCountInString(got), translate.MaxEventMessageRunes)
 		})
 	}
 }

@@ -21,9 +21,9 @@ const (
 	// 4 MiB a collector's OTLP gRPC receiver accepts in one message.
 	DefaultMaxEventBytes = 3 << 20
 
-	// MessageLength is how many characters of a failure's (clipped,
+	// MaxEventMessageRunes is how many characters of a failure's (clipped,
 	// redacted) message hangar.test.message carries.
-	MessageLength = 512
+	MaxEventMessageRunes = 512
 )
 
 type config struct {
@@ -84,8 +84,10 @@ func WithRedactor(r *testrun.Redactor) Option {
 	})
 }
 
-// WithMaxCaseEvents sets how many test.case events one run exports at most
-// (default DefaultMaxCaseEvents; 0 or less keeps the default).
+// WithMaxCaseEvents sets how many test.case events one run exports at most.
+// The rule of every export limit: a positive n is the limit and 0 keeps the
+// default (DefaultMaxCaseEvents); a negative n is refused by the exporter
+// (exporter.ErrConfig) and the CLI before it reaches here, and is ignored.
 func WithMaxCaseEvents(n int) Option {
 	return optionFunc(func(c config) config {
 		if n > 0 {

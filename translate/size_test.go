@@ -58,7 +58,7 @@ func TestEventSize(t *testing.T) {
 // failing tests whose messages are 2,000 characters long.
 func TestExportFitsGRPCMessage(t *testing.T) {
 	const limit = 4 << 20
-	run := manyFailures(testrun.DefaultMaxCases, testrun.DefaultMaxMessage)
+	run := manyFailures(testrun.DefaultMaxCasesKept, testrun.DefaultMaxMessageRunes)
 	for _, tt := range []struct {
 		name string
 		opts []translate.Option
@@ -90,7 +90,7 @@ func TestExportFitsGRPCMessage(t *testing.T) {
 func TestExportFitsMultibyte(t *testing.T) {
 	run := manyFailures(5000, 0)
 	for i := range run.Failures {
-		run.Failures[i].Message = strings.Repeat("😀", testrun.DefaultMaxMessage)
+		run.Failures[i].Message = strings.Repeat("😀", testrun.DefaultMaxMessageRunes)
 	}
 	spans, err := translate.JobSpans(translate.Job{ID: "job"}, []*testrun.Run{run, withID(run, "second"), withID(run, "third")},
 		translate.WithMaxCaseEvents(5000))
@@ -145,7 +145,7 @@ func BenchmarkRunEvents(b *testing.B) {
 }
 
 func BenchmarkTraces(b *testing.B) {
-	run := manyFailures(testrun.DefaultMaxCases, 600)
+	run := manyFailures(testrun.DefaultMaxCasesKept, 600)
 	spans, err := translate.JobSpans(translate.Job{ID: "j"}, []*testrun.Run{run})
 	if err != nil {
 		b.Fatal(err)

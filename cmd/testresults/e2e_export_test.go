@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,6 +24,7 @@ import (
 	"go.opentelemetry.io/collector/receiver/otlpreceiver"
 	"go.opentelemetry.io/collector/receiver/receivertest"
 
+	"github.com/hangar-dev/testresults/internal/testnet"
 	"github.com/hangar-dev/testresults/testrun"
 	"github.com/hangar-dev/testresults/translate"
 )
@@ -38,10 +38,7 @@ type e2eReceiver struct {
 
 func startE2EReceiver(t *testing.T) *e2eReceiver {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := l.Addr().String()
-	require.NoError(t, l.Close())
+	addr := testnet.FreeAddr(t)
 	return startE2EReceiverAt(t, addr)
 }
 
@@ -245,7 +242,7 @@ func TestE2EExportCapped(t *testing.T) {
 		run.Cases[id] = testrun.OutcomeFailed
 		if i < testrun.DefaultMaxFailures {
 			run.Failures = append(run.Failures, testrun.Failure{ID: id, Outcome: testrun.OutcomeFailed,
-				Message: strings.Repeat("expected response body to match the golden file; diff follows. ", 40)[:testrun.DefaultMaxMessage]})
+				Message: strings.Repeat("expected response body to match the golden file; diff follows. ", 40)[:testrun.DefaultMaxMessageRunes]})
 		}
 	}
 	b, err := json.Marshal(run)
@@ -275,7 +272,7 @@ func TestE2EExportCapped(t *testing.T) {
 		assert.Equal(t, "fail", ev["test.case.result.status"])
 		if m, ok := ev["hangar.test.message"]; ok {
 			messages++
-			assert.Len(t, []rune(m.(string)), translate.MessageLength)
+			assert.Len(t, []rune(m.(string)), translate.MaxEventMessageRunes)
 		}
 	}
 	assert.Equal(t, testrun.DefaultMaxFailures, messages, "messages only for the failures the run kept")
@@ -329,10 +326,7 @@ func TestE2EExportSessionInProcess(t *testing.T) {
 // reason, within its timeout.
 func TestE2EExportFails(t *testing.T) {
 	bin := testresultsBinary(t)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := l.Addr().String()
-	require.NoError(t, l.Close())
+	addr := testnet.FreeAddr(t)
 	start := time.Now()
 	code, _, stderr := runBinary(t, bin, nil, "export", "--otlp-endpoint", addr, "--otlp-insecure", "--otlp-timeout", "1s", exportRun)
 	assert.Equal(t, exitFailed, code)
@@ -354,10 +348,7 @@ func TestE2EExportNothingListensThenResend(t *testing.T) {
 	before, err := os.Stat(runFile)
 	require.NoError(t, err)
 
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := l.Addr().String()
-	require.NoError(t, l.Close())
+	addr := testnet.FreeAddr(t)
 	args := []string{"--otlp-endpoint", addr, "--otlp-insecure", "--otlp-timeout", "1s", "--job", "job-resend", runFile}
 	start := time.Now()
 	code, _, stderr := exportCmd(t, nil, "", args...)
@@ -391,10 +382,7 @@ func TestE2EExportNothingListensThenResend(t *testing.T) {
 // 127.0.0.1 with request metadata kept, feeding a sink.
 func startE2EHTTPReceiver(t *testing.T) *e2eReceiver {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := l.Addr().String()
-	require.NoError(t, l.Close())
+	addr := testnet.FreeAddr(t)
 	f := otlpreceiver.NewFactory()
 	cfg := f.CreateDefaultConfig().(*otlpreceiver.Config)
 	http := cfg.Protocols.HTTP.GetOrInsertDefault()

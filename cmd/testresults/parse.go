@@ -29,7 +29,7 @@ a folder walked for *.xml, *.lcov, lcov.info and *.lcov.info) and prints the
 run they describe as JSON on stdout. Symbolic links are refused; limits per
 report: %d MiB, %d elements, %d levels, %d cases; per run: %d reports,
 %d MiB.
-`, report.DefaultMaxBytes>>20, report.DefaultMaxElements, report.DefaultMaxDepth, report.DefaultMaxCases,
+`, report.DefaultMaxBytes>>20, report.DefaultMaxElements, report.DefaultMaxDepth, report.DefaultMaxCasesPerReport,
 	report.DefaultMaxFiles, report.DefaultMaxRunBytes>>20) + `
 
 The run id defaults to the first 32 hex digits of a SHA-256 over the sorted

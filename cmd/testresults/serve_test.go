@@ -19,6 +19,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hangar-dev/testresults/internal/testnet"
 	"github.com/hangar-dev/testresults/store"
 	"github.com/hangar-dev/testresults/testrun"
 )
@@ -70,15 +71,6 @@ func writeRunFile(t *testing.T, dir string, r *testrun.Run) string {
 	return p
 }
 
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	addr := ln.Addr().String()
-	require.NoError(t, ln.Close())
-	return addr
-}
-
 // TestServeCommand records runs with the store flags, serves them, checks
 // that ?format=otel gives the bytes of the export command, and stops the
 // server by cancelling its context (what SIGINT or SIGTERM does).
@@ -99,7 +91,7 @@ func TestServeCommand(t *testing.T) {
 
 	tokenFile := filepath.Join(dir, "token")
 	require.NoError(t, os.WriteFile(tokenFile, []byte("tok-123\n"), 0o600))
-	addr := freeAddr(t)
+	addr := testnet.FreeAddr(t)
 	sctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	stderr := &lockedBuffer{}
@@ -261,7 +253,7 @@ func TestServeExportsItsSpans(t *testing.T) {
 		"OTEL_EXPORTER_OTLP_TIMEOUT":  "5000",
 		"OTEL_SERVICE_NAME":           "serve-under-test",
 	}
-	addr := freeAddr(t)
+	addr := testnet.FreeAddr(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan int, 1)

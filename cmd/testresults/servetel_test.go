@@ -12,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/hangar-dev/testresults/internal/testnet"
 )
 
 // TestServeExportsItsMetrics points OTEL_EXPORTER_OTLP_METRICS_* at an
@@ -53,7 +55,7 @@ func TestServeExportsItsMetrics(t *testing.T) {
 			})
 			vars := tt.vars(recv)
 			vars["HANGAR_STORE"] = filepath.Join(t.TempDir(), "s.db")
-			addr := freeAddr(t)
+			addr := testnet.FreeAddr(t)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			done := make(chan int, 1)

@@ -25,6 +25,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
 
+	"github.com/hangar-dev/testresults/internal/testnet"
 	"github.com/hangar-dev/testresults/semconv"
 )
 
@@ -160,10 +161,7 @@ func TestWarnBehindRealReceiver(t *testing.T) {
 
 			f := otlpreceiver.NewFactory()
 			rcfg := f.CreateDefaultConfig().(*otlpreceiver.Config)
-			l, err := net.Listen("tcp", "127.0.0.1:0")
-			require.NoError(t, err)
-			addr := l.Addr().String()
-			require.NoError(t, l.Close())
+			addr := testnet.FreeAddr(t)
 			g := rcfg.Protocols.GRPC.GetOrInsertDefault()
 			g.NetAddr.Endpoint = addr
 			g.IncludeMetadata = include

@@ -46,7 +46,7 @@ const maxSourceBytes = 4096
 // lines-covered or lines-valid (Clover writes one) is ErrNotCobertura.
 func Parse(r io.Reader, name string, opts ...Option) (*testrun.CoverageReport, error) {
 	cfg := newConfig(opts)
-	rd := xmlsafe.NewReader(r, name, cfg.limits)
+	rd := xmlsafe.NewReader(r, name, cfg.Limits)
 	cov := &testrun.CoverageReport{}
 	var (
 		roots     []string
@@ -133,7 +133,7 @@ func Parse(r io.Reader, name string, opts ...Option) (*testrun.CoverageReport, e
 	if seenLines {
 		cov.Files = make(map[string]*testrun.FileCoverage, len(files))
 		for fn, f := range files {
-			rel := srcpath.Rel(fn, cfg.workDir, roots)
+			rel := srcpath.Rel(fn, cfg.WorkDir, roots)
 			if dst := cov.Files[rel]; dst != nil {
 				dst.Merge(f)
 			} else {

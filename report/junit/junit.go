@@ -114,7 +114,7 @@ func Parse(r io.Reader, name string, opts ...Option) (*Report, error) {
 	cfg := newConfig(opts)
 	p := &parser{
 		cfg:    cfg,
-		rd:     xmlsafe.NewReader(r, name, cfg.limits),
+		rd:     xmlsafe.NewReader(r, name, cfg.Limits),
 		name:   name,
 		rep:    &Report{},
 		result: -1,
@@ -154,8 +154,8 @@ func (p *parser) run() error {
 		case xmlsafe.EndElement:
 			p.end()
 		case xmlsafe.Text:
-			if p.collect && p.rd.Depth() == p.textDepth && len(p.body) < p.cfg.maxMessage {
-				p.body = p.rd.AppendText(p.body, tok, p.cfg.maxMessage)
+			if p.collect && p.rd.Depth() == p.textDepth && len(p.body) < p.cfg.MaxMessage {
+				p.body = p.rd.AppendText(p.body, tok, p.cfg.MaxMessage)
 			} else if p.det.wantText && p.rd.Depth() == p.det.textDepth {
 				p.det.text(p.rd, tok)
 			}
@@ -217,8 +217,8 @@ func (p *parser) start(tok *xmlsafe.Token) error {
 
 func (p *parser) countCase() error {
 	p.cases++
-	if p.cases > p.cfg.limits.MaxCases {
-		return &xmlsafe.LimitError{Limit: "cases", Max: p.cfg.limits.MaxCases}
+	if p.cases > p.cfg.Limits.MaxCases {
+		return &xmlsafe.LimitError{Limit: xmlsafe.LimitCases, Max: p.cfg.Limits.MaxCases}
 	}
 	return nil
 }
@@ -328,7 +328,7 @@ func (p *parser) inCase(tok *xmlsafe.Token, local []byte, depth int) error {
 		// put only a word in the attribute (gotestsum and
 		// go-junit-report write "Failed") and the evidence in the text.
 		if a, ok := tok.Attr("message"); ok {
-			p.body = p.rd.AppendValue(p.body[:0], a, p.cfg.maxMessage)
+			p.body = p.rd.AppendValue(p.body[:0], a, p.cfg.MaxMessage)
 			p.cur.msg[k] = strings.TrimSpace(string(p.body))
 		}
 		p.collect, p.textDepth = true, depth
@@ -359,14 +359,14 @@ func (p *parser) end() {
 			p.textDepth = p.resultDepth // back from <stackTrace>
 			if len(bytes.TrimSpace(p.body)) > 0 {
 				p.collect = false
-				p.cur.msg[p.result] = joinMessage(p.cur.msg[p.result], strings.TrimSpace(string(p.body)), p.cfg.maxMessage)
+				p.cur.msg[p.result] = joinMessage(p.cur.msg[p.result], strings.TrimSpace(string(p.body)), p.cfg.MaxMessage)
 			}
 		}
 		if depth == p.resultDepth {
 			if p.collect {
 				p.collect = false
 				if m := strings.TrimSpace(string(p.body)); m != "" {
-					p.cur.msg[p.result] = joinMessage(p.cur.msg[p.result], m, p.cfg.maxMessage)
+					p.cur.msg[p.result] = joinMessage(p.cur.msg[p.result], m, p.cfg.MaxMessage)
 				}
 			}
 			p.result = -1

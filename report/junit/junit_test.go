@@ -190,7 +190,7 @@ func TestCasesLimit(t *testing.T) {
 	rep, err := Parse(strings.NewReader(doc), "r.xml", WithLimits(Limits{MaxCases: 10}))
 	var le *xmlsafe.LimitError
 	require.ErrorAs(t, err, &le)
-	assert.Equal(t, "cases", le.Limit)
+	assert.Equal(t, xmlsafe.LimitCases, le.Limit)
 	assert.Empty(t, rep.Executions, "a report is read whole or not at all")
 }
 

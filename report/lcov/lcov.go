@@ -66,7 +66,7 @@ func Sniff(head []byte) bool {
 // is passed over. The returned report is nil on error.
 func Parse(r io.Reader, name string, opts ...Option) (*testrun.CoverageReport, error) {
 	cfg := newConfig(opts)
-	p := parser{name: name, lim: cfg.limits, workDir: cfg.workDir, files: map[string]*testrun.FileCoverage{}}
+	p := parser{name: name, lim: cfg.Limits, workDir: cfg.WorkDir, files: map[string]*testrun.FileCoverage{}}
 	if err := p.run(r); err != nil {
 		return nil, err
 	}
@@ -93,7 +93,7 @@ func (p *parser) malformed(format string, args ...any) error {
 }
 
 func (p *parser) run(r io.Reader) error {
-	lr := &limitReader{r: r, max: p.lim.MaxBytes}
+	lr := &limitReader{r: r, lim: p.lim}
 	br := bufio.NewReaderSize(lr, MaxLineBytes)
 	for {
 		raw, err := br.ReadSlice('\n')
@@ -110,7 +110,7 @@ func (p *parser) run(r io.Reader) error {
 		if len(raw) > 0 {
 			p.line++
 			if int64(p.line) > p.lim.MaxRecords {
-				return &xmlsafe.LimitError{Limit: "records", Max: p.lim.MaxRecords}
+				return &xmlsafe.LimitError{Limit: xmlsafe.LimitRecords, Max: p.lim.MaxRecords}
 			}
 			if e := p.record(bytes.TrimRight(raw, "\r\n")); e != nil {
 				return e
@@ -250,18 +250,18 @@ func clip(b []byte) string {
 	return string(b)
 }
 
-// limitReader fails with a LimitError once more than max bytes were read.
+// limitReader fails with a LimitError once more than lim.MaxBytes were read.
 type limitReader struct {
 	r   io.Reader
 	n   int64
-	max int64
+	lim xmlsafe.Limits
 }
 
 func (l *limitReader) Read(b []byte) (int, error) {
 	n, err := l.r.Read(b)
 	l.n += int64(n)
-	if l.n > l.max {
-		return 0, &xmlsafe.LimitError{Limit: "bytes", Max: l.max}
+	if err := l.lim.CheckBytes(l.n); err != nil {
+		return 0, err
 	}
 	return n, err
 }

@@ -202,3 +202,22 @@ func decodeRef(s []byte) (int, rune) {
 	}
 	return end + 1, '"'
 }
+
+// CompleteRunes returns the length of s without a trailing incomplete
+// UTF-8 sequence.
+func CompleteRunes(s []byte) int {
+	n := len(s)
+	for k := 1; k <= 3 && k <= n; k++ {
+		c := s[n-k]
+		if c < 0x80 {
+			return n
+		}
+		if c >= 0xC0 {
+			if utf8.FullRune(s[n-k:]) {
+				return n
+			}
+			return n - k
+		}
+	}
+	return n
+}

@@ -40,9 +40,8 @@ var (
 // LimitError reports that an input went over one of the limits. It matches
 // ErrLimit with errors.Is.
 type LimitError struct {
-	// Limit names the limit: "bytes", "elements", "depth", "cases",
-	// "records", "files" or "run bytes".
-	Limit string
+	// Limit names the limit (LimitBytes, LimitElements, ...).
+	Limit Limit
 	// Max is the limit's value.
 	Max int64
 }

@@ -234,12 +234,12 @@ func TestReaderLimits(t *testing.T) {
 	_, err := events(t, strings.NewReader(b.String()), Limits{MaxElements: 50})
 	var le *LimitError
 	require.ErrorAs(t, err, &le)
-	assert.Equal(t, "elements", le.Limit)
+	assert.Equal(t, LimitElements, le.Limit)
 	assert.EqualValues(t, 50, le.Max)
 
 	_, err = events(t, strings.NewReader(b.String()), Limits{MaxBytes: 100})
 	require.ErrorAs(t, err, &le)
-	assert.Equal(t, "bytes", le.Limit)
+	assert.Equal(t, LimitBytes, le.Limit)
 	assert.True(t, errors.Is(err, ErrLimit))
 }
 

@@ -1,7 +1,9 @@
-package exporter_test
+package e2e
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/pdatatest/ptracetest"
@@ -19,20 +21,26 @@ import (
 )
 
 // TestProcessorAgrees runs exported spans through the collector's
-// testresults processor, with their source trusted: it recomputes trusted
-// and counted from the exported attributes and must find what the export
-// wrote, on job.verify, job.provision and any other span alike.
+// testresults processor (in process: no collector needed), with their
+// source trusted: it recomputes trusted and counted from the exported
+// attributes and must find what the export wrote, on job.verify,
+// job.provision and any other span alike.
 func TestProcessorAgrees(t *testing.T) {
-	clearOTelEnv(t)
 	ctx := context.Background()
-	res, err := exporter.NewResource(ctx, "", nil)
+	// No environment: the developer's OTEL_* variables stay out of the test.
+	res, err := exporter.NewResource(ctx, "", func(string) string { return "" })
 	require.NoError(t, err)
 	var runs []*testrun.Run
 	for _, f := range []string{
 		"failures/run.json", "flaky/run.json", "errors/run.json", "coverage/run.json", "grader/run.json",
 		"grader_lower/run.json", "incomplete/run.json", "no_times/run.json", "session/turn1.json",
 	} {
-		runs = append(runs, readRun(t, f))
+		f, err := os.Open(filepath.Join("..", "translate", "testdata", f))
+		require.NoError(t, err)
+		run, err := testrun.ReadRun(f)
+		require.NoError(t, f.Close())
+		require.NoError(t, err, f.Name())
+		runs = append(runs, run)
 	}
 	for _, provision := range []bool{false, true} {
 		spans, err := translate.JobSpans(translate.Job{ID: "job", Provision: provision}, runs)

@@ -1,6 +1,7 @@
-package translate_test
+package e2e
 
 import (
+	goflag "flag"
 	"os"
 	"path/filepath"
 	"testing"
@@ -9,22 +10,23 @@ import (
 	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/golden"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/pdatatest/ptracetest"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/otel/sdk/resource"
 
 	"github.com/hangar-dev/testresults/internal/testcorpus"
 	"github.com/hangar-dev/testresults/report"
+	"github.com/hangar-dev/testresults/semconv"
 	"github.com/hangar-dev/testresults/testrun"
 	"github.com/hangar-dev/testresults/translate"
 )
 
-// corpusDir locates ../shared/corpus beside the repository, or skips.
-func corpusDir(t *testing.T) string { return testcorpus.Dir(t) }
+var update = goflag.Bool("update", false, "rewrite the expected traces (expected.yaml) under testdata")
 
 // TestGoldenCorpus: real runners' reports → report.ReadRun → translate →
-// the expected traces. Surefire with flakyFailure and rerunFailure,
+// the expected traces (in process: no collector needed). Surefire with flakyFailure and rerunFailure,
 // gotestsum with 27 failures and non-ASCII messages, nextest retries, and a
 // coverage.py Cobertura file, all in one run.
 func TestGoldenCorpus(t *testing.T) {
-	corpus := corpusDir(t)
+	corpus := testcorpus.Dir(t)
 	paths := []string{
 		filepath.Join(corpus, "surefire", "flaky-and-rerun.xml"),
 		filepath.Join(corpus, "gotestsum", "hishtory-27-failures.xml"),
@@ -45,7 +47,8 @@ func TestGoldenCorpus(t *testing.T) {
 
 	spans, err := translate.JobSpans(translate.Job{ID: "job-corpus"}, []*testrun.Run{run})
 	require.NoError(t, err)
-	actual := translate.Traces(spans, testResource())
+	res := resource.NewWithAttributes(semconv.SchemaURL, semconv.ServiceNameKey.String("testresults"))
+	actual := translate.Traces(spans, res)
 	path := filepath.Join("testdata", "corpus", "expected.yaml")
 	if *update {
 		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))

@@ -1,0 +1,205 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/hangar-dev/testresults/exporter"
+	"github.com/hangar-dev/testresults/testrun"
+	"github.com/hangar-dev/testresults/translate"
+)
+
+// exportPlan is a validated export: its options and what goes where.
+type exportPlan struct {
+	opts    exporter.Options
+	session *translate.Session
+	runs    []*testrun.Run
+	outFile string
+	// result is what export delivered.
+	result exporter.Result
+}
+
+// prepare checks the flags every export shares (output, OTLP, placement)
+// and reads the base run with read.
+func (o *exportOptions) prepare(fs *pflag.FlagSet, env Env, read func(string) (*testrun.Run, error)) (*exportPlan, error) {
+	opts, outFile, err := o.exporterOptions(fs, env)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case o.session == "" && len(o.turns) > 0:
+		return nil, usagef("--turn is for --session")
+	case o.session != "" && (o.job != "" || o.base):
+		return nil, usagef("--session cannot go with --job or --base")
+	}
+	p := &exportPlan{opts: opts, outFile: outFile}
+	if o.baseRun != "" {
+		if p.opts.Base, err = read(o.baseRun); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+// plan checks the flags, reads the runs and returns the export to make.
+// Errors are *usageError or *inputError.
+func (o *exportOptions) plan(fs *pflag.FlagSet, args []string, env Env) (*exportPlan, error) {
+	stdin := false
+	read := func(path string) (*testrun.Run, error) {
+		if path == "-" {
+			if stdin {
+				return nil, usagef("stdin (-) given twice")
+			}
+			stdin = true
+		}
+		return readRunFile(path, env.Stdin)
+	}
+	p, err := o.prepare(fs, env, read)
+	if err != nil {
+		return nil, err
+	}
+	if o.session != "" {
+		if p.session, err = o.sessionTurns(args, read); err != nil {
+			return nil, err
+		}
+		return p, nil
+	}
+	if len(args) == 0 {
+		return nil, usagef("no RUN.json given")
+	}
+	for _, a := range args {
+		r, err := read(a)
+		if err != nil {
+			return nil, err
+		}
+		p.runs = append(p.runs, r)
+	}
+	return p, nil
+}
+
+// planRun returns the export of one run that is yet to be made (parse
+// --export), to be given to the plan with put: a job export, or with
+// --session the run goes on the one --turn N. The OTLP/JSON of --format
+// otlp-json needs -o, since stdout carries the run. Errors are *usageError or
+// *inputError.
+func (o *exportOptions) planRun(fs *pflag.FlagSet, env Env) (*exportPlan, error) {
+	p, err := o.prepare(fs, env, func(path string) (*testrun.Run, error) { return readRunFile(path, env.Stdin) })
+	if err != nil {
+		return nil, err
+	}
+	if p.opts.Format == exporter.FormatOTLPJSON && p.outFile == "" {
+		return nil, usagef("--format otlp-json needs -o FILE here: stdout carries the run")
+	}
+	if o.session == "" {
+		p.runs = []*testrun.Run{nil}
+		return p, nil
+	}
+	n := -1
+	if len(o.turns) == 1 && !strings.Contains(o.turns[0], "=") {
+		if v, err := strconv.Atoi(o.turns[0]); err == nil {
+			n = v
+		}
+	}
+	if n < 0 {
+		return nil, usagef("--session needs one --turn N (a turn number, 0 or more) for the run")
+	}
+	p.session = &translate.Session{ID: o.session, Turns: []translate.Turn{{Number: n, Runs: []*testrun.Run{nil}}}}
+	return p, nil
+}
+
+// put gives a plan made by planRun its run.
+func (p *exportPlan) put(run *testrun.Run) {
+	if p.session != nil {
+		p.session.Turns[0].Runs[0] = run
+		return
+	}
+	p.runs[0] = run
+}
+
+// sessionTurns reads the runs of each turn: the N=RUN.json values in order,
+// then the arguments for the one bare --turn N.
+func (o *exportOptions) sessionTurns(args []string, read func(string) (*testrun.Run, error)) (*translate.Session, error) {
+	if len(o.turns) == 0 {
+		return nil, usagef("--session needs --turn")
+	}
+	s := &translate.Session{ID: o.session}
+	index := map[int]int{}
+	turn := func(n int) *translate.Turn {
+		i, ok := index[n]
+		if !ok {
+			i = len(s.Turns)
+			index[n] = i
+			s.Turns = append(s.Turns, translate.Turn{Number: n})
+		}
+		return &s.Turns[i]
+	}
+	bare := -1
+	for _, v := range o.turns {
+		num, path, hasPath := strings.Cut(v, "=")
+		n, err := strconv.Atoi(num)
+		if err != nil || n < 0 {
+			return nil, usagef("--turn %q: want N or N=RUN.json with N a turn number (0 or more)", v)
+		}
+		if !hasPath {
+			if bare >= 0 {
+				return nil, usagef("--turn N without a RUN.json is given twice (%d and %d)", bare, n)
+			}
+			bare = n
+			continue
+		}
+		if path == "" {
+			return nil, usagef("--turn %q: no RUN.json", v)
+		}
+		r, err := read(path)
+		if err != nil {
+			return nil, err
+		}
+		t := turn(n)
+		t.Runs = append(t.Runs, r)
+	}
+	if bare >= 0 && len(args) == 0 {
+		return nil, usagef("--turn %d has no RUN.json", bare)
+	}
+	if bare < 0 && len(args) > 0 {
+		return nil, usagef("RUN.json arguments need a --turn N to go on")
+	}
+	for _, a := range args {
+		r, err := read(a)
+		if err != nil {
+			return nil, err
+		}
+		t := turn(bare)
+		t.Runs = append(t.Runs, r)
+	}
+	return s, nil
+}
+
+// readRunFile reads one run's JSON from path ("-": stdin).
+func readRunFile(path string, stdin io.Reader) (*testrun.Run, error) {
+	var r io.Reader
+	if path == "-" {
+		r = stdin
+	} else {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, &inputError{err}
+		}
+		defer f.Close()
+		r = f
+	}
+	// The strict reader of package testrun: within testrun.MaxJSONBytes,
+	// the exact form only, no contradiction, no forged flag.
+	run, err := testrun.ReadRun(r)
+	if err != nil {
+		return nil, &inputError{fmt.Errorf("%s: %w", path, err)}
+	}
+	if run.ID == "" {
+		return nil, &inputError{fmt.Errorf("%s: the run has no id", path)}
+	}
+	return run, nil
+}

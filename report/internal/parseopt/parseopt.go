@@ -1,0 +1,56 @@
+// Package parseopt holds the options the report parsers (junit, cobertura,
+// lcov) share, so that each is written once; the parser packages re-export
+// the ones their API takes.
+package parseopt
+
+import "github.com/hangar-dev/testresults/report/internal/xmlsafe"
+
+// Config is what the options of a parser set.
+type Config struct {
+	// Limits bound the report; a zero field means its default.
+	Limits xmlsafe.Limits
+	// WorkDir is the check's working directory (absolute), or empty.
+	WorkDir string
+	// MaxMessage is how many bytes of a failure message are kept.
+	MaxMessage int
+}
+
+// Option configures a parser.
+type Option interface {
+	apply(*Config)
+}
+
+type optionFunc func(*Config)
+
+func (f optionFunc) apply(c *Config) { f(c) }
+
+// WithLimits sets the limits of the report.
+func WithLimits(l xmlsafe.Limits) Option {
+	return optionFunc(func(c *Config) { c.Limits = l })
+}
+
+// WithWorkDir names the check's working directory.
+func WithWorkDir(dir string) Option {
+	return optionFunc(func(c *Config) { c.WorkDir = dir })
+}
+
+// WithMaxMessage sets how many bytes of a failure message are kept; 0 or
+// less keeps the default.
+func WithMaxMessage(n int) Option {
+	return optionFunc(func(c *Config) {
+		if n > 0 {
+			c.MaxMessage = n
+		}
+	})
+}
+
+// New applies opts over the defaults: every default limit and
+// xmlsafe.DefaultMaxMessageBytes.
+func New(opts []Option) Config {
+	c := Config{MaxMessage: xmlsafe.DefaultMaxMessageBytes}
+	for _, o := range opts {
+		o.apply(&c)
+	}
+	c.Limits = c.Limits.WithDefaults()
+	return c
+}
