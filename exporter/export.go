@@ -13,6 +13,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/hangar-dev/testresults/internal/sdkspan"
 	"github.com/hangar-dev/testresults/semconv"
 	"github.com/hangar-dev/testresults/testrun"
 	"github.com/hangar-dev/testresults/translate"
@@ -248,13 +249,13 @@ func RecordSpans(ctx context.Context, spans []translate.Span, res *resource.Reso
 	var keep spanKeeper
 	tp := sdktrace.NewTracerProvider(
 		sdktrace.WithResource(res),
-		sdktrace.WithIDGenerator(translate.IDGenerator()),
+		sdktrace.WithIDGenerator(sdkspan.IDGenerator()),
 		sdktrace.WithSampler(sdktrace.AlwaysSample()),
-		sdktrace.WithSpanLimits(translate.SpanLimits(spans)),
+		sdktrace.WithSpanLimits(sdkspan.SpanLimits(spans)),
 		sdktrace.WithSpanProcessor(&keep),
 	)
 	tracer := tp.Tracer(translate.ScopeName, trace.WithSchemaURL(semconv.SchemaURL))
-	rerr := translate.Record(ctx, tracer, spans)
+	rerr := sdkspan.Record(ctx, tracer, spans)
 	if err := tp.Shutdown(context.WithoutCancel(ctx)); err != nil && rerr == nil {
 		rerr = err
 	}
