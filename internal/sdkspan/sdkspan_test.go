@@ -53,14 +53,11 @@ func manyFailures(n, msgLen int) *testrun.Run {
 // remoteParent is a sampled remote parent with a trace state.
 func remoteParent(t testing.TB) trace.SpanContext {
 	t.Helper()
-	tid, err := trace.TraceIDFromHex("4bf92f3577b34da6a3ce929d0e0e4736")
-	require.NoError(t, err)
-	sid, err := trace.SpanIDFromHex("00f067aa0ba902b7")
-	require.NoError(t, err)
 	ts, err := trace.ParseTraceState("vendor=abc")
 	require.NoError(t, err)
 	return trace.NewSpanContext(trace.SpanContextConfig{
-		TraceID: tid, SpanID: sid, TraceFlags: trace.FlagsSampled, TraceState: ts, Remote: true,
+		TraceID: trace.TraceID{0x4b, 0xf9, 15: 0x36}, SpanID: trace.SpanID{0x00, 0xf0, 7: 0xb7},
+		TraceFlags: trace.FlagsSampled, TraceState: ts, Remote: true,
 	})
 }
 
