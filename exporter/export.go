@@ -13,6 +13,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/hangar-dev/testresults/internal/sdkspan"
 	"github.com/hangar-dev/testresults/semconv"
 	"github.com/hangar-dev/testresults/testrun"
 	"github.com/hangar-dev/testresults/translate"
@@ -141,42 +142,52 @@ func export(ctx context.Context, o Options, build func([]translate.Option) ([]tr
 	case maxBytes == 0 || maxBytes > DefaultMaxRequestBytes:
 		maxBytes = DefaultMaxRequestBytes
 	}
-	var exp sdktrace.SpanExporter
-	dest := "OTLP/JSON"
 	switch o.Format {
 	case FormatOTLPJSON, FormatOTel:
 		if o.Output == nil {
 			return Result{}, fmt.Errorf("%w: format %s without an output", ErrConfig, o.Format)
 		}
-		exp = NewFileExporter(o.Output)
+		fe := NewFileExporter(o.Output)
+		defer func() {
+			if serr := fe.Shutdown(context.WithoutCancel(ctx)); serr != nil {
+				err = errors.Join(err, fmt.Errorf("exporter: shutdown: %w", serr))
+			}
+		}()
+		r, err := sendBatches(ctx, spans, res, maxBytes, func(batch []translate.Span) error {
+			if err := ctx.Err(); err != nil {
+				return fmt.Errorf("exporter: %w", err)
+			}
+			return fe.WriteTraces(translate.Traces(batch, res))
+		})
+		r.Destination = "OTLP/JSON"
+		return r, err
 	case FormatOTLP, "":
-		exp, err = NewOTLPExporter(ctx, o.OTLP, o.Getenv)
+		exp, err := NewOTLPExporter(ctx, o.OTLP, o.Getenv)
 		if err != nil {
 			return Result{}, err
 		}
-		dest = exp.(*retrying).endpoint
+		defer func() {
+			if serr := exp.Shutdown(context.WithoutCancel(ctx)); serr != nil {
+				err = errors.Join(err, fmt.Errorf("exporter: shutdown: %w", serr))
+			}
+		}()
+		r, err := exportSpans(ctx, exp, spans, res, maxBytes)
+		r.Destination = exp.(*retrying).endpoint
+		return r, err
 	default:
 		return Result{}, fmt.Errorf("%w: format %q (want %s or %s)", ErrConfig, o.Format, FormatOTLP, FormatOTLPJSON)
 	}
-	defer func() {
-		if serr := exp.Shutdown(context.WithoutCancel(ctx)); serr != nil {
-			err = errors.Join(err, fmt.Errorf("exporter: shutdown: %w", serr))
-		}
-	}()
-	r, err := exportSpans(ctx, exp, spans, res, maxBytes)
-	r.Destination = dest
-	return r, err
 }
 
 // ExportSpans records spans with an SDK tracer provider built for them and
 // exports them through exp. The provider has res as resource, the
-// deterministic ids of translate.IDGenerator, span limits raised so that no
-// event is dropped (translate.SpanLimits), and samples every span whatever
-// the parent's sampled flag or OTEL_TRACES_SAMPLER say: results are
-// evidence, not samples. Spans go out in as few requests as fit in
-// DefaultMaxRequestBytes each, in order; the first failed request stops the
-// export with an *ExportError saying how many spans and runs were
-// delivered and how many were not. ExportSpans does not shut exp down.
+// deterministic ids of the spans, span limits raised so that no event is
+// dropped, and samples every span whatever the parent's sampled flag or
+// OTEL_TRACES_SAMPLER say: results are evidence, not samples. Spans go out
+// in as few requests as fit in DefaultMaxRequestBytes each (see Batches),
+// in order; the first failed request stops the export with an
+// *ExportError saying how many spans and runs were delivered and how many
+// were not. ExportSpans does not shut exp down.
 func ExportSpans(ctx context.Context, exp sdktrace.SpanExporter, spans []translate.Span, res *resource.Resource) error {
 	_, err := exportSpans(ctx, exp, spans, res, DefaultMaxRequestBytes)
 	return err
@@ -187,10 +198,23 @@ func exportSpans(ctx context.Context, exp sdktrace.SpanExporter, spans []transla
 	if err != nil {
 		return Result{}, err
 	}
+	// RecordSpans ends the spans in their order, so the recorded span of
+	// spans[i] is ended[i].
+	sent := 0
+	return sendBatches(ctx, spans, res, maxBytes, func(batch []translate.Span) error {
+		err := exp.ExportSpans(ctx, ended[sent:sent+len(batch)])
+		sent += len(batch)
+		return err
+	})
+}
+
+// sendBatches sends spans in the batches of Batches, in order, and counts
+// what was delivered; the first failed batch stops it with an *ExportError.
+func sendBatches(ctx context.Context, spans []translate.Span, res *resource.Resource, maxBytes int, send func([]translate.Span) error) (Result, error) {
 	var r Result
-	e := &ExportError{Spans: len(ended), Runs: countRuns(ended)}
-	for _, batch := range Batches(ended, maxBytes) {
-		if err := exp.ExportSpans(ctx, batch); err != nil {
+	e := &ExportError{Spans: len(spans), Runs: countRuns(spans)}
+	for _, batch := range Batches(spans, res, maxBytes) {
+		if err := send(batch); err != nil {
 			e.Err = err
 			return r, e
 		}
@@ -198,8 +222,8 @@ func exportSpans(ctx context.Context, exp sdktrace.SpanExporter, spans []transla
 		e.SentRuns += countRuns(batch)
 		r.Spans, r.Runs = e.SentSpans, e.SentRuns
 		for _, s := range batch {
-			if id := s.SpanContext().TraceID(); !slices.Contains(r.TraceIDs, id) {
-				r.TraceIDs = append(r.TraceIDs, id)
+			if !slices.Contains(r.TraceIDs, s.TraceID) {
+				r.TraceIDs = append(r.TraceIDs, s.TraceID)
 			}
 		}
 	}
@@ -207,10 +231,10 @@ func exportSpans(ctx context.Context, exp sdktrace.SpanExporter, spans []transla
 }
 
 // countRuns counts the test.run events of spans.
-func countRuns(spans []sdktrace.ReadOnlySpan) int {
+func countRuns(spans []translate.Span) int {
 	n := 0
 	for _, s := range spans {
-		for _, ev := range s.Events() {
+		for _, ev := range s.Events {
 			if ev.Name == semconv.EventTestRun {
 				n++
 			}
@@ -225,13 +249,13 @@ func RecordSpans(ctx context.Context, spans []translate.Span, res *resource.Reso
 	var keep spanKeeper
 	tp := sdktrace.NewTracerProvider(
 		sdktrace.WithResource(res),
-		sdktrace.WithIDGenerator(translate.IDGenerator()),
+		sdktrace.WithIDGenerator(sdkspan.IDGenerator()),
 		sdktrace.WithSampler(sdktrace.AlwaysSample()),
-		sdktrace.WithSpanLimits(translate.SpanLimits(spans)),
+		sdktrace.WithSpanLimits(sdkspan.SpanLimits(spans)),
 		sdktrace.WithSpanProcessor(&keep),
 	)
 	tracer := tp.Tracer(translate.ScopeName, trace.WithSchemaURL(semconv.SchemaURL))
-	rerr := translate.Record(ctx, tracer, spans)
+	rerr := sdkspan.Record(ctx, tracer, spans)
 	if err := tp.Shutdown(context.WithoutCancel(ctx)); err != nil && rerr == nil {
 		rerr = err
 	}
@@ -241,20 +265,21 @@ func RecordSpans(ctx context.Context, spans []translate.Span, res *resource.Reso
 	return keep.ended(), nil
 }
 
-// Batches splits spans, in order, into groups whose OTLP request stays
-// within maxBytes. A span larger than maxBytes is a group of its own (and
-// the exporter then reports it too large rather than dropping it).
-func Batches(spans []sdktrace.ReadOnlySpan, maxBytes int) [][]sdktrace.ReadOnlySpan {
+// Batches splits spans, in order, into groups whose OTLP request under res
+// (translate.Traces) stays within maxBytes. A span larger than maxBytes is
+// a group of its own (and the exporter then reports it too large rather
+// than dropping it).
+func Batches(spans []translate.Span, res *resource.Resource, maxBytes int) [][]translate.Span {
 	var (
 		m       ptrace.ProtoMarshaler
-		batches [][]sdktrace.ReadOnlySpan
+		batches [][]translate.Span
 		start   int
 		size    int
 	)
-	for i, s := range spans {
-		// The size of a request holding s alone bounds what s adds to a
-		// request that already holds the same resource and scope.
-		n := m.TracesSize(TracesFromSDKSpans([]sdktrace.ReadOnlySpan{s}))
+	for i := range spans {
+		// The size of a request holding a span alone bounds what it adds
+		// to a request that already holds the same resource and scope.
+		n := m.TracesSize(translate.Traces(spans[i:i+1], res))
 		if i > start && size+n > maxBytes {
 			batches = append(batches, spans[start:i])
 			start, size = i, 0

@@ -153,9 +153,11 @@ func exportCases() []exportCase {
 	}
 }
 
-// TestSDKFaceEqualsPdataFace records the spans with the SDK, converts them
-// as the file exporter writes them, and compares with the pdata face.
-func TestSDKFaceEqualsPdataFace(t *testing.T) {
+// TestRecordSpans: the SDK records every span in order, with its ids and
+// every event, so that the batches of the neutral spans are the batches of
+// the recorded ones; what the OTLP senders then deliver is compared with
+// translate.Traces in TestExportOverGRPC and TestExportOverHTTP.
+func TestRecordSpans(t *testing.T) {
 	clearOTelEnv(t)
 	ctx := context.Background()
 	res, err := exporter.NewResource(ctx, "", noEnv)
@@ -165,13 +167,29 @@ func TestSDKFaceEqualsPdataFace(t *testing.T) {
 			spans := c.spans(t)
 			ended, err := exporter.RecordSpans(ctx, spans, res)
 			require.NoError(t, err)
-			for _, s := range ended {
+			require.Len(t, ended, len(spans))
+			for i, s := range ended {
+				assert.Equal(t, spans[i].SpanID, s.SpanContext().SpanID(), "span %d in order", i)
+				assert.Equal(t, spans[i].TraceID, s.SpanContext().TraceID())
+				assert.Len(t, s.Events(), len(spans[i].Events))
 				assert.Zero(t, s.DroppedEvents())
 			}
-			got := exporter.TracesFromSDKSpans(ended)
-			want := translate.Traces(spans, res)
-			require.NoError(t, ptracetest.CompareTraces(want, got))
-			assertSameFlags(t, want, got)
+		})
+	}
+}
+
+// TestExportDeterministic: exporting the same runs twice writes the same
+// bytes.
+func TestExportDeterministic(t *testing.T) {
+	clearOTelEnv(t)
+	ctx := context.Background()
+	for _, c := range exportCases() {
+		t.Run(c.name, func(t *testing.T) {
+			var first, second bytes.Buffer
+			require.NoError(t, c.export(ctx, t, exporter.Options{Format: exporter.FormatOTLPJSON, Output: &first, Getenv: noEnv}))
+			require.NoError(t, c.export(ctx, t, exporter.Options{Format: exporter.FormatOTLPJSON, Output: &second, Getenv: noEnv}))
+			require.NotZero(t, first.Len())
+			assert.Equal(t, first.String(), second.String())
 		})
 	}
 }
@@ -354,20 +372,25 @@ func TestBatches(t *testing.T) {
 	require.NoError(t, err)
 	res, err := exporter.NewResource(ctx, "", noEnv)
 	require.NoError(t, err)
-	ended, err := exporter.RecordSpans(ctx, spans, res)
-	require.NoError(t, err)
-	batches := exporter.Batches(ended, exporter.DefaultMaxRequestBytes)
+	batches := exporter.Batches(spans, res, exporter.DefaultMaxRequestBytes)
 	require.Greater(t, len(batches), 1, "12 turns of 1,000 events do not fit one request")
 	n := 0
 	var m ptrace.ProtoMarshaler
 	for _, b := range batches {
 		n += len(b)
-		size := m.TracesSize(exporter.TracesFromSDKSpans(b))
+		size := m.TracesSize(translate.Traces(b, res))
 		assert.LessOrEqual(t, size, exporter.DefaultMaxRequestBytes)
 	}
-	assert.Equal(t, len(ended), n, "no span lost")
-	assert.Len(t, exporter.Batches(ended[:1], 10), 1, "a span larger than the limit goes alone")
-	assert.Empty(t, exporter.Batches(nil, 10))
+	assert.Equal(t, len(spans), n, "no span lost")
+	assert.Len(t, exporter.Batches(spans[:1], res, 10), 1, "a span larger than the limit goes alone")
+	assert.Empty(t, exporter.Batches(nil, res, 10))
+
+	// The file form writes the same batches, one line each.
+	var buf bytes.Buffer
+	require.NoError(t, exportSession(ctx, translate.Session{ID: "big", Turns: turns}, exporter.Options{
+		Format: exporter.FormatOTLPJSON, Output: &buf, Getenv: noEnv,
+	}))
+	assert.Equal(t, len(batches), bytes.Count(buf.Bytes(), []byte("\n")))
 
 	// And all of it arrives through a receiver with its default 4 MiB limit.
 	sink := new(consumertest.TracesSink)

@@ -7,36 +7,22 @@ import (
 	"sync"
 
 	"go.opentelemetry.io/collector/pdata/ptrace"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 )
 
-// FileExporter is an sdktrace.SpanExporter that writes OTLP/JSON: each
-// ExportSpans call writes one ExportTraceServiceRequest JSON object on one
-// line, as the OTLP file format and the collector's file exporter write
-// them. ptrace.JSONUnmarshaler reads each line back. It is safe for
-// concurrent use; it does not close its writer.
+// FileExporter writes OTLP/JSON: each WriteTraces call writes one
+// ExportTraceServiceRequest JSON object on one line, as the OTLP file
+// format and the collector's file exporter write them.
+// ptrace.JSONUnmarshaler reads each line back. It is safe for concurrent
+// use; it does not close its writer.
 type FileExporter struct {
 	mu      sync.Mutex
 	w       io.Writer
 	stopped bool
 }
 
-var _ sdktrace.SpanExporter = (*FileExporter)(nil)
-
 // NewFileExporter returns an exporter writing to w.
 func NewFileExporter(w io.Writer) *FileExporter {
 	return &FileExporter{w: w}
-}
-
-// ExportSpans writes spans as one line. No spans write nothing.
-func (e *FileExporter) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("exporter: %w", err)
-	}
-	if len(spans) == 0 {
-		return nil
-	}
-	return e.WriteTraces(TracesFromSDKSpans(spans))
 }
 
 // WriteTraces writes td as one line.

@@ -38,6 +38,9 @@ func (r *retrying) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpa
 	start := time.Now()
 	deadline := start.Add(r.timeout)
 	wait := retryFirst
+	// lastHint is what the latest attempt that said enough suggests: the
+	// last attempt may only time out.
+	lastHint := ""
 	for attempt := 1; ; attempt++ {
 		actx, cancel := context.WithDeadline(ctx, deadline)
 		err := r.SpanExporter.ExportSpans(actx, spans)
@@ -55,12 +58,15 @@ func (r *retrying) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpa
 			derr.Permanent, derr.Hint = true, hint
 			return derr
 		}
+		if h := retryHint(err); h != "" {
+			lastHint = h
+		}
 		// Jitter spreads the retries of many clients after one outage;
 		// near the deadline the wait shrinks so that the last attempt
 		// still has time.
 		left := time.Until(deadline)
 		if left < retryLast {
-			derr.Hint = retryHint(err)
+			derr.Hint = lastHint
 			return derr
 		}
 		d := min(wait/2+rand.N(wait/2+1), left/2)

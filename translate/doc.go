@@ -1,10 +1,12 @@
 // Package translate turns runs of a check into OpenTelemetry span events of
 // the hangar.trace/v1 taxonomy: one test.run event per run and one test.case
-// event per failing or flaky test. The events are defined once, as neutral
-// values (Event, Span), and applied through two faces: onto SDK spans
-// (AddEvents, Record) and onto pdata spans (AppendEvents, Traces). Trace and
-// span ids are derived from the run, job, session and turn ids, so exporting
-// the same runs twice yields the same ids.
+// event per failing or flaky test. The events and spans are defined once, as
+// neutral values: RunEvents gives the Events of one run, JobSpans and
+// SessionSpans the Spans of an export, and Traces their one pdata form
+// (package exporter writes it as OTLP/JSON and sends the same spans over
+// OTLP). Trace and span ids are derived from the run, job, session and turn
+// ids, so exporting the same runs twice yields the same ids and the same
+// traces.
 //
 // So that a person reading a trace sees how the runs went without opening
 // events, a span that carries runs also gets a status (Error, with a short

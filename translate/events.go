@@ -14,9 +14,8 @@ import (
 	"github.com/hangar-dev/testresults/testrun"
 )
 
-// Event is one span event, independent of the SDK and of pdata. It is the
-// single definition that both faces apply: AddEvents onto an SDK span,
-// AppendEvents onto a pdata span.
+// Event is one span event, independent of the SDK and of pdata. Traces
+// writes it into pdata.
 type Event struct {
 	Name  string
 	Time  time.Time

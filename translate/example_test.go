@@ -76,3 +76,20 @@ func ExampleSessionSpans() {
 	// session.turn 0df8fdf051c42e26d538359dabe68af5 160d13b0b63da4c9 f138132066403768 1
 	// session.turn 0df8fdf051c42e26d538359dabe68af5 a87e2e8afd605c0d f138132066403768 2
 }
+
+func ExampleTraces() {
+	run := &testrun.Run{ID: "run-1", Command: "go test ./...", EndedAt: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)}
+	spans, err := translate.JobSpans(translate.Job{ID: "job-1"}, []*testrun.Run{run})
+	if err != nil {
+		panic(err)
+	}
+	td := translate.Traces(spans, nil)
+	ss := td.ResourceSpans().At(0).ScopeSpans().At(0)
+	fmt.Println(ss.Scope().Name())
+	for _, s := range ss.Spans().All() {
+		fmt.Println(s.Name(), s.TraceID(), s.Events().Len(), s.Events().At(0).Name())
+	}
+	// Output:
+	// github.com/hangar-dev/testresults/translate
+	// job.verify 96a2c772354808da2912427868519004 1 test.run
+}

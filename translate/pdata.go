@@ -12,8 +12,9 @@ import (
 	"github.com/hangar-dev/testresults/semconv"
 )
 
-// ScopeName is the instrumentation scope of the spans Record and Traces
-// write; their scope's schema URL is semconv.SchemaURL.
+// ScopeName is the instrumentation scope of the spans Traces writes (and
+// of the spans the exporter records with the SDK); their scope's schema URL
+// is semconv.SchemaURL.
 const ScopeName = "github.com/hangar-dev/testresults/translate"
 
 // Span flags of the OTLP protocol (SpanFlags): whether the parent is
@@ -23,26 +24,27 @@ const (
 	flagIsRemote    = 0x200
 )
 
-// AppendEvents appends events to dst: the pdata face of the events.
-func AppendEvents(dst ptrace.SpanEventSlice, events []Event) {
+// appendEvents appends events to dst.
+func appendEvents(dst ptrace.SpanEventSlice, events []Event) {
 	dst.EnsureCapacity(dst.Len() + len(events))
 	for _, e := range events {
 		pe := dst.AppendEmpty()
 		pe.SetName(e.Name)
-		pe.SetTimestamp(Timestamp(e.Time))
-		PutAttributes(pe.Attributes(), e.Attrs)
+		pe.SetTimestamp(timestamp(e.Time))
+		putAttributes(pe.Attributes(), e.Attrs)
 	}
 }
 
 // Traces returns spans as pdata traces under res (nil: an empty resource),
-// in one scope named ScopeName: the same traces the SDK writes when Record
-// runs on a provider with res and the span is converted to OTLP.
+// in one scope named ScopeName: the one pdata form of the spans. The
+// exporter writes it as OTLP/JSON, and the OTLP senders deliver the same
+// traces (span kind internal, the SDK's flags and status rules).
 func Traces(spans []Span, res *resource.Resource) ptrace.Traces {
 	td := ptrace.NewTraces()
 	rs := td.ResourceSpans().AppendEmpty()
 	if res != nil {
 		rs.SetSchemaUrl(res.SchemaURL())
-		PutAttributes(rs.Resource().Attributes(), res.Attributes())
+		putAttributes(rs.Resource().Attributes(), res.Attributes())
 	}
 	ss := rs.ScopeSpans().AppendEmpty()
 	ss.Scope().SetName(ScopeName)
@@ -63,10 +65,10 @@ func Traces(spans []Span, res *resource.Resource) ptrace.Traces {
 		ps.SetFlags(flags)
 		ps.SetName(s.Name)
 		ps.SetKind(ptrace.SpanKindInternal)
-		ps.SetStartTimestamp(Timestamp(s.Start))
-		ps.SetEndTimestamp(Timestamp(s.End))
-		PutAttributes(ps.Attributes(), s.Attrs)
-		AppendEvents(ps.Events(), s.Events)
+		ps.SetStartTimestamp(timestamp(s.Start))
+		ps.SetEndTimestamp(timestamp(s.End))
+		putAttributes(ps.Attributes(), s.Attrs)
+		appendEvents(ps.Events(), s.Events)
 		setStatus(ps.Status(), s.Status, s.StatusDescription)
 	}
 	return td
@@ -86,25 +88,25 @@ func setStatus(dst ptrace.Status, code codes.Code, description string) {
 	}
 }
 
-// Timestamp converts t to a pdata timestamp; times before 1970 become 0, as
+// timestamp converts t to a pdata timestamp; times before 1970 become 0, as
 // the OTLP exporters write them.
-func Timestamp(t time.Time) pcommon.Timestamp {
+func timestamp(t time.Time) pcommon.Timestamp {
 	return pcommon.Timestamp(max(0, t.UnixNano())) //nolint:gosec // not negative
 }
 
-// PutAttributes puts attrs into m, a later value replacing an earlier one
+// putAttributes puts attrs into m, a later value replacing an earlier one
 // of the same key, as the SDK keeps span attributes.
-func PutAttributes(m pcommon.Map, attrs []attribute.KeyValue) {
+func putAttributes(m pcommon.Map, attrs []attribute.KeyValue) {
 	m.EnsureCapacity(m.Len() + len(attrs))
 	for _, kv := range attrs {
-		PutValue(m.PutEmpty(string(kv.Key)), kv.Value)
+		putValue(m.PutEmpty(string(kv.Key)), kv.Value)
 	}
 }
 
-// PutValue writes v into dst, every attribute type included: slices become
+// putValue writes v into dst, every attribute type included: slices become
 // arrays, maps key-value lists, byte slices bytes. A value of unknown type
 // is written as the string "INVALID", as the OTLP exporters do.
-func PutValue(dst pcommon.Value, v attribute.Value) {
+func putValue(dst pcommon.Value, v attribute.Value) {
 	switch v.Type() {
 	case attribute.BOOL:
 		dst.SetBool(v.AsBool())
@@ -139,10 +141,10 @@ func PutValue(dst pcommon.Value, v attribute.Value) {
 	case attribute.SLICE:
 		s := dst.SetEmptySlice()
 		for _, e := range v.AsSlice() {
-			PutValue(s.AppendEmpty(), e)
+			putValue(s.AppendEmpty(), e)
 		}
 	case attribute.MAP:
-		PutAttributes(dst.SetEmptyMap(), v.AsMap())
+		putAttributes(dst.SetEmptyMap(), v.AsMap())
 	case attribute.EMPTY:
 		// An empty value stays empty.
 	default:

@@ -40,11 +40,11 @@ func TestEventSize(t *testing.T) {
 	}})
 	var m ptrace.ProtoMarshaler
 	for i, evs := range sets {
-		span := ptrace.NewSpan()
-		span.SetName("s")
-		bare := m.SpanSize(span)
-		translate.AppendEvents(span.Events(), evs)
-		want := m.SpanSize(span) - bare
+		spanOf := func(s translate.Span) ptrace.Span {
+			return translate.Traces([]translate.Span{s}, nil).ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0)
+		}
+		bare := m.SpanSize(spanOf(translate.Span{Name: "s"}))
+		want := m.SpanSize(spanOf(translate.Span{Name: "s", Events: evs})) - bare
 		got := 0
 		for _, ev := range evs {
 			got += translate.EventSize(ev)

@@ -15,7 +15,7 @@ import (
 )
 
 // Span is one span of an export, independent of the SDK and of pdata.
-// Record starts it with an SDK tracer; Traces writes it into pdata.
+// Traces writes it into pdata.
 type Span struct {
 	Name    string
 	TraceID trace.TraceID

@@ -1,12 +1,36 @@
-package translate
+// Package sdkspan records the spans of package translate with the
+// OpenTelemetry SDK, for the OTLP senders of package exporter: a tracer
+// provider whose IDGenerator gives each span the ids translate derived,
+// span limits that drop nothing (SpanLimits), and Record, which starts and
+// ends one SDK span per translate.Span. The pdata form of the same spans is
+// translate.Traces.
+package sdkspan
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"go.opentelemetry.io/otel/codes"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/hangar-dev/testresults/translate"
+)
+
+var (
+	// ErrDropped is returned (wrapped) when the SDK's span limits dropped
+	// an event or an attribute: events are never lost silently. Raise the
+	// limits with SpanLimits.
+	ErrDropped = errors.New("sdkspan: span limits dropped events or attributes")
+
+	// ErrNotRecording is returned when events are added to a span that
+	// records nothing (sampled out or not an SDK span).
+	ErrNotRecording = errors.New("sdkspan: span is not recording")
+
+	// ErrIDs is returned by Record when the tracer did not give a span its
+	// ids, because its provider does not use IDGenerator.
+	ErrIDs = errors.New("sdkspan: tracer provider does not use sdkspan.IDGenerator")
 )
 
 // AddEvents adds events to span: the SDK face of the events. It returns
@@ -14,7 +38,7 @@ import (
 // ErrDropped when the span's limits dropped one of the events or one of
 // their attributes (the SDK keeps 128 events per span unless told
 // otherwise: see SpanLimits).
-func AddEvents(span trace.Span, events []Event) error {
+func AddEvents(span trace.Span, events []translate.Event) error {
 	if !span.IsRecording() {
 		return ErrNotRecording
 	}
@@ -44,9 +68,9 @@ func AddEvents(span trace.Span, events []Event) error {
 // Record starts and ends spans with tracer, whose provider must use
 // IDGenerator, so that each SDK span gets the span's derived ids, times,
 // attributes and events. Parents are started before their children, as
-// JobSpans and SessionSpans order them. A span that does not get its ids
+// translate.JobSpans and translate.SessionSpans order them. A span that does not get its ids
 // fails with ErrIDs; lost events fail with ErrDropped.
-func Record(ctx context.Context, tracer trace.Tracer, spans []Span) error {
+func Record(ctx context.Context, tracer trace.Tracer, spans []translate.Span) error {
 	started := make(map[trace.SpanID]context.Context, len(spans))
 	live := make([]trace.Span, 0, len(spans))
 	end := func() {
@@ -71,11 +95,11 @@ func Record(ctx context.Context, tracer trace.Tracer, spans []Span) error {
 			p, ok := started[s.ParentSpanID]
 			if !ok {
 				end()
-				return fmt.Errorf("%w: span %q: parent %s is not started before it", ErrInvalid, s.Name, s.ParentSpanID)
+				return fmt.Errorf("%w: span %q: parent %s is not started before it", translate.ErrInvalid, s.Name, s.ParentSpanID)
 			}
 			pctx = p
 		}
-		_, span := tracer.Start(ContextWithIDs(pctx, s.TraceID, s.SpanID), s.Name,
+		_, span := tracer.Start(contextWithIDs(pctx, s.TraceID, s.SpanID), s.Name,
 			trace.WithTimestamp(s.Start),
 			trace.WithSpanKind(trace.SpanKindInternal),
 			trace.WithAttributes(s.Attrs...),
@@ -103,7 +127,7 @@ func Record(ctx context.Context, tracer trace.Tracer, spans []Span) error {
 // honours the OTEL_SPAN_* variables) raised so that no event, event
 // attribute or attribute value of spans is dropped or truncated. Use it with
 // sdktrace.WithSpanLimits on the provider Record starts spans with.
-func SpanLimits(spans []Span) sdktrace.SpanLimits {
+func SpanLimits(spans []translate.Span) sdktrace.SpanLimits {
 	l := sdktrace.NewSpanLimits()
 	events, eventAttrs, attrs := 0, 0, 0
 	for _, s := range spans {
