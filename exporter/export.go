@@ -105,6 +105,15 @@ func ExportSession(ctx context.Context, session translate.Session, o Options) (R
 	})
 }
 
+// ExportBuilt exports the spans that build returns, as ExportRuns does:
+// build is handed the translate options the export's settings give (the
+// redactor, the base run, the case-event cap, the parent), so that a caller
+// can add to what translate makes (an event of its own on a span) and still
+// go through the one path to the wire or to OTLP/JSON.
+func ExportBuilt(ctx context.Context, o Options, build func([]translate.Option) ([]translate.Span, error)) (Result, error) {
+	return export(ctx, o, build)
+}
+
 func export(ctx context.Context, o Options, build func([]translate.Option) ([]translate.Span, error)) (_ Result, err error) {
 	var parent trace.SpanContext
 	if o.Parent != "" {

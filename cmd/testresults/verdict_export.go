@@ -3,13 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 
 	"github.com/spf13/pflag"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	"go.opentelemetry.io/otel/trace"
 
 	"github.com/hangar-dev/testresults/exporter"
 	"github.com/hangar-dev/testresults/testrun"
@@ -71,46 +68,28 @@ func (v *verdictExport) plan(fs *pflag.FlagSet, env Env) (*exportPlan, error) {
 
 // exportVerdict exports the job.verify span of the patch runs with the
 // test.verdict event of paired after their events, and returns the span.
-func (p *exportPlan) exportVerdict(ctx context.Context, patch []*testrun.Run, paired *testrun.Paired) (_ translate.Span, err error) {
-	var parent trace.SpanContext
-	if p.opts.Parent != "" {
-		parent, err = exporter.ParseParent(p.opts.Parent, "")
-	} else {
-		parent, err = exporter.ParentFromEnv(p.opts.Getenv)
-	}
-	if err != nil {
-		return translate.Span{}, err
-	}
-	res, err := exporter.NewResource(ctx, p.opts.ServiceName, p.opts.Getenv)
-	if err != nil {
-		return translate.Span{}, err
-	}
-	spans, err := translate.JobSpans(translate.Job{ID: p.opts.JobID}, patch,
-		translate.WithRedactor(testrun.NewRedactor(p.opts.Environ())),
-		translate.WithMaxCaseEvents(p.opts.MaxCaseEvents),
-		translate.WithParent(parent),
-	)
-	if err != nil {
-		return translate.Span{}, err
-	}
-	if err := translate.AddVerdict(&spans[0], paired); err != nil {
-		return translate.Span{}, err
-	}
+func (p *exportPlan) exportVerdict(ctx context.Context, patch []*testrun.Run, paired *testrun.Paired) (translate.Span, error) {
+	opts := p.opts
 	var buf bytes.Buffer
-	var exp sdktrace.SpanExporter
-	if p.opts.Format == exporter.FormatOTLPJSON {
-		exp = exporter.NewFileExporter(&buf)
-	} else if exp, err = exporter.NewOTLPExporter(ctx, p.opts.OTLP, p.opts.Getenv); err != nil {
-		return translate.Span{}, err
+	if opts.Format == exporter.FormatOTLPJSON {
+		opts.Output = &buf
 	}
-	err = exporter.ExportSpans(ctx, exp, spans, res)
-	if serr := exp.Shutdown(context.WithoutCancel(ctx)); serr != nil {
-		err = errors.Join(err, serr)
+	var span translate.Span
+	_, err := exporter.ExportBuilt(ctx, opts, func(topts []translate.Option) ([]translate.Span, error) {
+		spans, err := translate.JobSpans(translate.Job{ID: opts.JobID}, patch, topts...)
+		if err != nil {
+			return nil, err
+		}
+		if err := translate.AddVerdict(&spans[0], paired); err != nil {
+			return nil, err
+		}
+		span = spans[0]
+		return spans, nil
+	})
+	if err != nil || opts.Format != exporter.FormatOTLPJSON {
+		return span, err
 	}
-	if err != nil || p.opts.Format != exporter.FormatOTLPJSON {
-		return spans[0], err
-	}
-	return spans[0], exporter.WriteFile(p.outFile, func(w io.Writer) error {
+	return span, exporter.WriteFile(p.outFile, func(w io.Writer) error {
 		_, err := w.Write(buf.Bytes())
 		return err
 	})
