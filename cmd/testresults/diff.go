@@ -16,7 +16,7 @@ import (
 )
 
 func init() {
-	register(command{name: "diff", synopsis: "compare a run with its base: new failures, fixed, flaky, coverage", run: runDiff})
+	register(command{name: "diff", synopsis: "compare a run with its base: new failures, fixed, flaky, coverage", run: legacy(runDiff)})
 }
 
 const diffUsage = `Usage: testresults diff [flags] BASE.json AFTER.json
@@ -52,16 +52,6 @@ func newDiffFlags() (*pflag.FlagSet, *diffOptions) {
 	fs.StringVar(&o.baseOutput, "base-output", "", "the base check's kept output (its last 1 MiB is read)")
 	fs.StringVar(&o.afterOutput, "after-output", "", "the after check's kept output (its last 1 MiB is read)")
 	return fs, o
-}
-
-// newFlagSet is the flag set every subcommand starts from: errors are
-// returned, never printed or fatal.
-func newFlagSet(name string) *pflag.FlagSet {
-	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
-	fs.SortFlags = false
-	return fs
 }
 
 // parseFlags parses args into fs. It returns done with the exit code when

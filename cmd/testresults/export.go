@@ -16,7 +16,7 @@ import (
 )
 
 func init() {
-	register(command{name: "export", synopsis: "export runs as OpenTelemetry spans (OTLP/gRPC or OTLP/JSON)", run: runExport})
+	register(command{name: "export", synopsis: "export runs as OpenTelemetry spans (OTLP/gRPC or OTLP/JSON)", run: legacy(runExport)})
 }
 
 const exportUsage = `Usage: testresults export [flags] RUN.json...
@@ -77,19 +77,6 @@ not be read or is not valid.
 
 Flags:
 `
-
-// usageError is a flag combination that cannot work.
-type usageError struct{ msg string }
-
-func (e *usageError) Error() string { return e.msg }
-
-func usagef(format string, a ...any) error { return &usageError{msg: fmt.Sprintf(format, a...)} }
-
-// inputError is a run that cannot be read or exported.
-type inputError struct{ err error }
-
-func (e *inputError) Error() string { return e.err.Error() }
-func (e *inputError) Unwrap() error { return e.err }
 
 func runExport(ctx context.Context, args []string, env Env) int {
 	fs, o := newExportFlags()

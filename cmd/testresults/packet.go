@@ -12,7 +12,7 @@ import (
 )
 
 func init() {
-	register(command{name: "packet", synopsis: "the review packet of a run: Markdown for a pull request or CI summary, or HTML", run: runPacket})
+	register(command{name: "packet", synopsis: "the review packet of a run: Markdown for a pull request or CI summary, or HTML", run: legacy(runPacket)})
 }
 
 const packetUsage = `Usage: testresults packet [flags] [--base BASE.json] AFTER.json

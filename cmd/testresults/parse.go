@@ -18,7 +18,7 @@ import (
 )
 
 func init() {
-	register(command{name: "parse", synopsis: "parse report files or folders into a run (JSON on stdout)", run: runParse})
+	register(command{name: "parse", synopsis: "parse report files or folders into a run (JSON on stdout)", run: legacy(runParse)})
 }
 
 // parseUsage states the limits from the report package's constants.

@@ -17,7 +17,7 @@ import (
 )
 
 func init() {
-	register(command{name: "prune", synopsis: "apply the retention of run folders and per-case maps", run: runPrune})
+	register(command{name: "prune", synopsis: "apply the retention of run folders and per-case maps", run: legacy(runPrune)})
 }
 
 var pruneUsage = fmt.Sprintf(`Usage: testresults prune [flags]

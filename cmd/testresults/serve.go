@@ -14,7 +14,7 @@ import (
 )
 
 func init() {
-	register(command{name: "serve", synopsis: "the read-only query API and pages over stored runs", run: runServe})
+	register(command{name: "serve", synopsis: "the read-only query API and pages over stored runs", run: legacy(runServe)})
 }
 
 const serveUsage = `Usage: testresults serve [--listen 127.0.0.1:8080] [--store URL] [--admin-token-file F]

@@ -22,7 +22,7 @@ import (
 )
 
 func init() {
-	register(command{name: "validate", synopsis: "the fail-closed gate for a test tool's JSON result", run: runValidate})
+	register(command{name: "validate", synopsis: "the fail-closed gate for a test tool's JSON result", run: legacy(runValidate)})
 }
 
 const validateUsage = `Usage: testresults validate [flags] RESULT.json JUNIT.xml

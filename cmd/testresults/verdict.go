@@ -15,7 +15,7 @@ import (
 )
 
 func init() {
-	register(command{name: "verdict", synopsis: "paired verdict of N >= 2 parent and patch runs; exit 1 on broken", run: runVerdict})
+	register(command{name: "verdict", synopsis: "paired verdict of N >= 2 parent and patch runs; exit 1 on broken", run: legacy(runVerdict)})
 }
 
 const verdictUsage = `Usage: testresults verdict --parent A.json --parent B.json --patch C.json --patch D.json [flags]
