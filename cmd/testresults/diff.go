@@ -16,7 +16,7 @@ import (
 )
 
 func init() {
-	register(command{name: "diff", synopsis: "compare a run with its base: new failures, fixed, flaky, coverage", run: legacy(runDiff)})
+	register(command{name: "diff", synopsis: "compare a run with its base: new failures, fixed, flaky, coverage", run: runDiff})
 }
 
 const diffUsage = `Usage: testresults diff [flags] BASE.json AFTER.json
@@ -106,44 +106,41 @@ func readTail(path string, max int64) ([]byte, error) {
 	return io.ReadAll(io.LimitReader(f, max))
 }
 
-func runDiff(_ context.Context, args []string, env Env) int {
+func runDiff(_ context.Context, args []string, env Env) error {
 	fs, o := newDiffFlags()
-	if code, done := parseFlags("diff", diffUsage, fs, args, env); done {
-		return code
+	cf := flagsFor("diff", diffUsage, fs)
+	if err := cf.parse(args); err != nil {
+		return err
 	}
 	if fs.NArg() != 2 {
-		return usageFail("diff", diffUsage, fs, env, "want BASE.json and AFTER.json, got %d arguments", fs.NArg())
+		return cf.usageErr("want BASE.json and AFTER.json, got %d arguments", fs.NArg())
 	}
 	if fs.Arg(0) == "-" && fs.Arg(1) == "-" {
-		return usageFail("diff", diffUsage, fs, env, "only one run can come from stdin")
+		return cf.usageErr("only one run can come from stdin")
 	}
 	base, err := readRunFile(fs.Arg(0), env.Stdin)
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "testresults diff: base: %v\n", err)
-		return exitRejected
+		return rejectedf("base: %w", err)
 	}
 	after, err := readRunFile(fs.Arg(1), env.Stdin)
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "testresults diff: after: %v\n", err)
-		return exitRejected
+		return rejectedf("after: %w", err)
 	}
 	var opts []testrun.CompareOption
 	if o.afterOutput != "" {
 		afterOut, err := readTail(o.afterOutput, testrun.MaxOutputBytes)
 		if err != nil {
-			fmt.Fprintf(env.Stderr, "testresults diff: --after-output: %v\n", err)
-			return exitRejected
+			return rejectedf("--after-output: %w", err)
 		}
 		var baseOut []byte
 		if o.baseOutput != "" {
 			if baseOut, err = readTail(o.baseOutput, testrun.MaxOutputBytes); err != nil {
-				fmt.Fprintf(env.Stderr, "testresults diff: --base-output: %v\n", err)
-				return exitRejected
+				return rejectedf("--base-output: %w", err)
 			}
 		}
 		opts = append(opts, testrun.WithOutput(baseOut, afterOut))
 	} else if o.baseOutput != "" {
-		return usageFail("diff", diffUsage, fs, env, "--base-output needs --after-output")
+		return cf.usageErr("--base-output needs --after-output")
 	}
 
 	c := testrun.Compare(base, after, opts...)
@@ -153,14 +150,13 @@ func runDiff(_ context.Context, args []string, env Env) int {
 	}
 	if o.json {
 		if err := writeJSON(env.Stdout, c); err != nil {
-			fmt.Fprintf(env.Stderr, "testresults diff: %v\n", err)
-			return exitFailed
+			return err
 		}
-		return code
+		return withCode(code)
 	}
 	// Test ids and messages come from reports: escaped for the terminal.
 	printComparison(term.NewWriter(env.Stdout), c)
-	return code
+	return withCode(code)
 }
 
 // printComparison writes the comparison for people.

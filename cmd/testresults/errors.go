@@ -84,10 +84,9 @@ type cmdFlags struct {
 	fs    *pflag.FlagSet
 }
 
-// newCmdFlags returns the flag set a subcommand starts from: errors are
-// returned, never printed or fatal, and flags keep their order.
-func newCmdFlags(name, usage string) *cmdFlags {
-	return &cmdFlags{name: name, usage: usage, fs: newFlagSet(name)}
+// flagsFor pairs the flag set of the command name with its usage text.
+func flagsFor(name, usage string, fs *pflag.FlagSet) *cmdFlags {
+	return &cmdFlags{name: name, usage: usage, fs: fs}
 }
 
 // newFlagSet is the flag set every subcommand starts from: errors are
