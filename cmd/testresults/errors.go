@@ -76,6 +76,16 @@ func withCode(code int) error {
 	return &exitCode{code: code}
 }
 
+// subError is an error of a command's own subcommand (flaky record): run
+// prints it as "testresults CMD SUB: message".
+type subError struct {
+	sub string
+	err error
+}
+
+func (e *subError) Error() string { return e.err.Error() }
+func (e *subError) Unwrap() error { return e.err }
+
 // cmdFlags is a subcommand's flag set and the usage text printed before
 // its flags.
 type cmdFlags struct {
@@ -133,6 +143,10 @@ func (c *cmdFlags) withUsage(err error) error {
 func exitFor(name string, err error, env Env) int {
 	if err == nil {
 		return exitOK
+	}
+	var se *subError
+	if errors.As(err, &se) {
+		name += " " + se.sub
 	}
 	var (
 		help *helpRequest
