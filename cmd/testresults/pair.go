@@ -286,7 +286,7 @@ func runPair(ctx context.Context, args []string, env Env) int {
 		say("the comparison is invalid: %s", p.Invalid)
 		code = exitRejected
 	}
-	return exportVerdictCode(ctx, "pair", env, plan, sides[1].runs, p, code)
+	return exitFor("pair", exportVerdictResult(ctx, "pair", env, plan, sides[1].runs, p, code), env)
 }
 
 func describePatch(o *pairOptions, commit string) string {
