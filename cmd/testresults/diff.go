@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -52,28 +51,6 @@ func newDiffFlags() (*pflag.FlagSet, *diffOptions) {
 	fs.StringVar(&o.baseOutput, "base-output", "", "the base check's kept output (its last 1 MiB is read)")
 	fs.StringVar(&o.afterOutput, "after-output", "", "the after check's kept output (its last 1 MiB is read)")
 	return fs, o
-}
-
-// parseFlags parses args into fs. It returns done with the exit code when
-// the command ends here: help (0) or a usage error (2).
-func parseFlags(name, usage string, fs *pflag.FlagSet, args []string, env Env) (code int, done bool) {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			fmt.Fprint(env.Stdout, usage)
-			fmt.Fprint(env.Stdout, fs.FlagUsages())
-			return exitOK, true
-		}
-		return usageFail(name, usage, fs, env, "%v", err), true
-	}
-	return 0, false
-}
-
-// usageFail prints a usage error and the usage, and returns exitUsage.
-func usageFail(name, usage string, fs *pflag.FlagSet, env Env, format string, a ...any) int {
-	fmt.Fprintf(env.Stderr, "testresults %s: "+format+"\n\n", append([]any{name}, a...)...)
-	fmt.Fprint(env.Stderr, usage)
-	fmt.Fprint(env.Stderr, fs.FlagUsages())
-	return exitUsage
 }
 
 // writeJSON writes v as indented JSON, keeping <, > and & readable.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -22,8 +21,9 @@ const (
 // "testresults CMD: message" on stderr.
 
 // usageError is a usage mistake (a flag combination that cannot work): exit
-// 2, the message, a blank line and the command's usage on stderr. usage is
-// set by cmdFlags.withUsage, so that code below the command need not know it.
+// 2, the message, a blank line and the command's usage on stderr. Code
+// below a command returns it with usagef; the command gives it its usage
+// with cmdFlags.usageErr.
 type usageError struct {
 	msg   string
 	usage string
@@ -128,16 +128,6 @@ func (c *cmdFlags) usageErr(format string, a ...any) error {
 	return &usageError{msg: fmt.Sprintf(format, a...), usage: c.text()}
 }
 
-// withUsage gives a *usageError from below the command this command's
-// usage; other errors are returned as they are.
-func (c *cmdFlags) withUsage(err error) error {
-	var ue *usageError
-	if errors.As(err, &ue) && ue.usage == "" {
-		return &usageError{msg: ue.msg, usage: c.text()}
-	}
-	return err
-}
-
 // exitFor prints what err says for the command name and returns the
 // process's exit code.
 func exitFor(name string, err error, env Env) int {
@@ -173,12 +163,4 @@ func exitFor(name string, err error, env Env) int {
 	}
 	fmt.Fprintf(env.Stderr, "testresults %s: %v\n", name, err)
 	return exitFailed
-}
-
-// legacy adapts a subcommand that still returns its exit code and prints
-// its own messages.
-func legacy(f func(ctx context.Context, args []string, env Env) int) func(ctx context.Context, args []string, env Env) error {
-	return func(ctx context.Context, args []string, env Env) error {
-		return withCode(f(ctx, args, env))
-	}
 }
