@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -54,38 +53,6 @@ func newDiffFlags() (*pflag.FlagSet, *diffOptions) {
 	return fs, o
 }
 
-// newFlagSet is the flag set every subcommand starts from: errors are
-// returned, never printed or fatal.
-func newFlagSet(name string) *pflag.FlagSet {
-	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
-	fs.SortFlags = false
-	return fs
-}
-
-// parseFlags parses args into fs. It returns done with the exit code when
-// the command ends here: help (0) or a usage error (2).
-func parseFlags(name, usage string, fs *pflag.FlagSet, args []string, env Env) (code int, done bool) {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			fmt.Fprint(env.Stdout, usage)
-			fmt.Fprint(env.Stdout, fs.FlagUsages())
-			return exitOK, true
-		}
-		return usageFail(name, usage, fs, env, "%v", err), true
-	}
-	return 0, false
-}
-
-// usageFail prints a usage error and the usage, and returns exitUsage.
-func usageFail(name, usage string, fs *pflag.FlagSet, env Env, format string, a ...any) int {
-	fmt.Fprintf(env.Stderr, "testresults %s: "+format+"\n\n", append([]any{name}, a...)...)
-	fmt.Fprint(env.Stderr, usage)
-	fmt.Fprint(env.Stderr, fs.FlagUsages())
-	return exitUsage
-}
-
 // writeJSON writes v as indented JSON, keeping <, > and & readable.
 func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
@@ -116,44 +83,41 @@ func readTail(path string, max int64) ([]byte, error) {
 	return io.ReadAll(io.LimitReader(f, max))
 }
 
-func runDiff(_ context.Context, args []string, env Env) int {
+func runDiff(_ context.Context, args []string, env Env) error {
 	fs, o := newDiffFlags()
-	if code, done := parseFlags("diff", diffUsage, fs, args, env); done {
-		return code
+	cf := flagsFor("diff", diffUsage, fs)
+	if err := cf.parse(args); err != nil {
+		return err
 	}
 	if fs.NArg() != 2 {
-		return usageFail("diff", diffUsage, fs, env, "want BASE.json and AFTER.json, got %d arguments", fs.NArg())
+		return cf.usageErr("want BASE.json and AFTER.json, got %d arguments", fs.NArg())
 	}
 	if fs.Arg(0) == "-" && fs.Arg(1) == "-" {
-		return usageFail("diff", diffUsage, fs, env, "only one run can come from stdin")
+		return cf.usageErr("only one run can come from stdin")
 	}
 	base, err := readRunFile(fs.Arg(0), env.Stdin)
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "testresults diff: base: %v\n", err)
-		return exitRejected
+		return rejectedf("base: %w", err)
 	}
 	after, err := readRunFile(fs.Arg(1), env.Stdin)
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "testresults diff: after: %v\n", err)
-		return exitRejected
+		return rejectedf("after: %w", err)
 	}
 	var opts []testrun.CompareOption
 	if o.afterOutput != "" {
 		afterOut, err := readTail(o.afterOutput, testrun.MaxOutputBytes)
 		if err != nil {
-			fmt.Fprintf(env.Stderr, "testresults diff: --after-output: %v\n", err)
-			return exitRejected
+			return rejectedf("--after-output: %w", err)
 		}
 		var baseOut []byte
 		if o.baseOutput != "" {
 			if baseOut, err = readTail(o.baseOutput, testrun.MaxOutputBytes); err != nil {
-				fmt.Fprintf(env.Stderr, "testresults diff: --base-output: %v\n", err)
-				return exitRejected
+				return rejectedf("--base-output: %w", err)
 			}
 		}
 		opts = append(opts, testrun.WithOutput(baseOut, afterOut))
 	} else if o.baseOutput != "" {
-		return usageFail("diff", diffUsage, fs, env, "--base-output needs --after-output")
+		return cf.usageErr("--base-output needs --after-output")
 	}
 
 	c := testrun.Compare(base, after, opts...)
@@ -163,14 +127,13 @@ func runDiff(_ context.Context, args []string, env Env) int {
 	}
 	if o.json {
 		if err := writeJSON(env.Stdout, c); err != nil {
-			fmt.Fprintf(env.Stderr, "testresults diff: %v\n", err)
-			return exitFailed
+			return err
 		}
-		return code
+		return withCode(code)
 	}
 	// Test ids and messages come from reports: escaped for the terminal.
 	printComparison(term.NewWriter(env.Stdout), c)
-	return code
+	return withCode(code)
 }
 
 // printComparison writes the comparison for people.

@@ -9,8 +9,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/spf13/pflag"
-
 	"github.com/hangar-dev/testresults/exporter"
 	"github.com/hangar-dev/testresults/translate"
 )
@@ -78,51 +76,25 @@ not be read or is not valid.
 Flags:
 `
 
-// usageError is a flag combination that cannot work.
-type usageError struct{ msg string }
-
-func (e *usageError) Error() string { return e.msg }
-
-func usagef(format string, a ...any) error { return &usageError{msg: fmt.Sprintf(format, a...)} }
-
-// inputError is a run that cannot be read or exported.
-type inputError struct{ err error }
-
-func (e *inputError) Error() string { return e.err.Error() }
-func (e *inputError) Unwrap() error { return e.err }
-
-func runExport(ctx context.Context, args []string, env Env) int {
+func runExport(ctx context.Context, args []string, env Env) error {
 	fs, o := newExportFlags()
-	usageTo := func(w io.Writer) {
-		fmt.Fprint(w, exportUsage)
-		fmt.Fprint(w, fs.FlagUsages())
-	}
-	usageErr := func(msg string) int {
-		fmt.Fprintf(env.Stderr, "testresults export: %s\n\n", msg)
-		usageTo(env.Stderr)
-		return exitUsage
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			usageTo(env.Stdout)
-			return exitOK
-		}
-		return usageErr(err.Error())
+	cf := flagsFor("export", exportUsage, fs)
+	if err := cf.parse(args); err != nil {
+		return err
 	}
 	p, err := o.plan(fs, fs.Args(), env)
 	var uerr *usageError
 	switch {
 	case errors.As(err, &uerr):
-		return usageErr(uerr.msg)
+		return cf.usageErr("%s", uerr.msg)
 	case err != nil:
-		fmt.Fprintf(env.Stderr, "testresults export: %v\n", err)
-		return exitRejected
+		return rejected(err)
 	}
 	err = p.export(ctx, env.Stdout)
 	if err == nil && !o.quiet {
 		fmt.Fprintln(env.Stderr, p.summary(useColor(env)))
 	}
-	return exportCode(env, err)
+	return exportError(err)
 }
 
 // summary is the line for people that says what an export delivered: how
@@ -206,19 +178,17 @@ func (p *exportPlan) send(ctx context.Context) (err error) {
 	return err
 }
 
-// exportCode reports err and maps it to the exit code: 2 for an unusable
-// environment (OTEL_RESOURCE_ATTRIBUTES, TRACEPARENT), 3 for runs that
-// cannot be exported, 1 for a failed export.
-func exportCode(env Env, err error) int {
-	if err == nil {
-		return exitOK
-	}
-	fmt.Fprintf(env.Stderr, "testresults export: %v\n", err)
+// exportError classifies a failed export: exit 2 for an unusable
+// environment (OTEL_RESOURCE_ATTRIBUTES, TRACEPARENT; no usage printed, no
+// flag is at fault), 3 for runs that cannot be exported, 1 otherwise.
+func exportError(err error) error {
 	switch {
+	case err == nil:
+		return nil
 	case errors.Is(err, exporter.ErrConfig), errors.Is(err, exporter.ErrParent):
-		return exitUsage
+		return &exitCode{code: exitUsage, msg: err.Error()}
 	case errors.Is(err, translate.ErrInvalid):
-		return exitRejected
+		return rejected(err)
 	}
-	return exitFailed
+	return err
 }

@@ -87,19 +87,18 @@ func storeLocation(flag string, env Env) (string, error) {
 	return store.DefaultPath(home), nil
 }
 
-func runFlaky(ctx context.Context, args []string, env Env) int {
+func runFlaky(ctx context.Context, args []string, env Env) error {
 	fs, o := newFlakyFlags()
 	so := addStoreFlags(fs)
-	if code, done := parseFlags("flaky", flakyUsage, fs, args, env); done {
-		return code
+	cf := flagsFor("flaky", flakyUsage, fs)
+	if err := cf.parse(args); err != nil {
+		return err
 	}
 	if fs.NArg() == 0 {
-		return usageFail("flaky", flakyUsage, fs, env, "no subcommand (record, list, prune, check or summary)")
+		return cf.usageErr("no subcommand (record, list, prune, check or summary)")
 	}
 	sub, rest := fs.Arg(0), fs.Args()[1:]
-	fail := func(format string, a ...any) int {
-		return usageFail("flaky", flakyUsage, fs, env, format, a...)
-	}
+	fail := cf.usageErr
 	listEnv := o.env
 	if !fs.Changed("env") {
 		listEnv = ""
@@ -135,20 +134,17 @@ func runFlaky(ctx context.Context, args []string, env Env) int {
 	for _, p := range rest {
 		r, err := readRunFile(p, env.Stdin)
 		if err != nil {
-			fmt.Fprintf(env.Stderr, "testresults flaky: %v\n", err)
-			return exitRejected
+			return rejected(err)
 		}
 		runs = append(runs, r)
 	}
 	st, err := store.Open(ctx, loc)
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "testresults flaky: %v\n", err)
-		return exitRejected
+		return rejected(err)
 	}
 	defer st.Close()
-	storeFail := func(err error) int {
-		fmt.Fprintf(env.Stderr, "testresults flaky %s: %v\n", sub, err)
-		return exitRejected
+	storeFail := func(err error) error {
+		return &subError{sub: sub, err: rejected(err)}
 	}
 	// Test ids come from reports: what people read is escaped for the
 	// terminal.
@@ -195,15 +191,11 @@ func runFlaky(ctx context.Context, args []string, env Env) int {
 	case "check":
 		return flakyCheck(ctx, st, o, runs[0], jobStart, env, storeFail)
 	}
-	return exitOK
+	return nil
 }
 
-func jsonOut(env Env, v any) int {
-	if err := writeJSON(env.Stdout, v); err != nil {
-		fmt.Fprintf(env.Stderr, "testresults flaky: %v\n", err)
-		return exitFailed
-	}
-	return exitOK
+func jsonOut(env Env, v any) error {
+	return writeJSON(env.Stdout, v)
 }
 
 type recordLine struct {
@@ -214,7 +206,7 @@ type recordLine struct {
 	Flaky    map[string][]testrun.FlakyHow `json:"flaky"`
 }
 
-func flakyRecord(ctx context.Context, st store.Store, o *flakyOptions, runs []*testrun.Run, env Env, storeFail func(error) int) int {
+func flakyRecord(ctx context.Context, st store.Store, o *flakyOptions, runs []*testrun.Run, env Env, storeFail func(error) error) error {
 	lines := []recordLine{}
 	for _, r := range runs {
 		got, err := st.Record(ctx, o.repo, o.env, r)
@@ -243,7 +235,7 @@ func flakyRecord(ctx context.Context, st store.Store, o *flakyOptions, runs []*t
 		sort.Strings(ids)
 		fmt.Fprintf(human, "%s: %d outcomes observed, %d flaky%s\n", l.Run, l.Observed, len(ids), listTail(ids))
 	}
-	return exitOK
+	return nil
 }
 
 type checkFailure struct {
@@ -260,7 +252,7 @@ type checkResult struct {
 	Failures  []checkFailure `json:"failures"`
 }
 
-func flakyCheck(ctx context.Context, st store.Store, o *flakyOptions, r *testrun.Run, jobStart time.Time, env Env, storeFail func(error) int) int {
+func flakyCheck(ctx context.Context, st store.Store, o *flakyOptions, r *testrun.Run, jobStart time.Time, env Env, storeFail func(error) error) error {
 	res := checkResult{Run: r.ID, JobStart: jobStart, Failures: []checkFailure{}}
 	failing, err := testrun.FailingIDs(r)
 	var entries map[string]testrun.FlakyEntry
@@ -293,13 +285,13 @@ func flakyCheck(ctx context.Context, st store.Store, o *flakyOptions, r *testrun
 		code = exitFailed
 	}
 	if o.json {
-		if c := jsonOut(env, res); c != exitOK {
-			return c
+		if err := jsonOut(env, res); err != nil {
+			return err
 		}
-		return code
+		return withCode(code)
 	}
 	printCheck(term.NewWriter(env.Stdout), res)
-	return code
+	return withCode(code)
 }
 
 func printCheck(w io.Writer, res checkResult) {

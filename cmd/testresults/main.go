@@ -19,14 +19,6 @@ import (
 	"github.com/hangar-dev/testresults/internal/term"
 )
 
-// Exit codes shared by every subcommand.
-const (
-	exitOK       = 0
-	exitFailed   = 1
-	exitUsage    = 2
-	exitRejected = 3
-)
-
 // Env is what a subcommand may touch of the outside world, so that tests can
 // run it in process.
 type Env struct {
@@ -40,7 +32,7 @@ type Env struct {
 type command struct {
 	name     string
 	synopsis string
-	run      func(ctx context.Context, args []string, env Env) int
+	run      func(ctx context.Context, args []string, env Env) error
 }
 
 var commands = map[string]command{}
@@ -98,7 +90,7 @@ func run(ctx context.Context, args []string, env Env) int {
 		usage(env.Stderr)
 		return exitUsage
 	}
-	return c.run(ctx, args[1:], env)
+	return exitFor(c.name, c.run(ctx, args[1:], env), env)
 }
 
 func usage(w io.Writer) {

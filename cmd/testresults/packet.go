@@ -60,14 +60,13 @@ func newPacketFlags() (*pflag.FlagSet, *packetOptions) {
 	return fs, o
 }
 
-func runPacket(ctx context.Context, args []string, env Env) int {
+func runPacket(ctx context.Context, args []string, env Env) error {
 	fs, o := newPacketFlags()
-	if code, done := parseFlags("packet", packetUsage, fs, args, env); done {
-		return code
+	cf := flagsFor("packet", packetUsage, fs)
+	if err := cf.parse(args); err != nil {
+		return err
 	}
-	fail := func(format string, a ...any) int {
-		return usageFail("packet", packetUsage, fs, env, format, a...)
-	}
+	fail := cf.usageErr
 	if fs.NArg() != 1 {
 		return fail("want one AFTER.json, got %d arguments", fs.NArg())
 	}
@@ -84,15 +83,13 @@ func runPacket(ctx context.Context, args []string, env Env) int {
 	if o.base != "" {
 		r, err := readRunFile(o.base, env.Stdin)
 		if err != nil {
-			fmt.Fprintf(env.Stderr, "testresults packet: base: %v\n", err)
-			return exitRejected
+			return rejectedf("base: %v", err)
 		}
 		base = r
 	}
 	after, err := readRunFile(fs.Arg(0), env.Stdin)
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "testresults packet: after: %v\n", err)
-		return exitRejected
+		return rejectedf("after: %v", err)
 	}
 
 	in := packet.Input{After: after, Base: base}
@@ -104,8 +101,7 @@ func runPacket(ctx context.Context, args []string, env Env) int {
 		}
 		ids, err := flakyListIDs(ctx, loc, o.repo, o.env)
 		if err != nil {
-			fmt.Fprintf(env.Stderr, "testresults packet: %v\n", err)
-			return exitRejected
+			return rejected(err)
 		}
 		opts = append(opts, testrun.WithFlakyList(ids))
 		in.FlakyList = fmt.Sprintf("repository %s, environment %s, %d tests on it", o.repo, o.env, len(ids))
@@ -120,10 +116,9 @@ func runPacket(ctx context.Context, args []string, env Env) int {
 		err = packet.Markdown(env.Stdout, in)
 	}
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "testresults packet: %v\n", err)
-		return exitFailed
+		return err
 	}
-	return exitOK
+	return nil
 }
 
 // flakyListIDs returns the test ids on the live flaky list of repo and env.

@@ -93,14 +93,14 @@ func newPairFlags() (*pflag.FlagSet, *pairOptions) {
 	return fs, o
 }
 
-func runPair(ctx context.Context, args []string, env Env) int {
+// runPair ends with the verdict's code; 130 when interrupted.
+func runPair(ctx context.Context, args []string, env Env) error {
 	fs, o := newPairFlags()
-	if code, done := parseFlags("pair", pairUsage, fs, args, env); done {
-		return code
+	cf := flagsFor("pair", pairUsage, fs)
+	if err := cf.parse(args); err != nil {
+		return err
 	}
-	fail := func(format string, a ...any) int {
-		return usageFail("pair", pairUsage, fs, env, format, a...)
-	}
+	fail := cf.usageErr
 	argv := fs.Args()
 	switch {
 	case len(argv) == 0:
@@ -140,8 +140,7 @@ func runPair(ctx context.Context, args []string, env Env) int {
 	g := gitRunner{env: env.Environ()}
 	root, err := g.out(ctx, o.dir, "rev-parse", "--show-toplevel")
 	if err != nil {
-		say("%s is not in a git repository: %v", o.dir, err)
-		return exitRejected
+		return rejectedf("%s is not in a git repository: %v", o.dir, err)
 	}
 	g.root = root
 	parentRev, patchRev := "HEAD", ""
@@ -154,21 +153,18 @@ func runPair(ctx context.Context, args []string, env Env) int {
 	}
 	parent, err := g.commit(ctx, parentRev)
 	if err != nil {
-		say("the parent: %v", err)
-		return exitRejected
+		return rejectedf("the parent: %v", err)
 	}
 	patchCommit := parent
 	if patchRev != "" {
 		if patchCommit, err = g.commit(ctx, patchRev); err != nil {
-			say("the patch: %v", err)
-			return exitRejected
+			return rejectedf("the patch: %v", err)
 		}
 	}
 
 	tmp, err := os.MkdirTemp("", "testresults-pair-")
 	if err != nil {
-		say("%v", err)
-		return exitRejected
+		return rejected(err)
 	}
 	trees := &worktrees{g: g, tmp: tmp}
 	// Removed whatever happens: after a failed run, a failed git command or
@@ -180,18 +176,15 @@ func runPair(ctx context.Context, args []string, env Env) int {
 	}()
 	parentTree, err := trees.add(ctx, "parent", parent)
 	if err != nil {
-		say("%v", err)
-		return exitRejected
+		return rejected(err)
 	}
 	patchTree, err := trees.add(ctx, "patch", patchCommit)
 	if err != nil {
-		say("%v", err)
-		return exitRejected
+		return rejected(err)
 	}
 	if o.patch != "" {
 		if _, err := g.out(ctx, patchTree, "apply", o.patch); err != nil {
-			say("--patch does not apply on %s: %v", shortRev(parent), err)
-			return exitRejected
+			return rejectedf("--patch does not apply on %s: %v", shortRev(parent), err)
 		}
 	}
 
@@ -199,16 +192,14 @@ func runPair(ctx context.Context, args []string, env Env) int {
 	if o.pins != "" {
 		vo := &verdictOptions{pins: o.pins, parentTree: parentTree, patchTree: patchTree}
 		if pinOpt, err = vo.pinsOption(); err != nil {
-			say("--pins: %v", err)
-			return exitRejected
+			return rejectedf("--pins: %v", err)
 		}
 	}
 
 	out := o.out
 	if out == "" {
 		if out, err = os.MkdirTemp("", "testresults-pair-runs-"); err != nil {
-			say("%v", err)
-			return exitRejected
+			return rejected(err)
 		}
 	}
 	var checkOut io.Writer = io.Discard
@@ -234,22 +225,20 @@ func runPair(ctx context.Context, args []string, env Env) int {
 				check.WithTimeout(o.timeout),
 			)
 			if ctx.Err() != nil {
-				say("interrupted")
-				return exitInterrupted
+				return &exitCode{code: exitInterrupted, msg: "interrupted"}
 			}
 			if res == nil {
-				say("%s run %d: %v", side.name, i, err)
+				msg := fmt.Sprintf("%s run %d: %v", side.name, i, err)
 				if errors.Is(err, check.ErrMode) || errors.Is(err, check.ErrReportDir) {
-					return exitUsage
+					return &exitCode{code: exitUsage, msg: msg}
 				}
-				return exitRejected
+				return rejected(errors.New(msg))
 			}
 			if err != nil {
 				say("%s run %d: %v", side.name, i, err)
 			}
 			if _, err := check.WriteResults(res.Dir, res.Run); err != nil {
-				say("%s run %d: %v", side.name, i, err)
-				return exitRejected
+				return rejectedf("%s run %d: %v", side.name, i, err)
 			}
 			say("%s run %d/%d: %s", side.name, i, o.runs, runLine(res))
 			side.runs = append(side.runs, res.Run)
@@ -262,13 +251,11 @@ func runPair(ctx context.Context, args []string, env Env) int {
 	}
 	p, err := testrun.PairedVerdict(sides[0].runs, sides[1].runs, vopts...)
 	if err != nil {
-		say("%v", err)
-		return exitRejected
+		return rejected(err)
 	}
 	if o.json {
 		if err := writeJSON(env.Stdout, p); err != nil {
-			say("%v", err)
-			return exitFailed
+			return err
 		}
 	} else {
 		fmt.Fprintf(env.Stdout, "parent: %s\npatch:  %s\n", parent, describePatch(o, patchCommit))
@@ -286,7 +273,7 @@ func runPair(ctx context.Context, args []string, env Env) int {
 		say("the comparison is invalid: %s", p.Invalid)
 		code = exitRejected
 	}
-	return exportVerdictCode(ctx, "pair", env, plan, sides[1].runs, p, code)
+	return exportVerdictResult(ctx, "pair", env, plan, sides[1].runs, p, code)
 }
 
 func describePatch(o *pairOptions, commit string) string {

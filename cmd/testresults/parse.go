@@ -104,24 +104,13 @@ func newParseFlags() (*pflag.FlagSet, *parseOptions) {
 
 var commitRE = regexp.MustCompile(`^[0-9a-fA-F]{4,64}$`)
 
-func runParse(ctx context.Context, args []string, env Env) int {
+func runParse(ctx context.Context, args []string, env Env) error {
 	fs, o := newParseFlags()
-	usageTo := func(w io.Writer) {
-		fmt.Fprint(w, parseUsage)
-		fmt.Fprint(w, fs.FlagUsages())
+	cf := flagsFor("parse", parseUsage, fs)
+	if err := cf.parse(args); err != nil {
+		return err
 	}
-	usageErr := func(format string, a ...any) int {
-		fmt.Fprintf(env.Stderr, "testresults parse: "+format+"\n\n", a...)
-		usageTo(env.Stderr)
-		return exitUsage
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			usageTo(env.Stdout)
-			return exitOK
-		}
-		return usageErr("%v", err)
-	}
+	usageErr := cf.usageErr
 	paths := fs.Args()
 	if len(paths) == 0 {
 		return usageErr("no PATH given")
@@ -173,8 +162,7 @@ func runParse(ctx context.Context, args []string, env Env) int {
 			if errors.As(err, &uerr) {
 				return usageErr("%s", uerr.msg)
 			}
-			fmt.Fprintf(env.Stderr, "testresults parse: %v\n", err)
-			return exitRejected
+			return rejected(err)
 		}
 	} else {
 		for _, name := range exportFlagNames() {
@@ -212,12 +200,10 @@ func runParse(ctx context.Context, args []string, env Env) int {
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	if merr := enc.Encode(run); merr != nil {
-		fmt.Fprintf(env.Stderr, "testresults parse: %v\n", merr)
-		return exitRejected
+		return rejected(merr)
 	}
 	if rerr := o.store.record(ctx, env, run); rerr != nil {
-		fmt.Fprintf(env.Stderr, "testresults parse: record: %v\n", rerr)
-		return exitRejected
+		return rejectedf("record: %v", rerr)
 	}
 	if !o.quiet {
 		s := summary{w: env.Stderr, color: useColor(env)}
@@ -225,6 +211,8 @@ func runParse(ctx context.Context, args []string, env Env) int {
 	}
 	code := exitOK
 	if err != nil {
+		// The reason, then each refused report: printed here, before
+		// the export, in the order people read them.
 		fmt.Fprintf(env.Stderr, "testresults parse: %v\n", err)
 		for _, r := range run.Reports {
 			if r.Error != "" {
@@ -239,11 +227,10 @@ func runParse(ctx context.Context, args []string, env Env) int {
 		// counted), not something to drop.
 		plan.put(run)
 		if perr := plan.export(ctx, env.Stdout); perr != nil {
-			fmt.Fprintf(env.Stderr, "testresults parse: export: %v\n", perr)
-			return exitFailed
+			return fmt.Errorf("export: %v", perr)
 		}
 	}
-	return code
+	return withCode(code)
 }
 
 // exportFlagNames lists the flags that addExportFlags registers.

@@ -4,9 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
 	"time"
 
@@ -55,10 +53,7 @@ type pruneOptions struct {
 
 func newPruneFlags() (*pflag.FlagSet, *pruneOptions) {
 	o := &pruneOptions{}
-	fs := pflag.NewFlagSet("prune", pflag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
-	fs.SortFlags = false
+	fs := newFlagSet("prune")
 	fs.StringVar(&o.dir, "dir", "", "the folder of run folders (default $HOME/.hangar/tests)")
 	fs.StringVar(&o.now, "now", "", "the time to prune as of (RFC 3339; default now)")
 	fs.StringVar(&o.store, "store", "", "also prune the runs recorded in this store: a SQLite file or a postgres:// URL (default: $HANGAR_STORE when set)")
@@ -66,24 +61,13 @@ func newPruneFlags() (*pflag.FlagSet, *pruneOptions) {
 	return fs, o
 }
 
-func runPrune(ctx context.Context, args []string, env Env) int {
+func runPrune(ctx context.Context, args []string, env Env) error {
 	fs, o := newPruneFlags()
-	usageTo := func(w io.Writer) {
-		fmt.Fprint(w, pruneUsage)
-		fmt.Fprint(w, fs.FlagUsages())
+	cf := flagsFor("prune", pruneUsage, fs)
+	if err := cf.parse(args); err != nil {
+		return err
 	}
-	usageErr := func(format string, a ...any) int {
-		fmt.Fprintf(env.Stderr, "testresults prune: "+format+"\n\n", a...)
-		usageTo(env.Stderr)
-		return exitUsage
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			usageTo(env.Stdout)
-			return exitOK
-		}
-		return usageErr("%v", err)
-	}
+	usageErr := cf.usageErr
 	if fs.NArg() > 0 {
 		return usageErr("unexpected arguments %q", fs.Args())
 	}
@@ -105,8 +89,7 @@ func runPrune(ctx context.Context, args []string, env Env) int {
 	}
 	p, err := check.Prune(dir, now)
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "testresults prune: %v\n", err)
-		return exitFailed
+		return err
 	}
 	out := struct {
 		*check.Pruned
@@ -115,8 +98,7 @@ func runPrune(ctx context.Context, args []string, env Env) int {
 	if loc := cmp.Or(o.store, env.Getenv("HANGAR_STORE")); loc != "" {
 		pr, err := pruneStore(ctx, loc, now)
 		if err != nil {
-			fmt.Fprintf(env.Stderr, "testresults prune: %v\n", err)
-			return exitFailed
+			return err
 		}
 		out.Store = &pr
 	}
@@ -124,8 +106,7 @@ func runPrune(ctx context.Context, args []string, env Env) int {
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(out); err != nil {
-		fmt.Fprintf(env.Stderr, "testresults prune: %v\n", err)
-		return exitFailed
+		return err
 	}
 	if !o.quiet {
 		for _, d := range p.Removed {
@@ -142,7 +123,7 @@ func runPrune(ctx context.Context, args []string, env Env) int {
 			fmt.Fprintf(env.Stderr, "testresults prune: store: %d runs removed, %d per-case maps dropped\n", out.Store.Runs, out.Store.Cases)
 		}
 	}
-	return exitOK
+	return nil
 }
 
 // pruneStore applies the retention of stored runs in the store at loc.

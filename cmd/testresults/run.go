@@ -152,24 +152,16 @@ func newRunFlags() (*pflag.FlagSet, *runOptions) {
 	return fs, o
 }
 
-func runRun(ctx context.Context, args []string, env Env) int {
+// runRun ends with the check's own exit code (or 124, 125, 1 as its usage
+// says); what went wrong after the check started is printed where it
+// happens, among the summary, and the code carries no message.
+func runRun(ctx context.Context, args []string, env Env) error {
 	fs, o := newRunFlags()
-	usageTo := func(w io.Writer) {
-		fmt.Fprint(w, runUsage)
-		fmt.Fprint(w, fs.FlagUsages())
+	cf := flagsFor("run", runUsage, fs)
+	if err := cf.parse(args); err != nil {
+		return err
 	}
-	usageErr := func(format string, a ...any) int {
-		fmt.Fprintf(env.Stderr, "testresults run: "+format+"\n\n", a...)
-		usageTo(env.Stderr)
-		return exitUsage
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, pflag.ErrHelp) {
-			usageTo(env.Stdout)
-			return exitOK
-		}
-		return usageErr("%v", err)
-	}
+	usageErr := cf.usageErr
 	argv := fs.Args()
 	switch {
 	case len(argv) == 0:
@@ -212,8 +204,7 @@ func runRun(ctx context.Context, args []string, env Env) int {
 			if errors.As(err, &uerr) {
 				return usageErr("%s", uerr.msg)
 			}
-			fmt.Fprintf(env.Stderr, "testresults run: %v\n", err)
-			return exitUsage
+			return &exitCode{code: exitUsage, msg: err.Error()}
 		}
 		base = plan.opts.Base
 	} else {
@@ -225,8 +216,7 @@ func runRun(ctx context.Context, args []string, env Env) int {
 		if o.exp.baseRun != "" {
 			var err error
 			if base, err = readRunFile(o.exp.baseRun, env.Stdin); err != nil {
-				fmt.Fprintf(env.Stderr, "testresults run: --base-run: %v\n", err)
-				return exitUsage
+				return &exitCode{code: exitUsage, msg: "--base-run: " + err.Error()}
 			}
 		}
 	}
@@ -243,8 +233,7 @@ func runRun(ctx context.Context, args []string, env Env) int {
 			case err == nil:
 				baseOut = b
 			case o.baseOutput != "" || !errors.Is(err, iofs.ErrNotExist):
-				fmt.Fprintf(env.Stderr, "testresults run: --base-output: %v\n", err)
-				return exitUsage
+				return &exitCode{code: exitUsage, msg: "--base-output: " + err.Error()}
 			}
 		}
 	}
@@ -273,11 +262,10 @@ func runRun(ctx context.Context, args []string, env Env) int {
 	res, err := check.Run(context.WithoutCancel(ctx), argv, opts...)
 	signal.Stop(sigs)
 	if res == nil {
-		fmt.Fprintf(env.Stderr, "testresults run: %v\n", err)
 		if errors.Is(err, check.ErrMode) || errors.Is(err, check.ErrReportDir) {
-			return exitUsage
+			return &exitCode{code: exitUsage, msg: fmt.Sprint(err)}
 		}
-		return exitInternal
+		return &exitCode{code: exitInternal, msg: fmt.Sprint(err)}
 	}
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "testresults run: %v\n", err)
@@ -354,7 +342,7 @@ func runRun(ctx context.Context, args []string, env Env) int {
 			}
 		}
 	}
-	return code
+	return withCode(code)
 }
 
 // print prints the run of res for people: how the check ended, what

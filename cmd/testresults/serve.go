@@ -83,46 +83,45 @@ func (o *serveOptions) adminToken(env Env) (string, error) {
 	return tok, nil
 }
 
-func runServe(ctx context.Context, args []string, env Env) int {
+func runServe(ctx context.Context, args []string, env Env) error {
 	fs, o := newServeFlags()
-	if code, done := parseFlags("serve", serveUsage, fs, args, env); done {
-		return code
+	cf := flagsFor("serve", serveUsage, fs)
+	if err := cf.parse(args); err != nil {
+		return err
 	}
 	if fs.NArg() > 0 {
-		return usageFail("serve", serveUsage, fs, env, "serve takes no arguments")
+		return cf.usageErr("serve takes no arguments")
 	}
 	token, err := o.adminToken(env)
 	if err != nil {
-		return usageFail("serve", serveUsage, fs, env, "--admin-token-file: %v", err)
+		return cf.usageErr("--admin-token-file: %v", err)
 	}
 	loc, err := storeLocation(o.store, env)
 	if err != nil {
-		return usageFail("serve", serveUsage, fs, env, "%v", err)
+		return cf.usageErr("%v", err)
 	}
 	st, err := store.Open(ctx, loc)
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "testresults serve: %v\n", err)
-		return exitFailed
+		return err
 	}
 	defer st.Close()
 	ln, err := net.Listen("tcp", o.listen)
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "testresults serve: %v\n", err)
-		return exitFailed
+		return err
 	}
 	tel, err := newServeTelemetry(ctx, env)
 	if err != nil {
 		ln.Close()
-		fmt.Fprintf(env.Stderr, "testresults serve: %v\n", err)
-		return exitUsage
+		// The environment's exporter settings are unusable: a usage
+		// error, without the usage (no flag of serve is at fault).
+		return &exitCode{code: exitUsage, msg: err.Error()}
 	}
 	defer tel.shutdown()
 	srv := serve.New(st, serve.Options{AdminToken: token, AccessLog: env.Stderr, TracerProvider: tel.tp, MeterProvider: tel.mp})
 	fmt.Fprintf(env.Stderr, "testresults serve: listening on http://%s\n", ln.Addr())
 	if err := serve.Serve(ctx, ln, srv.Handler()); err != nil {
-		fmt.Fprintf(env.Stderr, "testresults serve: %v\n", err)
-		return exitFailed
+		return err
 	}
 	fmt.Fprintln(env.Stderr, "testresults serve: stopped")
-	return exitOK
+	return nil
 }

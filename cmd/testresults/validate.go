@@ -139,26 +139,26 @@ func encoderLine(w io.Writer) func(any) error {
 	}
 }
 
-func runValidate(_ context.Context, args []string, env Env) int {
+func runValidate(_ context.Context, args []string, env Env) error {
 	fs, o := newValidateFlags()
-	if code, done := parseFlags("validate", validateUsage, fs, args, env); done {
-		return code
+	cf := flagsFor("validate", validateUsage, fs)
+	if err := cf.parse(args); err != nil {
+		return err
 	}
 	if o.schema {
 		if _, err := env.Stdout.Write(testrun.ToolResultSchema); err != nil {
-			return exitFailed
+			return withCode(exitFailed)
 		}
-		return exitOK
+		return nil
 	}
 	if fs.NArg() != 2 {
-		return usageFail("validate", validateUsage, fs, env, "want RESULT.json and JUNIT.xml, got %d arguments", fs.NArg())
+		return cf.usageErr("want RESULT.json and JUNIT.xml, got %d arguments", fs.NArg())
 	}
 	dir := o.dir
 	if dir == "" {
 		wd, err := os.Getwd()
 		if err != nil {
-			fmt.Fprintf(env.Stderr, "testresults validate: %v\n", err)
-			return exitRejected
+			return rejected(err)
 		}
 		dir = wd
 	}
@@ -193,12 +193,11 @@ func runValidate(_ context.Context, args []string, env Env) int {
 			fmt.Fprintf(env.Stderr, "testresults validate: --shadow: %v\n", err)
 		}
 		fmt.Fprintf(env.Stderr, "testresults validate: shadow: %s\n", verdictWord(v))
-		return exitOK
+		return nil
 	}
 	if o.json {
 		if err := writeJSON(env.Stdout, v); err != nil {
-			fmt.Fprintf(env.Stderr, "testresults validate: %v\n", err)
-			return exitFailed
+			return err
 		}
 	} else {
 		out := term.NewWriter(env.Stdout)
@@ -208,9 +207,9 @@ func runValidate(_ context.Context, args []string, env Env) int {
 		}
 	}
 	if !v.Accepted {
-		return exitFailed
+		return withCode(exitFailed)
 	}
-	return exitOK
+	return nil
 }
 
 func verdictWord(v testrun.ToolVerdict) string {

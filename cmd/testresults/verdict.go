@@ -158,29 +158,29 @@ func (o *verdictOptions) pinsOption() (testrun.VerdictOption, error) {
 	return testrun.WithPins(parent, patch), nil
 }
 
-func runVerdict(ctx context.Context, args []string, env Env) int {
+func runVerdict(ctx context.Context, args []string, env Env) error {
 	fs, o := newVerdictFlags()
-	if code, done := parseFlags("verdict", verdictUsage, fs, args, env); done {
-		return code
+	cf := flagsFor("verdict", verdictUsage, fs)
+	if err := cf.parse(args); err != nil {
+		return err
 	}
 	if fs.NArg() > 0 {
-		return usageFail("verdict", verdictUsage, fs, env, "unexpected argument %q: runs are given with --parent and --patch", fs.Arg(0))
+		return cf.usageErr("unexpected argument %q: runs are given with --parent and --patch", fs.Arg(0))
 	}
 	if len(o.parents) < testrun.MinPairedRuns || len(o.patches) < testrun.MinPairedRuns {
-		return usageFail("verdict", verdictUsage, fs, env, "give at least %d --parent and %d --patch runs (got %d and %d)",
+		return cf.usageErr("give at least %d --parent and %d --patch runs (got %d and %d)",
 			testrun.MinPairedRuns, testrun.MinPairedRuns, len(o.parents), len(o.patches))
 	}
 	pinOpt, err := o.pinsOption()
 	if err != nil {
 		if ue, ok := err.(*usageError); ok {
-			return usageFail("verdict", verdictUsage, fs, env, "%s", ue.msg)
+			return cf.usageErr("%s", ue.msg)
 		}
-		fmt.Fprintf(env.Stderr, "testresults verdict: %v\n", err)
-		return exitRejected
+		return rejected(err)
 	}
 	plan, err := o.ve.plan(fs, env)
 	if err != nil {
-		return usageFail("verdict", verdictUsage, fs, env, "%v", err)
+		return cf.usageErr("%v", err)
 	}
 	read := func(paths []string) ([]*testrun.Run, error) {
 		var runs []*testrun.Run
@@ -204,20 +204,17 @@ func runVerdict(ctx context.Context, args []string, env Env) int {
 			return reportVerdict(ctx, env, o, plan, parent, patch, opts)
 		}
 	}
-	fmt.Fprintf(env.Stderr, "testresults verdict: %v\n", err)
-	return exitRejected
+	return rejected(err)
 }
 
-func reportVerdict(ctx context.Context, env Env, o *verdictOptions, plan *exportPlan, parent, patch []*testrun.Run, opts []testrun.VerdictOption) int {
+func reportVerdict(ctx context.Context, env Env, o *verdictOptions, plan *exportPlan, parent, patch []*testrun.Run, opts []testrun.VerdictOption) error {
 	p, err := testrun.PairedVerdict(parent, patch, opts...)
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "testresults verdict: %v\n", err)
-		return exitRejected
+		return rejected(err)
 	}
 	if o.json {
 		if err := writeJSON(env.Stdout, p); err != nil {
-			fmt.Fprintf(env.Stderr, "testresults verdict: %v\n", err)
-			return exitFailed
+			return err
 		}
 	} else {
 		printPaired(term.NewWriter(env.Stdout), p)
@@ -234,7 +231,7 @@ func reportVerdict(ctx context.Context, env Env, o *verdictOptions, plan *export
 		fmt.Fprintf(env.Stderr, "testresults verdict: the comparison is invalid: %s\n", p.Invalid)
 		code = exitRejected
 	}
-	return exportVerdictCode(ctx, "verdict", env, plan, patch, p, code)
+	return exportVerdictResult(ctx, "verdict", env, plan, patch, p, code)
 }
 
 func outcomes(list []testrun.Outcome) string {

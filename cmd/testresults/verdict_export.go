@@ -95,22 +95,21 @@ func (p *exportPlan) exportVerdict(ctx context.Context, patch []*testrun.Run, pa
 	})
 }
 
-// exportVerdictCode exports the verdict when plan is not nil, says so on
-// stderr, and returns code, or exitFailed for a failed export after a
-// verdict that would exit 0.
-func exportVerdictCode(ctx context.Context, name string, env Env, plan *exportPlan, patch []*testrun.Run, paired *testrun.Paired, code int) int {
+// exportVerdictResult exports the verdict when plan is not nil, says so on
+// stderr, and ends the command name with the verdict's code, or exit 1
+// for a failed export after a verdict that would exit 0.
+func exportVerdictResult(ctx context.Context, name string, env Env, plan *exportPlan, patch []*testrun.Run, paired *testrun.Paired, code int) error {
 	if plan == nil {
-		return code
+		return withCode(code)
 	}
 	s, err := plan.exportVerdict(ctx, patch, paired)
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "testresults %s: export: %v\n", name, err)
 		if code == exitOK {
-			return exitFailed
+			code = exitFailed
 		}
-		return code
+		return &exitCode{code: code, msg: "export: " + err.Error()}
 	}
 	fmt.Fprintf(env.Stderr, "testresults %s: exported the verdict (%s) on %s span %s of trace %s\n",
 		name, paired.Decision, s.Name, s.SpanID, s.TraceID)
-	return code
+	return withCode(code)
 }
