@@ -29,7 +29,7 @@ func TestLines(t *testing.T) {
 		<class name="a" filename="a.py"><methods><method name="f"><lines><line number="99" hits="1"/></lines></method></methods>
 			<lines><line number="1" hits="1"/><line number="2" hits="0"/><line number="0" hits="1"/></lines></class>
 		<class name="a2" filename="a.py"><lines><line number="2" hits="3"/><line number="3" hits="18446744073709551616"/></lines></class>
-		<class name="b" filename="/work/repo/lib/b.py"><lines><line number="7" hits=" 0 "/></lines></class>
+		<class name="b" filename="/src/repo/lib/b.py"><lines><line number="7" hits=" 0 "/></lines></class>
 		<class name="c" filename="/other/root/c.py"><lines/></class>
 		<class name="d" filename="/elsewhere/d.py"><lines><line number="1" hits="0"/></lines></class>`
 	doc := func(sources string) string {
@@ -41,12 +41,12 @@ func TestLines(t *testing.T) {
 		name, sources, workDir string
 		want                   map[string]map[int64]bool
 	}{
-		{"one root under the working directory", `<source>/work/repo/pkg</source>`, "/work/repo",
+		{"one root under the working directory", `<source>/src/repo/pkg</source>`, "/src/repo",
 			map[string]map[int64]bool{"pkg/a.py": a, "lib/b.py": {7: false}, "/other/root/c.py": {}, "/elsewhere/d.py": {1: false}}},
-		{"two roots: relative names stay as written", "<source>/work/repo/pkg</source><source>\n\t/other/root\n</source>", "/work/repo",
+		{"two roots: relative names stay as written", "<source>/src/repo/pkg</source><source>\n\t/other/root\n</source>", "/src/repo",
 			map[string]map[int64]bool{"a.py": a, "lib/b.py": {7: false}, "c.py": {}, "/elsewhere/d.py": {1: false}}},
-		{"no working directory", `<source>/work/repo/pkg</source>`, "",
-			map[string]map[int64]bool{"a.py": a, "/work/repo/lib/b.py": {7: false}, "/other/root/c.py": {}, "/elsewhere/d.py": {1: false}}},
+		{"no working directory", `<source>/src/repo/pkg</source>`, "",
+			map[string]map[int64]bool{"a.py": a, "/src/repo/lib/b.py": {7: false}, "/other/root/c.py": {}, "/elsewhere/d.py": {1: false}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -51,11 +51,11 @@ func TestRefused(t *testing.T) {
 func TestRecords(t *testing.T) {
 	// coverage.py 6.5 writes an empty module as DA:0 with LH:1 over LF:0:
 	// line 0 names no line and, with DA lines, LF/LH are not needed.
-	doc := "TN:\nSF:/work/repo/pkg/__init__.py\nDA:0,1,1B2M2Y8AsgTpgAmY7PhCfg\nLF:0\nLH:1\nend_of_record\n" +
-		"SF:/work/repo/pkg/a.py\nDA:1,1,x\nDA:2,0\nLF:9\nLH:9\nend_of_record\n" +
+	doc := "TN:\nSF:/src/repo/pkg/__init__.py\nDA:0,1,1B2M2Y8AsgTpgAmY7PhCfg\nLF:0\nLH:1\nend_of_record\n" +
+		"SF:/src/repo/pkg/a.py\nDA:1,1,x\nDA:2,0\nLF:9\nLH:9\nend_of_record\n" +
 		"SF:/elsewhere/b.c\nLF:4\nLH:1\nend_of_record\n" +
 		"SF:c.js\nend_of_record\n"
-	cov, err := Parse(strings.NewReader(doc), "lcov.info", WithWorkDir("/work/repo"))
+	cov, err := Parse(strings.NewReader(doc), "lcov.info", WithWorkDir("/src/repo"))
 	require.NoError(t, err)
 	assert.Equal(t, map[int64]bool{}, cov.Files["pkg/__init__.py"].Lines)
 	assert.Equal(t, map[int64]bool{1: true, 2: false}, cov.Files["pkg/a.py"].Lines)
@@ -67,7 +67,7 @@ func TestRecords(t *testing.T) {
 
 	cov, err = Parse(strings.NewReader(doc), "lcov.info")
 	require.NoError(t, err)
-	assert.Contains(t, cov.Files, "/work/repo/pkg/a.py", "without a working directory SF stays as written")
+	assert.Contains(t, cov.Files, "/src/repo/pkg/a.py", "without a working directory SF stays as written")
 }
 
 func TestHugeHitCount(t *testing.T) {
