@@ -1,45 +1,30 @@
 package exporter_test
 
 import (
-	"context"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/component"
-	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/consumer"
 	"go.opentelemetry.io/collector/consumer/consumertest"
 	"go.opentelemetry.io/collector/pdata/ptrace"
-	"go.opentelemetry.io/collector/receiver/otlpreceiver"
-	"go.opentelemetry.io/collector/receiver/receivertest"
 
-	"github.com/hangar-dev/testresults/internal/testnet"
+	"github.com/hangar-dev/testresults/internal/testotlp"
 )
 
 // startReceiver starts the collector's OTLP receiver, gRPC only, on
 // 127.0.0.1 with request metadata kept, feeding next. It returns its address.
 func startReceiver(t testing.TB, next consumer.Traces) string {
 	t.Helper()
-	addr := testnet.FreeAddr(t)
-	r := startReceiverAt(t, addr, next)
-	t.Cleanup(func() { require.NoError(t, r.Shutdown(context.Background())) })
-	return addr
+	return testotlp.Start(t, testotlp.Options{IncludeMetadata: true}, next)
 }
 
 // startReceiverAt starts the receiver of startReceiver on addr; the caller
 // shuts it down.
 func startReceiverAt(t testing.TB, addr string, next consumer.Traces) component.Component {
 	t.Helper()
-	f := otlpreceiver.NewFactory()
-	cfg := f.CreateDefaultConfig().(*otlpreceiver.Config)
-	grpc := cfg.Protocols.GRPC.GetOrInsertDefault()
-	grpc.NetAddr.Endpoint = addr
-	grpc.IncludeMetadata = true
-	r, err := f.CreateTraces(context.Background(), receivertest.NewNopSettings(f.Type()), cfg, next)
-	require.NoError(t, err)
-	require.NoError(t, r.Start(context.Background(), componenttest.NewNopHost()))
-	return r
+	return testotlp.StartAt(t, testotlp.Options{Addr: addr, IncludeMetadata: true}, next)
 }
 
 // waitSpans waits (at most 10 s) until sink holds n spans and returns its traces.
@@ -76,15 +61,5 @@ func mergeScopes(all []ptrace.Traces) ptrace.Traces {
 // host:port (traces at /v1/traces).
 func startHTTPReceiver(t testing.TB, next consumer.Traces) string {
 	t.Helper()
-	f := otlpreceiver.NewFactory()
-	cfg := f.CreateDefaultConfig().(*otlpreceiver.Config)
-	addr := testnet.FreeAddr(t)
-	http := cfg.Protocols.HTTP.GetOrInsertDefault()
-	http.ServerConfig.NetAddr.Endpoint = addr
-	http.ServerConfig.IncludeMetadata = true
-	r, err := f.CreateTraces(context.Background(), receivertest.NewNopSettings(f.Type()), cfg, next)
-	require.NoError(t, err)
-	require.NoError(t, r.Start(context.Background(), componenttest.NewNopHost()))
-	t.Cleanup(func() { require.NoError(t, r.Shutdown(context.Background())) })
-	return addr
+	return testotlp.Start(t, testotlp.Options{Protocol: testotlp.HTTP, IncludeMetadata: true}, next)
 }

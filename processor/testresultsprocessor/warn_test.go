@@ -11,13 +11,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/client"
-	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/consumer/consumertest"
 	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
 	"go.opentelemetry.io/collector/processor"
 	"go.opentelemetry.io/collector/processor/processortest"
-	"go.opentelemetry.io/collector/receiver/otlpreceiver"
-	"go.opentelemetry.io/collector/receiver/receivertest"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
@@ -25,7 +22,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
 
-	"github.com/hangar-dev/testresults/internal/testnet"
+	"github.com/hangar-dev/testresults/internal/testotlp"
 	"github.com/hangar-dev/testresults/semconv"
 )
 
@@ -159,16 +156,7 @@ func TestWarnBehindRealReceiver(t *testing.T) {
 			p, err := NewFactory().CreateTraces(context.Background(), set, cfg, sink)
 			require.NoError(t, err)
 
-			f := otlpreceiver.NewFactory()
-			rcfg := f.CreateDefaultConfig().(*otlpreceiver.Config)
-			addr := testnet.FreeAddr(t)
-			g := rcfg.Protocols.GRPC.GetOrInsertDefault()
-			g.NetAddr.Endpoint = addr
-			g.IncludeMetadata = include
-			r, err := f.CreateTraces(context.Background(), receivertest.NewNopSettings(f.Type()), rcfg, p)
-			require.NoError(t, err)
-			require.NoError(t, r.Start(context.Background(), componenttest.NewNopHost()))
-			t.Cleanup(func() { require.NoError(t, r.Shutdown(context.Background())) })
+			addr := testotlp.Start(t, testotlp.Options{IncludeMetadata: include}, p)
 
 			conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 			require.NoError(t, err)
