@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hangar-dev/testresults/internal/testmem"
+	"github.com/hangar-dev/testresults/report/internal/xmlbaseline"
 	"github.com/hangar-dev/testresults/report/junit"
 )
 
@@ -73,49 +74,6 @@ func genBenchReport(size int) []byte {
 	return b.Bytes()
 }
 
-// The encoding/xml baseline: Unmarshal into the plain structs a typical
-// JUnit reader declares.
-type xSuites struct {
-	Suites []xSuite `xml:"testsuite"`
-}
-
-type xSuite struct {
-	Name       string   `xml:"name,attr"`
-	Properties []xProp  `xml:"properties>property"`
-	Cases      []xCase  `xml:"testcase"`
-	SystemOut  string   `xml:"system-out"`
-	Suites     []xSuite `xml:"testsuite"`
-}
-
-type xProp struct {
-	Name  string `xml:"name,attr"`
-	Value string `xml:"value,attr"`
-}
-
-type xCase struct {
-	Classname string   `xml:"classname,attr"`
-	Name      string   `xml:"name,attr"`
-	Time      string   `xml:"time,attr"`
-	Failure   *xResult `xml:"failure"`
-	Error     *xResult `xml:"error"`
-	Skipped   *xResult `xml:"skipped"`
-	SystemOut string   `xml:"system-out"`
-}
-
-type xResult struct {
-	Message string `xml:"message,attr"`
-	Type    string `xml:"type,attr"`
-	Body    string `xml:",chardata"`
-}
-
-func countCases(ss []xSuite) int {
-	n := 0
-	for i := range ss {
-		n += len(ss[i].Cases) + countCases(ss[i].Suites)
-	}
-	return n
-}
-
 var benchData = sync.OnceValue(func() []byte { return genBenchReport(benchSize) })
 
 // benchFile writes the generated report to a temporary directory, for
@@ -137,11 +95,11 @@ func benchFile(tb testing.TB) (string, int) {
 // claim to measure, and that Unmarshal and Parse agree on its cases.
 func TestBenchReportShape(t *testing.T) {
 	data := benchData()
-	var v xSuites
+	var v xmlbaseline.Suites
 	if err := xml.Unmarshal(data, &v); err != nil {
 		t.Fatal(err)
 	}
-	cases := countCases(v.Suites)
+	cases := xmlbaseline.CountCases(v.Suites)
 	res, err := Parse(bytes.NewReader(data), "bench.xml")
 	if err != nil {
 		t.Fatal(err)
@@ -169,7 +127,7 @@ func BenchmarkUnmarshal(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
-		var v xSuites
+		var v xmlbaseline.Suites
 		if err := xml.Unmarshal(data, &v); err != nil || len(v.Suites) == 0 {
 			b.Fatal(err)
 		}
@@ -242,7 +200,7 @@ func BenchmarkVsUnmarshal(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		timed(&tUnmarshal, func() error {
-			var v xSuites
+			var v xmlbaseline.Suites
 			return xml.Unmarshal(data, &v)
 		})
 		timed(&tJUnit, func() error {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/hangar-dev/testresults/internal/testmem"
+	"github.com/hangar-dev/testresults/report/internal/xmlbaseline"
 )
 
 // genReport writes a JUnit report of about size bytes the way a large Java
@@ -46,41 +47,6 @@ func genReport(size int) []byte {
 	return b.Bytes()
 }
 
-// The encoding/xml baseline: Unmarshal into the structs a typical JUnit
-// reader declares.
-type xSuites struct {
-	Suites []xSuite `xml:"testsuite"`
-}
-
-type xSuite struct {
-	Name       string   `xml:"name,attr"`
-	Properties []xProp  `xml:"properties>property"`
-	Cases      []xCase  `xml:"testcase"`
-	SystemOut  string   `xml:"system-out"`
-	Suites     []xSuite `xml:"testsuite"`
-}
-
-type xProp struct {
-	Name  string `xml:"name,attr"`
-	Value string `xml:"value,attr"`
-}
-
-type xCase struct {
-	Classname string   `xml:"classname,attr"`
-	Name      string   `xml:"name,attr"`
-	Time      string   `xml:"time,attr"`
-	Failure   *xResult `xml:"failure"`
-	Error     *xResult `xml:"error"`
-	Skipped   *xResult `xml:"skipped"`
-	SystemOut string   `xml:"system-out"`
-}
-
-type xResult struct {
-	Message string `xml:"message,attr"`
-	Type    string `xml:"type,attr"`
-	Body    string `xml:",chardata"`
-}
-
 var (
 	benchOnce  sync.Once
 	benchSmall []byte
@@ -115,7 +81,7 @@ func BenchmarkParse(b *testing.B) {
 			b.SetBytes(int64(len(tc.data)))
 			b.ReportAllocs()
 			for b.Loop() {
-				var v xSuites
+				var v xmlbaseline.Suites
 				if err := xml.NewDecoder(bytes.NewReader(tc.data)).Decode(&v); err != nil || len(v.Suites) == 0 {
 					b.Fatal(err)
 				}
