@@ -16,15 +16,13 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/client"
-	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/consumer/consumertest"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
-	"go.opentelemetry.io/collector/receiver/otlpreceiver"
-	"go.opentelemetry.io/collector/receiver/receivertest"
 
 	"github.com/hangar-dev/testresults/internal/testnet"
+	"github.com/hangar-dev/testresults/internal/testotlp"
 	"github.com/hangar-dev/testresults/testrun"
 	"github.com/hangar-dev/testresults/translate"
 )
@@ -45,16 +43,8 @@ func startE2EReceiver(t *testing.T) *e2eReceiver {
 // startE2EReceiverAt starts the receiver of startE2EReceiver on addr.
 func startE2EReceiverAt(t *testing.T, addr string) *e2eReceiver {
 	t.Helper()
-	f := otlpreceiver.NewFactory()
-	cfg := f.CreateDefaultConfig().(*otlpreceiver.Config)
-	grpc := cfg.Protocols.GRPC.GetOrInsertDefault()
-	grpc.NetAddr.Endpoint = addr
-	grpc.IncludeMetadata = true
 	sink := new(consumertest.TracesSink)
-	r, err := f.CreateTraces(context.Background(), receivertest.NewNopSettings(f.Type()), cfg, sink)
-	require.NoError(t, err)
-	require.NoError(t, r.Start(context.Background(), componenttest.NewNopHost()))
-	t.Cleanup(func() { require.NoError(t, r.Shutdown(context.Background())) })
+	testotlp.Start(t, testotlp.Options{Addr: addr, IncludeMetadata: true}, sink)
 	return &e2eReceiver{addr: addr, sink: sink}
 }
 
@@ -382,17 +372,8 @@ func TestE2EExportNothingListensThenResend(t *testing.T) {
 // 127.0.0.1 with request metadata kept, feeding a sink.
 func startE2EHTTPReceiver(t *testing.T) *e2eReceiver {
 	t.Helper()
-	addr := testnet.FreeAddr(t)
-	f := otlpreceiver.NewFactory()
-	cfg := f.CreateDefaultConfig().(*otlpreceiver.Config)
-	http := cfg.Protocols.HTTP.GetOrInsertDefault()
-	http.ServerConfig.NetAddr.Endpoint = addr
-	http.ServerConfig.IncludeMetadata = true
 	sink := new(consumertest.TracesSink)
-	r, err := f.CreateTraces(context.Background(), receivertest.NewNopSettings(f.Type()), cfg, sink)
-	require.NoError(t, err)
-	require.NoError(t, r.Start(context.Background(), componenttest.NewNopHost()))
-	t.Cleanup(func() { require.NoError(t, r.Shutdown(context.Background())) })
+	addr := testotlp.Start(t, testotlp.Options{Protocol: testotlp.HTTP, IncludeMetadata: true}, sink)
 	return &e2eReceiver{addr: addr, sink: sink}
 }
 

@@ -253,6 +253,19 @@ func TestServeExportsItsSpans(t *testing.T) {
 		"OTEL_EXPORTER_OTLP_TIMEOUT":  "5000",
 		"OTEL_SERVICE_NAME":           "serve-under-test",
 	}
+	assert.Equal(t, http.StatusNotFound, serveOneRequest(t, vars))
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Contains(t, string(got), "GET /api/jobs/{id}/tests")
+	assert.Contains(t, string(got), "serve-under-test")
+}
+
+// serveOneRequest runs serve in-process on a free 127.0.0.1 port with the
+// environment vars, sends it one GET for a job that does not exist once it
+// listens (within 10 s), stops it, requires it to end with exitOK (within
+// 20 s) and returns the response's status code.
+func serveOneRequest(t *testing.T, vars map[string]string) int {
+	t.Helper()
 	addr := testnet.FreeAddr(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -276,7 +289,6 @@ func TestServeExportsItsSpans(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	resp.Body.Close()
-	assert.Equal(t, http.StatusNotFound, resp.StatusCode)
 	cancel()
 	select {
 	case c := <-done:
@@ -284,10 +296,7 @@ func TestServeExportsItsSpans(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("serve did not stop")
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	assert.Contains(t, string(got), "GET /api/jobs/{id}/tests")
-	assert.Contains(t, string(got), "serve-under-test")
+	return resp.StatusCode
 }
 
 func httptestServer(t *testing.T, h http.HandlerFunc) string {

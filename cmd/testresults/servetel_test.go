@@ -1,19 +1,13 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"io"
 	"net/http"
 	"path/filepath"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
-	"github.com/hangar-dev/testresults/internal/testnet"
 )
 
 // TestServeExportsItsMetrics points OTEL_EXPORTER_OTLP_METRICS_* at an
@@ -55,36 +49,7 @@ func TestServeExportsItsMetrics(t *testing.T) {
 			})
 			vars := tt.vars(recv)
 			vars["HANGAR_STORE"] = filepath.Join(t.TempDir(), "s.db")
-			addr := testnet.FreeAddr(t)
-			ctx, cancel := context.WithCancel(context.Background())
-			defer cancel()
-			done := make(chan int, 1)
-			stderr := &lockedBuffer{}
-			go func() {
-				done <- run(ctx, []string{"serve", "--listen", addr}, Env{
-					Stdin: bytes.NewReader(nil), Stdout: io.Discard, Stderr: stderr,
-					Getenv: func(k string) string { return vars[k] }, Environ: func() []string { return nil },
-				})
-			}()
-			deadline := time.Now().Add(10 * time.Second)
-			var resp *http.Response
-			for {
-				var err error
-				resp, err = http.Get("http://" + addr + "/api/jobs/none/tests")
-				if err == nil {
-					break
-				}
-				require.True(t, time.Now().Before(deadline), "the server did not start: %s", stderr.String())
-				time.Sleep(20 * time.Millisecond)
-			}
-			resp.Body.Close()
-			cancel()
-			select {
-			case c := <-done:
-				require.Equal(t, exitOK, c, stderr.String())
-			case <-time.After(20 * time.Second):
-				t.Fatal("serve did not stop")
-			}
+			serveOneRequest(t, vars)
 			mu.Lock()
 			defer mu.Unlock()
 			if !tt.metrics {
