@@ -234,17 +234,7 @@ func TestRecordFlags(t *testing.T) {
 // receiver on 127.0.0.1: the server's request spans arrive there by the
 // time it has stopped.
 func TestServeExportsItsSpans(t *testing.T) {
-	var mu sync.Mutex
-	var got []byte
-	recv := httptestServer(t, func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		mu.Lock()
-		if r.URL.Path == "/v1/traces" {
-			got = append(got, b...)
-		}
-		mu.Unlock()
-		w.Header().Set("Content-Type", "application/x-protobuf")
-	})
+	recv, got := otlpHTTPRecorder(t, "/v1/traces")
 	vars := map[string]string{
 		"HANGAR_STORE":                filepath.Join(t.TempDir(), "s.db"),
 		"OTEL_EXPORTER_OTLP_ENDPOINT": recv,
@@ -254,10 +244,8 @@ func TestServeExportsItsSpans(t *testing.T) {
 		"OTEL_SERVICE_NAME":           "serve-under-test",
 	}
 	assert.Equal(t, http.StatusNotFound, serveOneRequest(t, vars))
-	mu.Lock()
-	defer mu.Unlock()
-	assert.Contains(t, string(got), "GET /api/jobs/{id}/tests")
-	assert.Contains(t, string(got), "serve-under-test")
+	assert.Contains(t, got(), "GET /api/jobs/{id}/tests")
+	assert.Contains(t, got(), "serve-under-test")
 }
 
 // serveOneRequest runs serve in-process on a free 127.0.0.1 port with the
@@ -299,9 +287,26 @@ func serveOneRequest(t *testing.T, vars map[string]string) int {
 	return resp.StatusCode
 }
 
-func httptestServer(t *testing.T, h http.HandlerFunc) string {
+// otlpHTTPRecorder starts an HTTP server on 127.0.0.1 that answers every
+// request as an OTLP/HTTP receiver would and keeps the bodies sent to path.
+// It returns the server's URL and a function that returns those bodies.
+func otlpHTTPRecorder(t *testing.T, path string) (string, func() string) {
 	t.Helper()
-	s := httptest.NewServer(h)
+	var mu sync.Mutex
+	var got []byte
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		if r.URL.Path == path {
+			got = append(got, b...)
+		}
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/x-protobuf")
+	}))
 	t.Cleanup(s.Close)
-	return s.URL
+	return s.URL, func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		return string(got)
+	}
 }

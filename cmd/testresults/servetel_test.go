@@ -1,10 +1,7 @@
 package main
 
 import (
-	"io"
-	"net/http"
 	"path/filepath"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -36,28 +33,16 @@ func TestServeExportsItsMetrics(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var mu sync.Mutex
-			var got []byte
-			recv := httptestServer(t, func(w http.ResponseWriter, r *http.Request) {
-				b, _ := io.ReadAll(r.Body)
-				mu.Lock()
-				if r.URL.Path == "/v1/metrics" {
-					got = append(got, b...)
-				}
-				mu.Unlock()
-				w.Header().Set("Content-Type", "application/x-protobuf")
-			})
+			recv, got := otlpHTTPRecorder(t, "/v1/metrics")
 			vars := tt.vars(recv)
 			vars["HANGAR_STORE"] = filepath.Join(t.TempDir(), "s.db")
 			serveOneRequest(t, vars)
-			mu.Lock()
-			defer mu.Unlock()
 			if !tt.metrics {
-				assert.Empty(t, got)
+				assert.Empty(t, got())
 				return
 			}
-			assert.Contains(t, string(got), "http.server.request.duration")
-			assert.Contains(t, string(got), "serve-under-test")
+			assert.Contains(t, got(), "http.server.request.duration")
+			assert.Contains(t, got(), "serve-under-test")
 		})
 	}
 }
