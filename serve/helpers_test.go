@@ -2,70 +2,28 @@ package serve
 
 import (
 	"context"
-	"crypto/rand"
-	"database/sql"
-	"encoding/hex"
 	"fmt"
 	"maps"
-	"net/url"
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
 
-	_ "github.com/jackc/pgx/v5/stdlib"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hangar-dev/testresults/internal/teststore"
 	"github.com/hangar-dev/testresults/store"
 	"github.com/hangar-dev/testresults/testrun"
 )
-
-// postgresURLEnv names the PostgreSQL server the tests may create schemas
-// in (scripts/postgres.sh start sets it).
-const postgresURLEnv = "TESTRESULTS_POSTGRES_URL"
 
 type backend struct {
 	name     string
 	location func(t testing.TB) string
 }
 
-// backends are SQLite and PostgreSQL; PostgreSQL is skipped when
-// postgresURLEnv is unset, except under CI=true where that fails.
+// backends are SQLite and PostgreSQL (see package teststore).
 var backends = []backend{
-	{"sqlite", func(t testing.TB) string { return filepath.Join(t.TempDir(), "store.db") }},
-	{"postgres", postgresLocation},
-}
-
-func postgresLocation(t testing.TB) string {
-	base := os.Getenv(postgresURLEnv)
-	if base == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is unset under CI=true: start a server with scripts/postgres.sh", postgresURLEnv)
-		}
-		t.Skipf("%s is unset (scripts/postgres.sh start sets it)", postgresURLEnv)
-	}
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	schema := "s_" + hex.EncodeToString(b[:])
-	admin, err := sql.Open("pgx", base)
-	require.NoError(t, err)
-	defer admin.Close()
-	_, err = admin.Exec(`CREATE SCHEMA ` + schema)
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		admin, err := sql.Open("pgx", base)
-		if err == nil {
-			_, _ = admin.Exec(`DROP SCHEMA ` + schema + ` CASCADE`)
-			admin.Close()
-		}
-	})
-	u, err := url.Parse(base)
-	require.NoError(t, err)
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return u.String()
+	{"sqlite", teststore.SQLiteLocation},
+	{"postgres", teststore.PostgresLocation},
 }
 
 func forEach(t *testing.T, fn func(t *testing.T, st store.Store)) {

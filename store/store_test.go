@@ -2,12 +2,8 @@ package store
 
 import (
 	"context"
-	"crypto/rand"
-	"database/sql"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,12 +15,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hangar-dev/testresults/internal/teststore"
 	"github.com/hangar-dev/testresults/testrun"
 )
-
-// PostgresURLEnv names the variable holding the URL of a PostgreSQL server
-// the tests may create schemas in (scripts/postgres.sh start sets it).
-const PostgresURLEnv = "TESTRESULTS_POSTGRES_URL"
 
 type clock struct {
 	mu  sync.Mutex
@@ -52,46 +45,13 @@ type backend struct {
 }
 
 // backends are the databases every test runs against. PostgreSQL is
-// skipped when PostgresURLEnv is unset, except under CI=true, where its
-// absence fails.
-func backends(t testing.TB) []backend {
+// skipped when teststore.PostgresURLEnv is unset, except under CI=true,
+// where its absence fails.
+func backends(testing.TB) []backend {
 	return []backend{
-		{"sqlite", func(t testing.TB) string { return filepath.Join(t.TempDir(), "store.db") }},
-		{"postgres", postgresLocation},
+		{"sqlite", teststore.SQLiteLocation},
+		{"postgres", teststore.PostgresLocation},
 	}
-}
-
-// postgresLocation creates a schema of its own in the server and returns
-// a URL whose search_path selects it; the schema is dropped at the end.
-func postgresLocation(t testing.TB) string {
-	base := os.Getenv(PostgresURLEnv)
-	if base == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is unset under CI=true: start a server with scripts/postgres.sh", PostgresURLEnv)
-		}
-		t.Skipf("%s is unset (scripts/postgres.sh start sets it)", PostgresURLEnv)
-	}
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	schema := "t_" + hex.EncodeToString(b[:])
-	admin, err := sql.Open("pgx", base)
-	require.NoError(t, err)
-	defer admin.Close()
-	_, err = admin.Exec(`CREATE SCHEMA ` + schema)
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		admin, err := sql.Open("pgx", base)
-		if err == nil {
-			_, _ = admin.Exec(`DROP SCHEMA ` + schema + ` CASCADE`)
-			admin.Close()
-		}
-	})
-	u, err := url.Parse(base)
-	require.NoError(t, err)
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return u.String()
 }
 
 func forEach(t *testing.T, fn func(t *testing.T, b backend)) {
