@@ -4,8 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/pflag"
+
+	"github.com/hangar-dev/testresults/testrun"
 )
 
 // Exit codes shared by every subcommand.
@@ -101,6 +104,17 @@ func flagsFor(name, usage string, fs *pflag.FlagSet) *cmdFlags {
 
 // newFlagSet is the flag set every subcommand starts from: errors are
 // returned, never printed or fatal.
+// addKindFlags registers --kind and --grade, the run's kind and a
+// grader's grade, as parse and run both take them.
+func addKindFlags(fs *pflag.FlagSet, kind, grade *string) {
+	kinds := make([]string, len(testrun.Kinds))
+	for i, k := range testrun.Kinds {
+		kinds[i] = string(k)
+	}
+	fs.StringVar(kind, "kind", "", "the run's kind: "+strings.Join(kinds, ", "))
+	fs.StringVar(grade, "grade", "", "with --kind grader: the grader's grade (isolated, or a lower grade)")
+}
+
 func newFlagSet(name string) *pflag.FlagSet {
 	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)

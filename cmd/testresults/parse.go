@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"regexp"
-	"strings"
 	"sync"
 	"time"
 
@@ -75,16 +73,8 @@ type parseOptions struct {
 
 func newParseFlags() (*pflag.FlagSet, *parseOptions) {
 	o := &parseOptions{}
-	fs := pflag.NewFlagSet("parse", pflag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
-	fs.SortFlags = false
-	kinds := make([]string, len(testrun.Kinds))
-	for i, k := range testrun.Kinds {
-		kinds[i] = string(k)
-	}
-	fs.StringVar(&o.kind, "kind", "", "the run's kind: "+strings.Join(kinds, ", "))
-	fs.StringVar(&o.grade, "grade", "", "with --kind grader: the grader's grade (isolated, or a lower grade)")
+	fs := newFlagSet("parse")
+	addKindFlags(fs, &o.kind, &o.grade)
 	fs.StringVar(&o.commit, "commit", "", "the commit the check ran on (hex SHA)")
 	fs.IntVar(&o.exitCode, "exit-code", 0, "the check's own exit code (0-255); sets status success or failure")
 	fs.StringVar(&o.command, "command", "", "the check's command line")

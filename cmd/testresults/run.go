@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	iofs "io/fs"
 	"os"
 	"os/signal"
@@ -124,16 +123,8 @@ type runOptions struct {
 
 func newRunFlags() (*pflag.FlagSet, *runOptions) {
 	o := &runOptions{}
-	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
-	fs.SortFlags = false
-	kinds := make([]string, len(testrun.Kinds))
-	for i, k := range testrun.Kinds {
-		kinds[i] = string(k)
-	}
-	fs.StringVar(&o.kind, "kind", "", "the run's kind: "+strings.Join(kinds, ", "))
-	fs.StringVar(&o.grade, "grade", "", "with --kind grader: the grader's grade (isolated, or a lower grade)")
+	fs := newFlagSet("run")
+	addKindFlags(fs, &o.kind, &o.grade)
 	fs.StringVar(&o.runID, "run-id", "", "the run id, also the report folder's name (default: start time and random digits)")
 	fs.DurationVar(&o.timeout, "timeout", 0, "end the check after this long (status timed_out, exit 124); 0 means never")
 	fs.DurationVar(&o.killAfter, "kill-after", check.DefaultKillAfter, "after SIGTERM (timeout or signal), SIGKILL the check's process group this much later")
