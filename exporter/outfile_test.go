@@ -133,8 +133,11 @@ func TestWriteFileFIFO(t *testing.T) {
 					got <- "open: " + err.Error()
 					return
 				}
-				defer f.Close()
+				// Closed before the answer is sent: a reader still open
+				// when the next subtest's writer opens would take its
+				// data and leave that subtest's reader waiting.
 				b, err := io.ReadAll(f)
+				f.Close()
 				if err != nil {
 					got <- "read: " + err.Error()
 					return
