@@ -6,6 +6,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/hangar-dev/testresults/report/internal/xmlsafe"
@@ -78,6 +79,8 @@ type testCase struct {
 	seen     [nResults]bool
 	msg      [nResults]string
 	statusAs testrun.Outcome // outcome the status/result attribute states, "" when none
+	dur      time.Duration   // the time attribute, when timed
+	timed    bool
 }
 
 type parser struct {
@@ -241,6 +244,8 @@ func (p *parser) startCase(tok *xmlsafe.Token, depth int) error {
 			class = a
 		case "status", "result":
 			tc.statusAs = statusOutcome(p.rd.Value(a), tc.statusAs)
+		case "time":
+			tc.dur, tc.timed = parseSeconds(p.rd.Value(a))
 		}
 	}
 	p.det.testcase(tok)
@@ -453,6 +458,8 @@ func (p *parser) finishCase() {
 		Outcome:     out,
 		Message:     msg,
 		RunnerFlaky: tc.seen[rFlakyFailure] || tc.seen[rFlakyError],
+		Duration:    tc.dur,
+		Timed:       tc.timed,
 	})
 }
 
