@@ -205,7 +205,9 @@ func TestOneRunAndCasePaging(t *testing.T) {
 		resp, body = f.get(t, "/api/jobs/job-1/tests?run=b1&cases=true")
 		require.Equal(t, http.StatusOK, resp.StatusCode)
 		one = decode[oneRunBody](t, body)
-		assert.Equal(t, []CaseOutcome{{"pkg::TestA", pass}, {"pkg::TestB", fail}}, one.Cases)
+		quarter := 0.25
+		assert.Equal(t, []CaseOutcome{{"pkg::TestA", pass, nil}, {"pkg::TestB", fail, &quarter}}, one.Cases,
+			"a case's duration is null where its report states none")
 		assert.Empty(t, one.Next)
 
 		// 12,001 cases: three pages of at most 5,000, every case once.

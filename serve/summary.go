@@ -81,6 +81,9 @@ type flakyResponse struct {
 type CaseOutcome struct {
 	ID      string          `json:"id"`
 	Outcome testrun.Outcome `json:"outcome"`
+	// Duration is the time the reports state for the case, in seconds;
+	// null when they state none.
+	Duration *float64 `json:"duration"`
 }
 
 func strOrNil(s string) *string {
@@ -120,7 +123,7 @@ func runSummaryOf(sr store.StoredRun) RunSummary {
 // (cases=true pages it).
 func runWithoutCases(r *testrun.Run) json.RawMessage {
 	bare := *r
-	bare.Cases = nil
+	bare.Cases, bare.Durations = nil, nil
 	b, err := json.Marshal(bare)
 	if err != nil {
 		return json.RawMessage("null")
@@ -228,7 +231,12 @@ func pageCases(sr store.StoredRun, offset int) ([]CaseOutcome, int) {
 	}
 	end := min(offset+CasesPageSize, len(ids))
 	for _, id := range ids[offset:end] {
-		out = append(out, CaseOutcome{ID: id, Outcome: sr.Run.Cases[id]})
+		c := CaseOutcome{ID: id, Outcome: sr.Run.Cases[id]}
+		if d, ok := sr.Run.Durations[id]; ok {
+			secs := d.Seconds()
+			c.Duration = &secs
+		}
+		out = append(out, c)
 	}
 	if end < len(ids) {
 		return out, end

@@ -174,6 +174,28 @@ func secondsDuration(v float64) time.Duration {
 	return time.Duration(math.Round(v*1e6)) * DurationResolution
 }
 
+// MarshalDurations writes durations as the run's JSON form does: an object
+// of test id to seconds.
+func MarshalDurations(d map[string]time.Duration) ([]byte, error) {
+	return json.Marshal(durationsJSON(d))
+}
+
+// UnmarshalDurations reads what MarshalDurations writes, at
+// DurationResolution. Values out of range are refused (ErrInvalidRun).
+func UnmarshalDurations(data []byte) (map[string]time.Duration, error) {
+	var s map[string]float64
+	if err := json.Unmarshal(data, &s); err != nil {
+		return nil, fmt.Errorf("%w: durations: %w", ErrInvalidRun, err)
+	}
+	d := durationsOf(s)
+	for id, v := range d {
+		if v < 0 || v > MaxCaseDuration {
+			return nil, fmt.Errorf("%w: duration of %q is %s, want 0 to %s", ErrInvalidRun, id, v, MaxCaseDuration)
+		}
+	}
+	return d, nil
+}
+
 func nonNil[T any](s []T) []T {
 	if s == nil {
 		return []T{}
