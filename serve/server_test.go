@@ -21,6 +21,7 @@ import (
 	"github.com/hangar-dev/testresults/exporter"
 	"github.com/hangar-dev/testresults/store"
 	"github.com/hangar-dev/testresults/testrun"
+	"github.com/hangar-dev/testresults/translate"
 )
 
 const (
@@ -245,6 +246,10 @@ func TestOtelEqualsExport(t *testing.T) {
 			{"one run", "/api/jobs/job-1/tests?format=otel&run=a1", func(t *testing.T) []byte {
 				return exportRuns(t, exporter.Options{JobID: "job-1"}, f.a1)
 			}},
+			{"case spans", "/api/jobs/job-1/tests?format=otel&case_spans=all", func(t *testing.T) []byte {
+				// the runs as stored in full, with their cases and durations
+				return exportRuns(t, exporter.Options{JobID: "job-1", CaseSpans: translate.CaseSpansAll}, f.base, f.a1, f.gate)
+			}},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				resp, body := f.get(t, tc.path)
@@ -376,6 +381,8 @@ func TestErrors(t *testing.T) {
 			{"bad cases", "/api/jobs/job-1/tests?run=a1&cases=maybe", http.StatusBadRequest},
 			{"cases without run", "/api/jobs/job-1/tests?cases=true", http.StatusBadRequest},
 			{"bad offset", "/api/jobs/job-1/tests?run=a1&cases=true&offset=-1", http.StatusBadRequest},
+			{"case spans without otel", "/api/jobs/job-1/tests?case_spans=all", http.StatusBadRequest},
+			{"bad case spans", "/api/jobs/job-1/tests?format=otel&case_spans=some", http.StatusBadRequest},
 			{"offset without cases", "/api/jobs/job-1/tests?run=a1&offset=5", http.StatusBadRequest},
 			{"unknown parameter", "/api/jobs/job-1/tests?foo=1", http.StatusBadRequest},
 			{"empty run", "/api/jobs/job-1/tests?run=", http.StatusBadRequest},
