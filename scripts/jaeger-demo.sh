@@ -14,8 +14,9 @@
 #    description, the counts and hangar.test.failed_ids, and that its events
 #    come in order (test.run first, then every failing test, each at its own
 #    time); and that its children are exactly the failing and flaky tests of
-#    the run, each named by its test id (test.case.name), starting at the
-#    run's start and lasting the duration the report states, a failing one
+#    the run, each named by its test id (test.case.name), in the order of the
+#    test.case events (the first at the run's start, each next 1 µs later)
+#    and lasting the duration the report states, a failing one
 #    with the error status, its outcome as description and the message of
 #    its event;
 # 5. with a built Jaeger UI (JAEGER_UI_ASSETS, or JAEGER_UI_SRC to build it),
@@ -223,8 +224,8 @@ assert names == failing, (names, failing)
 event_message = {f["test.case.name"]: f.get("hangar.test.message") for f in fields[1:]}
 
 # The case spans: one per failing or flaky test, children of job.verify.
-# Jaeger sorts a trace's spans by start, and every case span starts at the
-# run's start: compare the names as sets.
+# Jaeger sorts a trace's spans by start: the case spans start 1 µs apart, in
+# the order of the test.case events.
 outcomes = run.get("cases") or {}
 want_cases = set(failing) | {i for i, o in outcomes.items() if o in ("failed", "error")} | set(run["flaky"] or [])
 children = [s for s in trace["spans"] if s is not span]
@@ -235,6 +236,9 @@ failure = {f["id"]: f for f in run["failures"]}
 durations = run.get("durations") or {}
 start_us = round(datetime.fromisoformat(run["started_at"].replace("Z", "+00:00")).timestamp() * 1e6)
 assert span["startTime"] == start_us, (span["startTime"], start_us)
+event_order = [f["test.case.name"] for f in fields[1:]]
+by_start = [s["operationName"] for s in sorted(children, key=lambda s: s["startTime"])]
+assert by_start == event_order, (by_start, event_order)
 stated = 0
 for child in children:
     name = child["operationName"]
@@ -256,7 +260,7 @@ for child in children:
         assert ctags["hangar.test.message"] or not failure.get(name, {}).get("message"), (name, "no message")
     else:
         assert "error" not in ctags and ctags.get("otel.status_code") != "ERROR", (name, ctags)
-    assert child["startTime"] == start_us, (name, child["startTime"], start_us)
+    assert child["startTime"] == start_us + event_order.index(name), (name, child["startTime"], start_us)
     if name in durations:
         want_us = round(durations[name] * 1e6)
         assert child["duration"] == want_us, (name, child["duration"], want_us)
