@@ -31,7 +31,7 @@ func openPostgres(ctx context.Context, url string, cfg config) (Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("store: postgres: %s: %w", redactURL(url), err)
 	}
-	s := &sqlStore{db: db, now: cfg.now, d: dialect{
+	s := &sqlStore{db: db, now: cfg.now, parsed: newRunCache(maxCachedRunBytes), d: dialect{
 		name:    "postgres",
 		rebind:  dollarPlaceholders,
 		lock:    advisoryLock,

@@ -182,7 +182,7 @@ func (s *sqlStore) scanRun(sc scanner, cases *sql.NullString) (StoredRun, error)
 		sr.Turn = &n
 	}
 	sr.RecordedAt = time.UnixMicro(recorded).UTC()
-	r, err := testrun.ReadRun(strings.NewReader(runJSON))
+	r, err := s.parsed.read(runJSON)
 	if err != nil {
 		return sr, err
 	}
@@ -244,7 +244,7 @@ func (s *sqlStore) scanRunWith(rows *sql.Rows, has *bool) (StoredRun, error) {
 		sr.Turn = &n
 	}
 	sr.RecordedAt = time.UnixMicro(recorded).UTC()
-	r, err := testrun.ReadRun(strings.NewReader(runJSON))
+	r, err := s.parsed.read(runJSON)
 	if err != nil {
 		return sr, err
 	}

@@ -35,6 +35,8 @@ type sqlStore struct {
 	db  *sql.DB
 	d   dialect
 	now func() time.Time
+	// parsed keeps runs read back from run_json (see runCache).
+	parsed *runCache
 }
 
 // migrations are the schema's versions, applied in order, each in the

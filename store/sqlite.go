@@ -27,7 +27,7 @@ func openSQLite(ctx context.Context, path string, cfg config) (Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: sqlite: %w", err)
 	}
-	s := &sqlStore{db: db, now: cfg.now, d: dialect{
+	s := &sqlStore{db: db, now: cfg.now, parsed: newRunCache(maxCachedRunBytes), d: dialect{
 		name:   "sqlite",
 		rebind: func(q string) string { return q },
 		lock:   func(context.Context, *sql.Tx, string) error { return nil },
