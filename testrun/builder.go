@@ -12,9 +12,9 @@ import (
 type Builder struct {
 	cfg config
 
-	// ids interns each test id once: it maps the id to its state in cases,
+	// ids interns each test id once: it finds the id's state in cases,
 	// which keeps the ids in order of first appearance.
-	ids   map[string]int32
+	ids   idIndex
 	cases []caseState
 	// more holds, by index in cases, the suites after the first an id ran
 	// in (few ids run in more than one).
@@ -178,12 +178,12 @@ func (b *Builder) AddReport(info ReportInfo, execs []Execution, cov *CoverageRep
 	if info.Tests != nil || len(execs) > 0 {
 		b.tests = true
 	}
-	if b.ids == nil && len(execs) > 0 {
+	if b.cases == nil && len(execs) > 0 {
 		// Sized for the first test report: most runs have one, or a few of
 		// a like size.
-		b.ids = make(map[string]int32, len(execs))
 		b.cases = make([]caseState, 0, len(execs))
 	}
+	b.ids.reserve(len(execs))
 	for i := range execs {
 		b.addExecution(&execs[i])
 	}
@@ -203,13 +203,10 @@ func (b *Builder) addExecution(e *Execution) {
 		return
 	}
 	var s *scopeState
-	if i, ok := b.ids[e.ID]; ok {
+	if i, h := b.ids.find(e.ID, b.cases); i >= 0 {
 		s = b.scope(i, e.Scope)
 	} else {
-		if b.ids == nil {
-			b.ids = make(map[string]int32)
-		}
-		b.ids[e.ID] = int32(len(b.cases))
+		b.ids.insert(h, int32(len(b.cases)))
 		b.cases = append(b.cases, caseState{id: e.ID, first: scopeState{scope: e.Scope}})
 		s = &b.cases[len(b.cases)-1].first
 	}
