@@ -104,6 +104,34 @@ type parser struct {
 	textDepth   int  // depth whose text is gathered
 	body        []byte
 	idBuf       []byte
+	ids         slab
+}
+
+// slab holds the ids of a report's cases back to back in a few large
+// blocks instead of one small allocation each: a report holds tens of
+// thousands of them. A strings.Builder only ever appends, so the strings
+// it has handed out never change, and a full block stays with the ids that
+// point into it while the next one fills.
+type slab struct {
+	b    strings.Builder
+	size int // size of the next block
+}
+
+const (
+	slabMin = 1 << 10
+	slabMax = 64 << 10
+)
+
+// intern returns b as a string held in the slab.
+func (s *slab) intern(b []byte) string {
+	if s.b.Cap()-s.b.Len() < len(b) {
+		s.size = min(slabMax, max(slabMin, 2*s.size))
+		s.b = strings.Builder{}
+		s.b.Grow(max(s.size, len(b)))
+	}
+	start := s.b.Len()
+	s.b.Write(b)
+	return s.b.String()[start:]
 }
 
 // Parse reads one JUnit report from r. name identifies the report (its path)
@@ -277,7 +305,7 @@ func (p *parser) startCase(tok *xmlsafe.Token, depth int) error {
 		id = strconv.AppendInt(id, int64(position), 10)
 	}
 	p.idBuf = id
-	tc.id = string(id)
+	tc.id = p.ids.intern(id)
 	p.cur = tc
 	return nil
 }
@@ -357,16 +385,16 @@ func (p *parser) end() {
 	if p.result >= 0 {
 		if depth == p.textDepth && depth != p.resultDepth {
 			p.textDepth = p.resultDepth // back from <stackTrace>
-			if len(bytes.TrimSpace(p.body)) > 0 {
+			if text := bytes.TrimSpace(p.body); len(text) > 0 {
 				p.collect = false
-				p.cur.msg[p.result] = joinMessage(p.cur.msg[p.result], strings.TrimSpace(string(p.body)), p.cfg.MaxMessage)
+				p.cur.msg[p.result] = joinMessage(p.cur.msg[p.result], text, p.cfg.MaxMessage)
 			}
 		}
 		if depth == p.resultDepth {
 			if p.collect {
 				p.collect = false
-				if m := strings.TrimSpace(string(p.body)); m != "" {
-					p.cur.msg[p.result] = joinMessage(p.cur.msg[p.result], m, p.cfg.MaxMessage)
+				if text := bytes.TrimSpace(p.body); len(text) > 0 {
+					p.cur.msg[p.result] = joinMessage(p.cur.msg[p.result], text, p.cfg.MaxMessage)
 				}
 			}
 			p.result = -1
@@ -383,23 +411,41 @@ func (p *parser) end() {
 
 // joinMessage puts a result's message attribute and its text together: the
 // attribute first, then the text unless one already holds the other; the
-// whole stays within max bytes, cut on a rune boundary.
-func joinMessage(attr, text string, max int) string {
+// whole stays within max bytes, cut on a rune boundary. text is copied,
+// once.
+func joinMessage(attr string, text []byte, max int) string {
 	switch {
-	case text == "" || strings.Contains(attr, text):
+	case len(text) == 0 || len(text) <= len(attr) && strings.Contains(attr, string(text)):
 		return attr
-	case attr == "" || strings.HasPrefix(text, attr):
-		return text
+	case len(attr) <= len(text) && string(text[:len(attr)]) == attr:
+		return string(text)
 	}
-	m := attr + "\n" + text
-	if len(m) <= max {
-		return m
+	n := len(attr) + 1 + len(text)
+	if n > max {
+		n = max
+		m := func(i int) byte {
+			switch {
+			case i < len(attr):
+				return attr[i]
+			case i == len(attr):
+				return '\n'
+			}
+			return text[i-len(attr)-1]
+		}
+		for n > 0 && !utf8.RuneStart(m(n)) {
+			n--
+		}
 	}
-	cut := max
-	for cut > 0 && !utf8.RuneStart(m[cut]) {
-		cut--
+	var b strings.Builder
+	b.Grow(n)
+	if n <= len(attr) {
+		b.WriteString(attr[:n])
+		return b.String()
 	}
-	return m[:cut]
+	b.WriteString(attr)
+	b.WriteByte('\n')
+	b.Write(text[:n-len(attr)-1])
+	return b.String()
 }
 
 // finishCase decides the current case's outcome: skipped when it carries
