@@ -70,3 +70,71 @@ func TestForbiddenCharNamed(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkForbiddenChar scans indented XML with a line end every few
+// words, as reports are written.
+func BenchmarkForbiddenChar(b *testing.B) {
+	line := "      <testcase classname=\"com.example.pkg1.Sub0\" name=\"test_grüße_3[case-2]\" time=\"0.012\"/>\n" +
+		"\tat com.example.service.layer3.Handler.process(Handler.java:121)\r\n"
+	s := []byte(strings.Repeat(line, 1<<16/len(line)))
+	b.SetBytes(int64(len(s)))
+	for b.Loop() {
+		if i, _ := forbiddenChar(s, false); i >= 0 {
+			b.Fatal(i)
+		}
+	}
+}
+
+// TestValueRunWords checks the word-at-a-time scan of an attribute value
+// stops where a byte-by-byte one does, wherever the stop falls in a word.
+func TestValueRunWords(t *testing.T) {
+	alphabet := []byte{'a', '"', '\'', '<', '&', '\r', '\n', 0x00, 0x01, 0x7F, 0x80, 0xA2, 0xFF}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, q := range []byte{'"', '\''} {
+		for n := range 40 {
+			for range 500 {
+				s := make([]byte, n)
+				for i := range s {
+					s[i] = 'a'
+					if rng.IntN(8) == 0 {
+						s[i] = alphabet[rng.IntN(len(alphabet))]
+					}
+				}
+				want := 0
+				for want < len(s) && s[want] != q && s[want] != '<' && s[want] != '&' && s[want] != '\r' {
+					want++
+				}
+				if !assert.Equal(t, want, valueRun(s, q), "%q quoted by %c", s, q) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// TestDecodeUTF8 checks the run-at-a-time decoding of UTF-8 text and
+// values gives what the character-at-a-time one does, for every bound.
+func TestDecodeUTF8(t *testing.T) {
+	pieces := []string{"a", "bc", "é", "日本", "😀", "\r", "\r\n", "\n", "&amp;", "&lt;", "&#233;", "&#x1F600;", "&quot;", " "}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 2000 {
+		var b strings.Builder
+		for range rng.IntN(12) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		raw := []byte(b.String())
+		for _, cdata := range []bool{false, true} {
+			for max := -1; max <= len(raw)+4; max++ {
+				bound := max
+				if bound < 0 {
+					bound = int(^uint(0) >> 1)
+				}
+				want := decodeEach([]byte("x"), raw, cdata, false, bound)
+				got := decodeUTF8([]byte("x"), raw, cdata, bound)
+				if !assert.Equal(t, string(want), string(got), "%q cdata=%v max=%d", raw, cdata, max) {
+					return
+				}
+			}
+		}
+	}
+}
