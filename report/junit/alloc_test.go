@@ -36,24 +36,33 @@ func TestJoinMessage(t *testing.T) {
 	}
 }
 
-// TestSlab checks that interned ids keep their value while later ids fill
-// and replace the slab's blocks, and that an id longer than a block fits.
+// TestSlab checks that ids keep their value while later ids fill and
+// replace the slab's blocks, and that an id longer than a block fits.
 func TestSlab(t *testing.T) {
 	var s slab
-	var want, got []string
+	var want []string
+	var refs []idRef
+	add := func(b []byte) {
+		want = append(want, string(b))
+		refs = append(refs, s.add(b))
+	}
+	add(nil)
 	buf := []byte{}
 	for i := range 20000 {
 		buf = fmt.Appendf(buf[:0], "pkg.Class%d::test_%d", i%13, i)
-		want = append(want, string(buf))
-		got = append(got, s.intern(buf))
+		add(buf)
 		buf[0] = 'X' // the slab holds a copy
+		if i == 5000 {
+			add([]byte(strings.Repeat("é", slabMax)))
+		}
 	}
-	long := strings.Repeat("é", slabMax)
-	want = append(want, long)
-	got = append(got, s.intern([]byte(long)))
-	want = append(want, "")
-	got = append(got, s.intern(nil))
+	add(nil)
+	got := make([]string, len(refs))
+	for i, r := range refs {
+		got[i] = s.str(r)
+	}
 	require.Equal(t, want, got)
+	assert.Greater(t, len(s.blocks), 5, "ids spread over several blocks")
 }
 
 // TestParseAllocations bounds the allocations of a parse: the ids of a

@@ -66,15 +66,15 @@ func resultKind(local string) int {
 
 type suite struct {
 	depth int
-	scope string
+	scope int32 // index in execs.scopes
 	name  string
 	cases int // test cases seen directly in this suite
 }
 
 type testCase struct {
 	depth    int
-	id       string
-	scope    string
+	id       idRef
+	scope    int32 // index in execs.scopes
 	seen     [nResults]bool
 	msg      [nResults]string
 	statusAs testrun.Outcome // outcome the status/result attribute states, "" when none
@@ -87,9 +87,10 @@ type parser struct {
 	rep  *Report
 	det  detector
 
-	execs   chunks
+	execs   execStore
 	suites  []suite
 	nsuites int
+	noSuite int32 // scope of the cases outside any suite, -1 until one is seen
 	cur     *testCase
 	caseBuf testCase
 	cases   int64
@@ -104,34 +105,6 @@ type parser struct {
 	textDepth   int  // depth whose text is gathered
 	body        []byte
 	idBuf       []byte
-	ids         slab
-}
-
-// slab holds the ids of a report's cases back to back in a few large
-// blocks instead of one small allocation each: a report holds tens of
-// thousands of them. A strings.Builder only ever appends, so the strings
-// it has handed out never change, and a full block stays with the ids that
-// point into it while the next one fills.
-type slab struct {
-	b    strings.Builder
-	size int // size of the next block
-}
-
-const (
-	slabMin = 1 << 10
-	slabMax = 64 << 10
-)
-
-// intern returns b as a string held in the slab.
-func (s *slab) intern(b []byte) string {
-	if s.b.Cap()-s.b.Len() < len(b) {
-		s.size = min(slabMax, max(slabMin, 2*s.size))
-		s.b = strings.Builder{}
-		s.b.Grow(max(s.size, len(b)))
-	}
-	start := s.b.Len()
-	s.b.Write(b)
-	return s.b.String()[start:]
 }
 
 // Parse reads one JUnit report from r. name identifies the report (its path)
@@ -141,11 +114,12 @@ func (s *slab) intern(b []byte) string {
 func Parse(r io.Reader, name string, opts ...Option) (*Report, error) {
 	cfg := newConfig(opts)
 	p := &parser{
-		cfg:    cfg,
-		rd:     xmlsafe.NewReader(r, name, cfg.Limits),
-		name:   name,
-		rep:    &Report{},
-		result: -1,
+		cfg:     cfg,
+		rd:      xmlsafe.NewReader(r, name, cfg.Limits),
+		name:    name,
+		rep:     &Report{},
+		result:  -1,
+		noSuite: -1,
 	}
 	err := p.run()
 	p.rep.Dialect = p.det.dialect()
@@ -208,7 +182,7 @@ func (p *parser) start(tok *xmlsafe.Token) error {
 	switch string(local) {
 	case "testsuite":
 		p.nsuites++
-		s := suite{depth: depth, scope: p.name + "#" + strconv.Itoa(p.nsuites)}
+		s := suite{depth: depth, scope: p.execs.scope(p.name + "#" + strconv.Itoa(p.nsuites))}
 		if a, ok := tok.Attr("name"); ok {
 			s.name = p.rd.String(a)
 		}
@@ -234,7 +208,7 @@ func (p *parser) start(tok *xmlsafe.Token) error {
 			if err := p.countCase(); err != nil {
 				return err
 			}
-			p.caseBuf = testCase{depth: depth - 1, id: id, scope: s.scope}
+			p.caseBuf = testCase{depth: depth - 1, id: p.execs.ids.add([]byte(id)), scope: s.scope}
 			p.cur = &p.caseBuf
 			p.suiteLevel = true
 			return p.inCase(tok, local, depth)
@@ -292,7 +266,10 @@ func (p *parser) startCase(tok *xmlsafe.Token, depth int) error {
 		position = s.cases
 		tc.scope = s.scope
 	} else {
-		tc.scope = p.name + "#0"
+		if p.noSuite < 0 {
+			p.noSuite = p.execs.scope(p.name + "#0")
+		}
+		tc.scope = p.noSuite
 	}
 	// A test case with neither a class nor a name (a test titled "")
 	// still ran: it is told apart by its position in its suite,
@@ -305,7 +282,7 @@ func (p *parser) startCase(tok *xmlsafe.Token, depth int) error {
 		id = strconv.AppendInt(id, int64(position), 10)
 	}
 	p.idBuf = id
-	tc.id = p.ids.intern(id)
+	tc.id = p.execs.ids.add(id)
 	p.cur = tc
 	return nil
 }
@@ -493,43 +470,5 @@ func (p *parser) finishCase() {
 			break
 		}
 	}
-	p.execs.add(testrun.Execution{
-		ID:          tc.id,
-		Scope:       tc.scope,
-		Outcome:     out,
-		Message:     msg,
-		RunnerFlaky: tc.seen[rFlakyFailure] || tc.seen[rFlakyError],
-	})
-}
-
-// chunks collects executions in fixed blocks, so a large report is copied
-// once into an exact-size slice instead of at every doubling.
-type chunks struct {
-	full [][]testrun.Execution
-	cur  []testrun.Execution
-	n    int
-}
-
-const chunkLen = 1024
-
-func (c *chunks) add(e testrun.Execution) {
-	if len(c.cur) == cap(c.cur) {
-		if c.cur != nil {
-			c.full = append(c.full, c.cur)
-		}
-		c.cur = make([]testrun.Execution, 0, min(chunkLen, max(64, 2*cap(c.cur))))
-	}
-	c.cur = append(c.cur, e)
-	c.n++
-}
-
-func (c *chunks) all() []testrun.Execution {
-	if len(c.full) == 0 {
-		return c.cur
-	}
-	out := make([]testrun.Execution, 0, c.n)
-	for _, b := range c.full {
-		out = append(out, b...)
-	}
-	return append(out, c.cur...)
+	p.execs.add(tc.id, tc.scope, out, msg, tc.seen[rFlakyFailure] || tc.seen[rFlakyError])
 }
