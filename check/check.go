@@ -185,7 +185,7 @@ func Run(ctx context.Context, argv []string, opts ...Option) (*Result, error) {
 // setResults copies the result fields of read into run, with more reasons
 // for it to be incomplete.
 func setResults(run, read *testrun.Run, reasons []string) {
-	run.Counts, run.Failures, run.Cases, run.Flaky = read.Counts, read.Failures, read.Cases, read.Flaky
+	run.Counts, run.Failures, run.Cases, run.Durations, run.Flaky = read.Counts, read.Failures, read.Cases, read.Durations, read.Flaky
 	run.Coverage, run.Reports = read.Coverage, read.Reports
 	run.IncompleteReasons = append(append([]string(nil), reasons...), read.IncompleteReasons...)
 	run.Complete = read.Complete && len(reasons) == 0

@@ -49,7 +49,7 @@ type PruneSkip struct {
 
 // Prune applies the retention rules to the run folders in root (such as
 // $HOME/.hangar/tests): a folder older than RunRetention is removed; the
-// "cases" of its TEST-RESULTS.json are dropped after CasesRetention
+// "cases" (and "durations") of its TEST-RESULTS.json are dropped after CasesRetention
 // (BaseCasesRetention for runs of kind base), rewriting the file
 // atomically and keeping its modification time. A run's age is taken from
 // its started_at, else from its folder's modification time. Symbolic links
@@ -154,13 +154,22 @@ func pruneRun(dir string, now time.Time, p *Pruned) error {
 	if fields == nil || age <= keep {
 		return nil
 	}
+	// The cases become null and the durations, which name only ids in
+	// cases, go with them.
 	changed := false
-	for i := range fields {
-		if fields[i].key == "cases" && string(fields[i].value) != "null" {
-			fields[i].value = json.RawMessage("null")
+	kept := fields[:0]
+	for _, f := range fields {
+		switch {
+		case f.key == "cases" && string(f.value) != "null":
+			f.value = json.RawMessage("null")
 			changed = true
+		case f.key == "durations":
+			changed = true
+			continue
 		}
+		kept = append(kept, f)
 	}
+	fields = kept
 	if !changed {
 		return nil
 	}

@@ -19,7 +19,7 @@ func TestPrune(t *testing.T) {
 		require.NoError(t, os.MkdirAll(dir, 0o755))
 		cases := `null`
 		if withCases {
-			cases = `{"a::b": "failed", "a::c": "passed"}`
+			cases = `{"a::b": "failed", "a::c": "passed"}, "durations": {"a::b": 0.5}`
 		}
 		k := `null`
 		if kind != "" {
@@ -80,6 +80,7 @@ func TestPrune(t *testing.T) {
 	}
 	got := read(fourDays)
 	assert.Equal(t, "null", string(got["cases"]))
+	assert.NotContains(t, got, "durations", "durations go with the cases")
 	assert.Contains(t, string(got["counts"]), `"failed": 1`, "counts stay")
 	assert.Contains(t, string(got["failures"]), "a::b", "failures stay")
 	assert.Contains(t, string(got["new_failures"]), "a::b", "other fields stay")
@@ -87,6 +88,7 @@ func TestPrune(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, before.ModTime(), after.ModTime(), "the rewrite keeps the file's time")
 	assert.NotEqual(t, "null", string(read(fresh)["cases"]))
+	assert.Contains(t, read(fresh), "durations")
 	assert.NotEqual(t, "null", string(read(baseFourDays)["cases"]), "a base run keeps its cases 14 days")
 
 	// Pruning again changes nothing.

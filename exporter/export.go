@@ -83,6 +83,9 @@ type Options struct {
 	// MaxCaseEvents caps the test.case events of one run
 	// (0: translate.DefaultMaxCaseEvents).
 	MaxCaseEvents int
+	// CaseSpans adds a child span per test case (see translate.WithCaseSpans;
+	// the zero value is translate.CaseSpansNone).
+	CaseSpans translate.CaseSpans
 }
 
 // ExportRuns exports runs as a job export: one job.verify span (job.provision
@@ -140,6 +143,7 @@ func export(ctx context.Context, o Options, build func([]translate.Option) ([]tr
 		translate.WithBase(o.Base),
 		translate.WithMaxCaseEvents(o.MaxCaseEvents),
 		translate.WithParent(parent),
+		translate.WithCaseSpans(o.CaseSpans),
 	})
 	if err != nil {
 		return Result{}, fmt.Errorf("exporter: %w", err)

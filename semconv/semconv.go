@@ -77,6 +77,9 @@ const (
 	TestFlakyKey      = attribute.Key("hangar.test.flaky")
 	TestNewFailureKey = attribute.Key("hangar.test.new_failure")
 	TestMessageKey    = attribute.Key("hangar.test.message")
+	// TestDurationUnknownKey is on a case span whose report states no
+	// duration: the span's zero length is not a measured time.
+	TestDurationUnknownKey = attribute.Key("hangar.test.duration_unknown")
 
 	// TestFailedIDsKey is a span attribute: the first failing test ids of
 	// the span's runs, in the order of their test.case events.

@@ -53,7 +53,8 @@ func mkRun(id string, kind testrun.Kind, at int, outcomes map[string]testrun.Out
 				msg = m
 			}
 		}
-		execs = append(execs, testrun.Execution{ID: tid, Scope: "s", Outcome: o, Message: msg})
+		// Failing cases state a time, passing ones none.
+		execs = append(execs, testrun.Execution{ID: tid, Scope: "s", Outcome: o, Message: msg, Duration: 250 * time.Millisecond, Timed: o.Failing()})
 	}
 	for _, tid := range flaky {
 		execs = append(execs, testrun.Execution{ID: tid, Scope: "s", Outcome: testrun.OutcomePassed, RunnerFlaky: true})

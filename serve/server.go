@@ -19,6 +19,7 @@ import (
 
 	"github.com/hangar-dev/testresults/store"
 	"github.com/hangar-dev/testresults/testrun"
+	"github.com/hangar-dev/testresults/translate"
 )
 
 // Defaults of the server's bounds.
@@ -148,7 +149,7 @@ func (s *Server) tests(w http.ResponseWriter, r *http.Request, sc scope) {
 	q := r.URL.Query()
 	for k := range q {
 		switch k {
-		case "run", "cases", "format", "offset":
+		case "run", "cases", "format", "offset", "case_spans":
 		default:
 			writeProblem(w, http.StatusBadRequest, "unknown parameter "+strconv.Quote(clip(k)))
 			return
@@ -182,6 +183,16 @@ func (s *Server) tests(w http.ResponseWriter, r *http.Request, sc scope) {
 	case q.Has("offset") && !cases:
 		writeProblem(w, http.StatusBadRequest, "offset needs cases=true")
 		return
+	case q.Has("case_spans") && format != "otel":
+		writeProblem(w, http.StatusBadRequest, "case_spans needs format=otel")
+		return
+	}
+	caseSpans := translate.CaseSpansNone
+	if q.Has("case_spans") {
+		if caseSpans, err = translate.ParseCaseSpans(q.Get("case_spans")); err != nil {
+			writeProblem(w, http.StatusBadRequest, "case_spans must be none, failed or all")
+			return
+		}
 	}
 	ctx := r.Context()
 	runs, err := s.loadRuns(ctx, sc, id)
@@ -200,7 +211,7 @@ func (s *Server) tests(w http.ResponseWriter, r *http.Request, sc scope) {
 		}
 	}
 	if format == "otel" {
-		s.otel(w, r, sc, id, runs, runID)
+		s.otel(w, r, sc, id, runs, runID, caseSpans)
 		return
 	}
 	if runID != "" {

@@ -21,6 +21,7 @@ import (
 	"github.com/hangar-dev/testresults/exporter"
 	"github.com/hangar-dev/testresults/store"
 	"github.com/hangar-dev/testresults/testrun"
+	"github.com/hangar-dev/testresults/translate"
 )
 
 const (
@@ -205,7 +206,9 @@ func TestOneRunAndCasePaging(t *testing.T) {
 		resp, body = f.get(t, "/api/jobs/job-1/tests?run=b1&cases=true")
 		require.Equal(t, http.StatusOK, resp.StatusCode)
 		one = decode[oneRunBody](t, body)
-		assert.Equal(t, []CaseOutcome{{"pkg::TestA", pass}, {"pkg::TestB", fail}}, one.Cases)
+		quarter := 0.25
+		assert.Equal(t, []CaseOutcome{{"pkg::TestA", pass, nil}, {"pkg::TestB", fail, &quarter}}, one.Cases,
+			"a case's duration is null where its report states none")
 		assert.Empty(t, one.Next)
 
 		// 12,001 cases: three pages of at most 5,000, every case once.
@@ -242,6 +245,10 @@ func TestOtelEqualsExport(t *testing.T) {
 			}},
 			{"one run", "/api/jobs/job-1/tests?format=otel&run=a1", func(t *testing.T) []byte {
 				return exportRuns(t, exporter.Options{JobID: "job-1"}, f.a1)
+			}},
+			{"case spans", "/api/jobs/job-1/tests?format=otel&case_spans=all", func(t *testing.T) []byte {
+				// the runs as stored in full, with their cases and durations
+				return exportRuns(t, exporter.Options{JobID: "job-1", CaseSpans: translate.CaseSpansAll}, f.base, f.a1, f.gate)
 			}},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
@@ -374,6 +381,8 @@ func TestErrors(t *testing.T) {
 			{"bad cases", "/api/jobs/job-1/tests?run=a1&cases=maybe", http.StatusBadRequest},
 			{"cases without run", "/api/jobs/job-1/tests?cases=true", http.StatusBadRequest},
 			{"bad offset", "/api/jobs/job-1/tests?run=a1&cases=true&offset=-1", http.StatusBadRequest},
+			{"case spans without otel", "/api/jobs/job-1/tests?case_spans=all", http.StatusBadRequest},
+			{"bad case spans", "/api/jobs/job-1/tests?format=otel&case_spans=some", http.StatusBadRequest},
 			{"offset without cases", "/api/jobs/job-1/tests?run=a1&offset=5", http.StatusBadRequest},
 			{"unknown parameter", "/api/jobs/job-1/tests?foo=1", http.StatusBadRequest},
 			{"empty run", "/api/jobs/job-1/tests?run=", http.StatusBadRequest},

@@ -81,6 +81,9 @@ type flakyResponse struct {
 type CaseOutcome struct {
 	ID      string          `json:"id"`
 	Outcome testrun.Outcome `json:"outcome"`
+	// Duration is the time the reports state for the case, in seconds;
+	// null when they state none.
+	Duration *float64 `json:"duration"`
 }
 
 func strOrNil(s string) *string {
@@ -120,7 +123,7 @@ func runSummaryOf(sr store.StoredRun) RunSummary {
 // (cases=true pages it).
 func runWithoutCases(r *testrun.Run) json.RawMessage {
 	bare := *r
-	bare.Cases = nil
+	bare.Cases, bare.Durations = nil, nil
 	b, err := json.Marshal(bare)
 	if err != nil {
 		return json.RawMessage("null")
@@ -228,7 +231,12 @@ func pageCases(sr store.StoredRun, offset int) ([]CaseOutcome, int) {
 	}
 	end := min(offset+CasesPageSize, len(ids))
 	for _, id := range ids[offset:end] {
-		out = append(out, CaseOutcome{ID: id, Outcome: sr.Run.Cases[id]})
+		c := CaseOutcome{ID: id, Outcome: sr.Run.Cases[id]}
+		if d, ok := sr.Run.Durations[id]; ok {
+			secs := d.Seconds()
+			c.Duration = &secs
+		}
+		out = append(out, c)
 	}
 	if end < len(ids) {
 		return out, end
@@ -249,17 +257,19 @@ func ExportOptions(out *bytes.Buffer) exporter.Options {
 	}
 }
 
-// ExportJob writes the OTLP/JSON of runs as a job export of jobID.
-func ExportJob(ctx context.Context, jobID string, runs []*testrun.Run, out *bytes.Buffer) error {
+// ExportJob writes the OTLP/JSON of runs as a job export of jobID, with the
+// case spans cs asks for.
+func ExportJob(ctx context.Context, jobID string, runs []*testrun.Run, cs translate.CaseSpans, out *bytes.Buffer) error {
 	o := ExportOptions(out)
 	o.JobID = jobID
+	o.CaseSpans = cs
 	_, err := exporter.ExportRuns(ctx, runs, o)
 	return err
 }
 
 // ExportSession writes the OTLP/JSON of a session's runs, each on its turn
-// (turn 0 when unknown).
-func ExportSession(ctx context.Context, ref string, runs []store.StoredRun, out *bytes.Buffer) error {
+// (turn 0 when unknown), with the case spans cs asks for.
+func ExportSession(ctx context.Context, ref string, runs []store.StoredRun, cs translate.CaseSpans, out *bytes.Buffer) error {
 	sess := translate.Session{ID: ref}
 	index := map[int]int{}
 	for _, sr := range runs {
@@ -275,12 +285,14 @@ func ExportSession(ctx context.Context, ref string, runs []store.StoredRun, out 
 		}
 		sess.Turns[i].Runs = append(sess.Turns[i].Runs, sr.Run)
 	}
-	_, err := exporter.ExportSession(ctx, sess, ExportOptions(out))
+	o := ExportOptions(out)
+	o.CaseSpans = cs
+	_, err := exporter.ExportSession(ctx, sess, o)
 	return err
 }
 
 // otel answers the runs (or the one run) as OTLP/JSON spans.
-func (s *Server) otel(w http.ResponseWriter, r *http.Request, sc scope, id string, runs []store.StoredRun, runID string) {
+func (s *Server) otel(w http.ResponseWriter, r *http.Request, sc scope, id string, runs []store.StoredRun, runID string, cs translate.CaseSpans) {
 	ctx := r.Context()
 	full := make([]store.StoredRun, 0, len(runs))
 	for _, sr := range runs {
@@ -297,13 +309,13 @@ func (s *Server) otel(w http.ResponseWriter, r *http.Request, sc scope, id strin
 	var buf bytes.Buffer
 	var err error
 	if sc == scopeSession {
-		err = ExportSession(ctx, id, full, &buf)
+		err = ExportSession(ctx, id, full, cs, &buf)
 	} else {
 		rs := make([]*testrun.Run, len(full))
 		for i, f := range full {
 			rs[i] = f.Run
 		}
-		err = ExportJob(ctx, id, rs, &buf)
+		err = ExportJob(ctx, id, rs, cs, &buf)
 	}
 	if err != nil {
 		writeProblem(w, http.StatusInternalServerError, "the runs could not be exported")

@@ -106,18 +106,25 @@ func (s *sqlStore) RecordRun(ctx context.Context, sr StoredRun) (bool, error) {
 	}
 	// The run's JSON form without its cases, which are kept apart.
 	bare := *r
-	bare.Cases = nil
+	bare.Cases, bare.Durations = nil, nil
 	runJSON, err := json.Marshal(bare)
 	if err != nil {
 		return false, fmt.Errorf("store: run %q: %w", r.ID, err)
 	}
-	var casesJSON any
+	var casesJSON, durationsJSON any
 	if r.Cases != nil {
 		b, err := json.Marshal(r.Cases)
 		if err != nil {
 			return false, fmt.Errorf("store: run %q: %w", r.ID, err)
 		}
 		casesJSON = string(b)
+	}
+	if len(r.Durations) > 0 {
+		b, err := testrun.MarshalDurations(r.Durations)
+		if err != nil {
+			return false, fmt.Errorf("store: run %q: %w", r.ID, err)
+		}
+		durationsJSON = string(b)
 	}
 	var counts [6]any
 	if c := r.Counts; c != nil {
@@ -138,11 +145,11 @@ func (s *sqlStore) RecordRun(ctx context.Context, sr StoredRun) (bool, error) {
 			return err
 		}
 		res, err := tx.ExecContext(ctx, s.q(`INSERT INTO runs (run_id, kind, repository, job_id, session_ref, turn,
-			started_at, ended_at, recorded_at, seq, counted, total, passed, failed, errors, skipped, flaky, run_json, cases_json)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id) DO NOTHING`),
+			started_at, ended_at, recorded_at, seq, counted, total, passed, failed, errors, skipped, flaky, run_json, cases_json, durations_json)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id) DO NOTHING`),
 			r.ID, string(r.Kind), sr.Repo, sr.JobID, sr.SessionRef, turn,
 			microOrNil(r.StartedAt), microOrNil(r.EndedAt), s.now().UnixMicro(), seq, counted,
-			counts[0], counts[1], counts[2], counts[3], counts[4], counts[5], string(runJSON), casesJSON)
+			counts[0], counts[1], counts[2], counts[3], counts[4], counts[5], string(runJSON), casesJSON, durationsJSON)
 		if err != nil {
 			return err
 		}
@@ -155,14 +162,17 @@ func (s *sqlStore) RecordRun(ctx context.Context, sr StoredRun) (bool, error) {
 
 const runColumns = `repository, job_id, session_ref, turn, recorded_at, run_json`
 
+// scanRun scans a run; with cases, also its per-case map and durations
+// (the columns cases_json, durations_json).
 func (s *sqlStore) scanRun(sc scanner, cases *sql.NullString) (StoredRun, error) {
 	var sr StoredRun
 	var turn sql.NullInt64
 	var recorded int64
 	var runJSON string
+	var durations sql.NullString
 	dest := []any{&sr.Repo, &sr.JobID, &sr.SessionRef, &turn, &recorded, &runJSON}
 	if cases != nil {
-		dest = append(dest, cases)
+		dest = append(dest, cases, &durations)
 	}
 	if err := sc.Scan(dest...); err != nil {
 		return sr, err
@@ -180,6 +190,14 @@ func (s *sqlStore) scanRun(sc scanner, cases *sql.NullString) (StoredRun, error)
 	if cases != nil && cases.Valid {
 		if err := json.Unmarshal([]byte(cases.String), &r.Cases); err != nil {
 			return sr, fmt.Errorf("run %q: cases: %w", r.ID, err)
+		}
+		if durations.Valid {
+			if r.Durations, err = testrun.UnmarshalDurations([]byte(durations.String)); err != nil {
+				return sr, fmt.Errorf("run %q: durations: %w", r.ID, err)
+			}
+		}
+		if err := r.Validate(); err != nil {
+			return sr, fmt.Errorf("run %q: %w", r.ID, err)
 		}
 		sr.HasCases = true
 	}
@@ -244,7 +262,7 @@ func (s *sqlStore) SessionRuns(ctx context.Context, ref string) ([]StoredRun, er
 
 func (s *sqlStore) Run(ctx context.Context, id string) (StoredRun, error) {
 	var cases sql.NullString
-	sr, err := s.scanRun(s.db.QueryRowContext(ctx, s.q(`SELECT `+runColumns+`, cases_json FROM runs WHERE run_id = ?`), id), &cases)
+	sr, err := s.scanRun(s.db.QueryRowContext(ctx, s.q(`SELECT `+runColumns+`, cases_json, durations_json FROM runs WHERE run_id = ?`), id), &cases)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return StoredRun{}, fmt.Errorf("%w: run %q", ErrNotFound, id)
@@ -264,7 +282,7 @@ func (s *sqlStore) PruneRuns(ctx context.Context, now time.Time) (PrunedRuns, er
 		if p.Runs, err = res.RowsAffected(); err != nil {
 			return err
 		}
-		res, err = tx.ExecContext(ctx, s.q(`UPDATE runs SET cases_json = NULL WHERE cases_json IS NOT NULL AND (
+		res, err = tx.ExecContext(ctx, s.q(`UPDATE runs SET cases_json = NULL, durations_json = NULL WHERE cases_json IS NOT NULL AND (
 			(kind <> ? AND recorded_at < ?) OR (kind = ? AND recorded_at < ?))`),
 			string(testrun.KindBase), now.Add(-CasesTTL).UnixMicro(),
 			string(testrun.KindBase), now.Add(-BaseCasesTTL).UnixMicro())

@@ -61,7 +61,9 @@ func TestRecordRunAndQueries(t *testing.T) {
 		one, err := s.Run(ctx, "a1")
 		require.NoError(t, err)
 		assert.Equal(t, after.Cases, one.Run.Cases)
+		assert.Equal(t, map[string]time.Duration{"a": time.Millisecond, "b": time.Millisecond}, one.Run.Durations)
 		assert.True(t, one.HasCases)
+		assert.Nil(t, runs[1].Run.Durations, "JobRuns leaves the durations out with the cases")
 
 		_, err = s.Run(ctx, "nope")
 		assert.ErrorIs(t, err, ErrNotFound)
@@ -117,6 +119,10 @@ func TestPruneRuns(t *testing.T) {
 		mid, err := s.Run(ctx, "mid")
 		require.NoError(t, err)
 		assert.Nil(t, mid.Run.Cases)
+		assert.Nil(t, mid.Run.Durations, "durations go with the cases")
+		midbase, err := s.Run(ctx, "midbase")
+		require.NoError(t, err)
+		assert.Equal(t, map[string]time.Duration{"a": time.Millisecond}, midbase.Run.Durations)
 		assert.NotNil(t, mid.Run.Counts, "counts stay")
 
 		p, err = s.PruneRuns(ctx, c.Now())

@@ -110,6 +110,11 @@ var migrations = [][]string{
 		`CREATE INDEX runs_session ON runs (session_ref, seq)`,
 		`CREATE INDEX runs_recorded_at ON runs (recorded_at)`,
 	},
+	3: {
+		// Each case's stated duration (seconds, by test id), kept and
+		// dropped with the per-case map.
+		`ALTER TABLE runs ADD COLUMN durations_json TEXT`,
+	},
 }
 
 // SchemaVersion is the newest schema version this package writes.

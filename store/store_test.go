@@ -73,7 +73,8 @@ func run(id, tree string, kind testrun.Kind, outcomes map[string]testrun.Outcome
 	b := testrun.NewBuilder()
 	var execs []testrun.Execution
 	for tid, o := range outcomes {
-		execs = append(execs, testrun.Execution{ID: tid, Scope: "s", Outcome: o})
+		// Each case states a time: its id's length in milliseconds.
+		execs = append(execs, testrun.Execution{ID: tid, Scope: "s", Outcome: o, Duration: time.Duration(len(tid)) * time.Millisecond, Timed: true})
 	}
 	for _, tid := range flaky {
 		execs = append(execs, testrun.Execution{ID: tid, Scope: "s", Outcome: testrun.OutcomePassed, RunnerFlaky: true})
@@ -273,18 +274,35 @@ func TestMigrations(t *testing.T) {
 			versions = append(versions, v)
 		}
 		require.NoError(t, rows.Close())
-		assert.Equal(t, []int{1, 2}, versions)
-		assert.Equal(t, 2, SchemaVersion)
+		assert.Equal(t, []int{1, 2, 3}, versions)
+		assert.Equal(t, 3, SchemaVersion)
 
 		// Opening again applies nothing twice.
 		s2 := open(t, loc, c)
 		require.NoError(t, s2.Close())
 
+		// A store at version 2, with a run in it, is brought to version 3:
+		// the run reads back with its cases and no durations.
+		ctx := context.Background()
+		r := run("v2", "t", testrun.KindBase, map[string]testrun.Outcome{"a": pass})
+		_, err = s.RecordRun(ctx, StoredRun{Run: r, JobID: "j"})
+		require.NoError(t, err)
+		_, err = db.Exec(`ALTER TABLE runs DROP COLUMN durations_json`)
+		require.NoError(t, err)
+		_, err = db.Exec(`DELETE FROM schema_migrations WHERE version = 3`)
+		require.NoError(t, err)
+		s3 := open(t, loc, c)
+		got, err := s3.Run(ctx, "v2")
+		require.NoError(t, err)
+		assert.Equal(t, r.Cases, got.Run.Cases)
+		assert.Nil(t, got.Run.Durations)
+		require.NoError(t, s3.Close())
+
 		// A database written by a newer program is refused.
 		_, err = db.Exec(s.(*sqlStore).q(`INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)`), 99, 0)
 		require.NoError(t, err)
 		_, err = Open(context.Background(), loc, WithClock(c.Now))
-		assert.ErrorContains(t, err, "schema version 99, newer than this program's 2")
+		assert.ErrorContains(t, err, "schema version 99, newer than this program's 3")
 	})
 }
 

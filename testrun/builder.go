@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Builder merges the executions and coverage of a run's reports into a Run.
@@ -41,6 +42,10 @@ type scopeState struct {
 type caseState struct {
 	id    string
 	first scopeState
+	// dur sums the times its executions state; it is -1 once one stated
+	// none (or the sum passed MaxCaseDuration): the id's time is then
+	// unknown.
+	dur time.Duration
 }
 
 // scope returns the history of the id at index i in the suite named name.
@@ -203,12 +208,23 @@ func (b *Builder) addExecution(e *Execution) {
 		return
 	}
 	var s *scopeState
-	if i, h := b.ids.find(e.ID, b.cases); i >= 0 {
+	i, h := b.ids.find(e.ID, b.cases)
+	if i >= 0 {
 		s = b.scope(i, e.Scope)
 	} else {
-		b.ids.insert(h, int32(len(b.cases)))
+		i = int32(len(b.cases))
+		b.ids.insert(h, i)
 		b.cases = append(b.cases, caseState{id: e.ID, first: scopeState{scope: e.Scope}})
-		s = &b.cases[len(b.cases)-1].first
+		s = &b.cases[i].first
+	}
+	if c := &b.cases[i]; c.dur >= 0 {
+		// Both terms are within 0..MaxCaseDuration: the sum cannot wrap.
+		d := e.Duration.Round(DurationResolution)
+		if !e.Timed || d < 0 || d > MaxCaseDuration || c.dur+d > MaxCaseDuration {
+			c.dur = -1
+		} else {
+			c.dur += d
+		}
 	}
 	// Retries inside one suite: the last outcome wins.
 	s.outcome = e.Outcome
@@ -425,7 +441,28 @@ func (b *Builder) Build() *Run {
 	}
 	r.Flaky = flakyIDs
 	r.Cases = b.keepCases(outs, failing, flaky, b.cfg.maxCases)
+	r.Durations = b.keepDurations(r.Cases)
 	return r
+}
+
+// keepDurations is the stated time of each id kept in cases whose every
+// execution stated one; nil when there is none.
+func (b *Builder) keepDurations(cases map[string]Outcome) map[string]time.Duration {
+	var kept map[string]time.Duration
+	for i := range b.cases {
+		c := &b.cases[i]
+		if c.dur < 0 {
+			continue
+		}
+		if _, ok := cases[c.id]; !ok {
+			continue
+		}
+		if kept == nil {
+			kept = make(map[string]time.Duration, len(cases))
+		}
+		kept[c.id] = c.dur
+	}
+	return kept
 }
 
 // keepCases keeps at most n outcomes: failing ids first, then flaky ones

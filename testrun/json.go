@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 )
 
@@ -29,6 +30,7 @@ type jsonRun struct {
 	Counted           bool               `json:"counted"`
 	Failures          []Failure          `json:"failures"`
 	Cases             map[string]Outcome `json:"cases"`
+	Durations         map[string]float64 `json:"durations,omitempty"`
 	Flaky             []string           `json:"flaky"`
 	Coverage          *Coverage          `json:"coverage"`
 	Reports           []jsonReport       `json:"reports"`
@@ -98,6 +100,7 @@ func (r Run) MarshalJSON() ([]byte, error) {
 		Counted:           r.Counted(),
 		Failures:          r.Failures,
 		Cases:             r.Cases,
+		Durations:         durationsJSON(r.Durations),
 		Flaky:             r.Flaky,
 		Coverage:          r.Coverage,
 		Reports:           make([]jsonReport, len(r.Reports)),
@@ -131,6 +134,66 @@ func (r Run) MarshalJSON() ([]byte, error) {
 		return nil, err
 	}
 	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}
+
+// durationsJSON writes durations in seconds, the unit reports state them in.
+func durationsJSON(d map[string]time.Duration) map[string]float64 {
+	if len(d) == 0 {
+		return nil
+	}
+	out := make(map[string]float64, len(d))
+	for id, v := range d {
+		out[id] = v.Seconds()
+	}
+	return out
+}
+
+// durationsOf reads durations in seconds back at DurationResolution; a value
+// out of range is kept out of range (not clamped) for Validate to refuse.
+func durationsOf(s map[string]float64) map[string]time.Duration {
+	if len(s) == 0 {
+		return nil
+	}
+	out := make(map[string]time.Duration, len(s))
+	for id, v := range s {
+		out[id] = secondsDuration(v)
+	}
+	return out
+}
+
+// secondsDuration converts seconds to a Duration rounded to
+// DurationResolution; a value beyond MaxCaseDuration either way becomes
+// -(MaxCaseDuration+1) or MaxCaseDuration+1, never a wrapped value.
+func secondsDuration(v float64) time.Duration {
+	switch {
+	case v < -MaxCaseDuration.Seconds():
+		return -MaxCaseDuration - 1
+	case v > MaxCaseDuration.Seconds():
+		return MaxCaseDuration + 1
+	}
+	return time.Duration(math.Round(v*1e6)) * DurationResolution
+}
+
+// MarshalDurations writes durations as the run's JSON form does: an object
+// of test id to seconds.
+func MarshalDurations(d map[string]time.Duration) ([]byte, error) {
+	return json.Marshal(durationsJSON(d))
+}
+
+// UnmarshalDurations reads what MarshalDurations writes, at
+// DurationResolution. Values out of range are refused (ErrInvalidRun).
+func UnmarshalDurations(data []byte) (map[string]time.Duration, error) {
+	var s map[string]float64
+	if err := json.Unmarshal(data, &s); err != nil {
+		return nil, fmt.Errorf("%w: durations: %w", ErrInvalidRun, err)
+	}
+	d := durationsOf(s)
+	for id, v := range d {
+		if v < 0 || v > MaxCaseDuration {
+			return nil, fmt.Errorf("%w: duration of %q is %s, want 0 to %s", ErrInvalidRun, id, v, MaxCaseDuration)
+		}
+	}
+	return d, nil
 }
 
 func nonNil[T any](s []T) []T {
@@ -188,6 +251,7 @@ func (r *Run) UnmarshalJSON(data []byte) error {
 	if len(out.Cases) == 0 {
 		out.Cases = nil // {} and null are both no cases, as [] and null are no failures
 	}
+	out.Durations = durationsOf(j.Durations)
 	for _, rep := range j.Reports {
 		out.Reports = append(out.Reports, ReportInfo{
 			Path:    rep.Path,

@@ -17,6 +17,16 @@ const (
 	DefaultMaxMessageRunes = 2000
 )
 
+// MaxCaseDuration is the longest duration a test case may state (7 days): a
+// longer or negative time is not a time a test ran, and is read as unknown.
+// It also bounds the sum over a case's executions.
+const MaxCaseDuration = 7 * 24 * time.Hour
+
+// DurationResolution is the precision a Run keeps durations at: reports state
+// seconds with at most microseconds that mean anything, and the JSON form
+// (seconds) reads back to the same value at this precision.
+const DurationResolution = time.Microsecond
+
 // Run is one execution of a check: what it ran on, how it ended and what its
 // reports say. The zero value of an optional field means unknown and is
 // written as JSON null.
@@ -45,6 +55,12 @@ type Run struct {
 	// Cases maps each test id to its outcome (at most DefaultMaxCasesKept entries;
 	// failing and flaky ids are kept first).
 	Cases map[string]Outcome
+	// Durations maps test ids kept in Cases to the time the reports state
+	// for them, summed over the id's executions (retries, configurations).
+	// An id is absent when some execution of it stated no usable time:
+	// absence is never zero. Values are multiples of DurationResolution,
+	// at most MaxCaseDuration.
+	Durations map[string]time.Duration
 	// Flaky lists, sorted, the ids that failed and passed within this run, or
 	// that the runner retried and then passed.
 	Flaky []string
@@ -118,9 +134,13 @@ type Execution struct {
 	// Message is the failure or error message as read (not yet clipped or
 	// redacted); parsers bound its length.
 	Message string
+	// Duration is the time the report states for this execution, valid
+	// only when Timed is true (between 0 and MaxCaseDuration).
+	Duration time.Duration
 	// RunnerFlaky is true when the runner itself retried the case and it
 	// passed in the end (surefire/nextest flakyFailure, flakyError).
 	RunnerFlaky bool
+	Timed       bool
 }
 
 // CoverageReport is what one coverage file states.
@@ -202,7 +222,8 @@ func (c Coverage) Valid() bool {
 // Validate reports, wrapping ErrInvalidRun, what makes r unusable: an
 // unknown kind or status, counts that do not add up, coverage out of range,
 // an unknown case outcome, a failure that is not failing, a negative report
-// size, or a run that contradicts itself. A run contradicts itself when it
+// size, a duration out of range or of an id not in cases, or a run that
+// contradicts itself. A run contradicts itself when it
 // is complete beside incomplete reasons or beside a refused report (one
 // with an error that is not skipped); when failures, cases or flaky are
 // not empty but counts are unknown; when failures or cases hold more
@@ -229,6 +250,17 @@ func (r *Run) Validate() error {
 	for id, o := range r.Cases {
 		if !o.Valid() {
 			return fmt.Errorf("%w: case %q has unknown outcome %q", ErrInvalidRun, id, o)
+		}
+	}
+	if len(r.Durations) > 0 && len(r.Cases) == 0 {
+		return fmt.Errorf("%w: durations are given without cases", ErrInvalidRun)
+	}
+	for id, d := range r.Durations {
+		if _, ok := r.Cases[id]; !ok {
+			return fmt.Errorf("%w: duration of %q, which is not in cases", ErrInvalidRun, id)
+		}
+		if d < 0 || d > MaxCaseDuration {
+			return fmt.Errorf("%w: duration of %q is %s, want 0 to %s", ErrInvalidRun, id, d, MaxCaseDuration)
 		}
 	}
 	for _, f := range r.Failures {

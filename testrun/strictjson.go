@@ -64,6 +64,7 @@ var (
 	jsonNullString = &spec{kind: kindString, null: true}
 	jsonInt        = &spec{kind: kindInt}
 	jsonNullInt    = &spec{kind: kindInt, null: true}
+	jsonNumber     = &spec{kind: kindNumber}
 	jsonNullNumber = &spec{kind: kindNumber, null: true}
 	jsonBool       = &spec{kind: kindBool}
 )
@@ -102,6 +103,7 @@ var runSpec = object(false,
 		"flaky", jsonBool,
 	)},
 	"cases", &spec{kind: kindMap, null: true, elem: jsonString},
+	"durations?", &spec{kind: kindMap, elem: jsonNumber},
 	"flaky", &spec{kind: kindArray, null: true, elem: jsonString},
 	"coverage", object(true,
 		"line_rate", jsonNullNumber,

@@ -84,6 +84,15 @@ var goldenCases = []goldenCase{
 		return []translate.Option{translate.WithParent(testParent(t))}
 	}},
 	{name: "no_times", runs: []string{"run.json"}},
+	{name: "case_spans_failed", runs: []string{"run.json"}, job: translate.Job{ID: "job-52"}, opts: func(testing.TB) []translate.Option {
+		return []translate.Option{translate.WithCaseSpans(translate.CaseSpansFailed)}
+	}},
+	{name: "case_spans_all", runs: []string{"run.json"}, job: translate.Job{ID: "job-53"}, opts: func(testing.TB) []translate.Option {
+		return []translate.Option{translate.WithCaseSpans(translate.CaseSpansAll)}
+	}},
+	{name: "case_spans_session", turns: map[int][]string{1: {"turn1.json"}}, opts: func(testing.TB) []translate.Option {
+		return []translate.Option{translate.WithCaseSpans(translate.CaseSpansFailed)}
+	}},
 }
 
 // goldenSpans translates the case's runs into neutral spans.

@@ -33,6 +33,7 @@ type config struct {
 	parent        trace.SpanContext
 	now           func() time.Time
 	redactor      *testrun.Redactor
+	caseSpans     CaseSpans
 }
 
 func newConfig(opts []Option) config {

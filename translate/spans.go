@@ -67,11 +67,13 @@ type Turn struct {
 	Runs   []*testrun.Run
 }
 
-// JobSpans returns the one span of a job export: the job's verification span
-// (or its provisioning span) carrying the events of runs, in order. The span
-// runs from the earliest start to the latest end of the runs, or to its last
-// event when that is later (see EventStep). Its status and its summary
-// attributes say how the runs went (see Span.Status and package doc).
+// JobSpans returns the spans of a job export: first the job's verification
+// span (or its provisioning span) carrying the events of runs, in order,
+// then its case spans, if WithCaseSpans asks for them. The span runs from
+// the earliest start to the latest end of the runs, or to its last event or
+// case span's end when that is later (see EventStep). Its status and its
+// summary attributes say how the runs went (see Span.Status and package
+// doc).
 func JobSpans(job Job, runs []*testrun.Run, opts ...Option) ([]Span, error) {
 	cfg := newConfig(opts)
 	plans, err := planRuns(runs, cfg, cfg.now())
@@ -97,12 +99,15 @@ func JobSpans(job Job, runs []*testrun.Run, opts ...Option) ([]Span, error) {
 	s.Events = spanEvents(plans, cfg)
 	s.End = coverEvents(s.End, s.Events)
 	summarize(&s, plans, cfg)
-	return []Span{s}, nil
+	children := caseSpans(&s, plans, cfg)
+	s.End = caseSpanEnd(s.End, children)
+	return append([]Span{s}, children...), nil
 }
 
 // SessionSpans returns the spans of a session export: the session span first,
 // then one span per turn in turn order, each the session span's child and
-// carrying the events of its turn's runs.
+// carrying the events of its turn's runs, then the turns' case spans, if
+// WithCaseSpans asks for them.
 func SessionSpans(session Session, opts ...Option) ([]Span, error) {
 	cfg := newConfig(opts)
 	if session.ID == "" {
@@ -125,6 +130,7 @@ func SessionSpans(session Session, opts ...Option) ([]Span, error) {
 	root := newSpan(cfg, semconv.SpanSession, []string{"session", session.ID}, exported...)
 	root.Attrs = []attribute.KeyValue{semconv.SessionIDKey.String(valid(session.ID))}
 	spans := make([]Span, 1, 1+len(turns))
+	var cases []Span // the turns' case spans, after the turns
 	for i, t := range turns {
 		if t.Number < 0 {
 			return nil, fmt.Errorf("%w: session %q: turn %d: negative number", ErrInvalid, session.ID, t.Number)
@@ -153,6 +159,9 @@ func SessionSpans(session Session, opts ...Option) ([]Span, error) {
 		s.Events = spanEvents(plans, cfg)
 		s.End = coverEvents(s.End, s.Events)
 		summarize(&s, plans, cfg)
+		children := caseSpans(&s, plans, cfg)
+		s.End = caseSpanEnd(s.End, children)
+		cases = append(cases, children...)
 		if i == 0 || s.Start.Before(root.Start) {
 			root.Start = s.Start
 		}
@@ -162,7 +171,7 @@ func SessionSpans(session Session, opts ...Option) ([]Span, error) {
 		spans = append(spans, s)
 	}
 	spans[0] = root
-	return spans, nil
+	return append(spans, cases...), nil
 }
 
 // newSpan returns a span named name whose ids derive from key: a root span,

@@ -117,6 +117,7 @@ func TestExportUsage(t *testing.T) {
 		{"bad compression", []string{"--otlp-compression", "zstd", exportRun}, "--otlp-compression"},
 		{"bad cap", []string{"--max-case-events", "0", exportRun}, "--max-case-events"},
 		{"bad parent", []string{"--parent", "00-xyz", exportRun}, "--parent"},
+		{"bad case spans", []string{"--case-spans", "failing", exportRun}, `--case-spans "failing": want none, failed or all`},
 		{"turn without session", []string{"--turn", "1", exportRun}, "--turn is for --session"},
 		{"session without turn", []string{"--session", "s", exportRun}, "--session needs --turn"},
 		{"session with job", []string{"--session", "s", "--job", "j", "--turn", "1", exportRun}, "--session cannot go with --job"},
@@ -411,4 +412,52 @@ func TestExportColour(t *testing.T) {
 	p := &exportPlan{result: exporter.Result{Runs: 2, Spans: 1, Destination: "OTLP/gRPC localhost:4317", TraceIDs: []trace.TraceID{id, {2}}}}
 	assert.Equal(t, "testresults export: \x1b[32mexported\x1b[0m 2 runs in 1 span to OTLP/gRPC localhost:4317; traces "+
 		id.String()+", 02000000000000000000000000000000", p.summary(true))
+}
+
+// TestExportCaseSpans: a real pytest report, parsed and exported with
+// --case-spans, gives one child span per kept case (or per failing and
+// flaky case), each as long as the report says, and the same spans as
+// translate gives.
+func TestExportCaseSpans(t *testing.T) {
+	clearExportEnv(t)
+	report := "../../testdata/runners/pytest/reports/pytest-xunit2.xml"
+	code, runJSON, stderr := runCmd(t, "parse", "-q", "--kind", "after_turn", report)
+	require.Equal(t, exitOK, code, stderr)
+	var r testrun.Run
+	require.NoError(t, json.Unmarshal([]byte(runJSON), &r))
+	require.NotEmpty(t, r.Durations, "pytest states each case's time")
+	// parse does not time the run; with times, the export reads no clock.
+	r.StartedAt = time.Date(2026, 11, 30, 10, 0, 0, 0, time.UTC)
+	r.EndedAt = r.StartedAt.Add(3 * time.Second)
+	b, err := json.Marshal(r)
+	require.NoError(t, err)
+	runJSON = string(b)
+
+	for _, mode := range []translate.CaseSpans{translate.CaseSpansNone, translate.CaseSpansFailed, translate.CaseSpansAll} {
+		t.Run(mode.String(), func(t *testing.T) {
+			code, out, stderr := exportCmd(t, nil, runJSON, "--format", "otlp-json", "--job", "j", "--case-spans", mode.String(), "-")
+			require.Equal(t, exitOK, code, stderr)
+			got := unmarshalLine(t, out)
+			spans, err := translate.JobSpans(translate.Job{ID: "j"}, []*testrun.Run{&r}, translate.WithCaseSpans(mode))
+			require.NoError(t, ptracetest.CompareTraces(pdataFace(t, spans, err), got))
+			want := 1
+			switch mode {
+			case translate.CaseSpansFailed:
+				want += r.Counts.Failed + r.Counts.Errors + r.Counts.Flaky
+			case translate.CaseSpansAll:
+				want += len(r.Cases)
+			}
+			require.Equal(t, want, got.SpanCount())
+			assert.Regexp(t, fmt.Sprintf(`exported 1 run in %d spans? `, want), stderr)
+			ss := got.ResourceSpans().At(0).ScopeSpans().At(0).Spans()
+			for i := 1; i < ss.Len(); i++ {
+				s := ss.At(i)
+				name, _ := s.Attributes().Get("test.case.name")
+				assert.Equal(t, name.Str(), s.Name())
+				if d, ok := r.Durations[s.Name()]; ok {
+					assert.Equal(t, d, s.EndTimestamp().AsTime().Sub(s.StartTimestamp().AsTime()), s.Name())
+				}
+			}
+		})
+	}
 }

@@ -29,6 +29,7 @@ type exportOptions struct {
 	turns           []string
 	baseRun         string
 	maxCaseEvents   int
+	caseSpans       string
 	parent          string
 	serviceName     string
 	// quiet is export's own flag (newExportFlags), not addExportFlags'.
@@ -62,6 +63,7 @@ func addExportFlags(fs *pflag.FlagSet) *exportOptions {
 	fs.StringArrayVar(&o.turns, "turn", nil, "with --session: N (the RUN.json arguments are turn N's) or N=RUN.json (repeatable)")
 	fs.StringVar(&o.baseRun, "base-run", "", "a base run (JSON): test.case events then say whether each failure is new")
 	fs.IntVar(&o.maxCaseEvents, "max-case-events", translate.DefaultMaxCaseEvents, "most test.case events per run; the rest are counted in hangar.test.case_events.omitted")
+	fs.StringVar(&o.caseSpans, "case-spans", translate.CaseSpansNone.String(), "also a child span per test case: none, failed (failing and flaky tests) or all")
 	fs.StringVar(&o.parent, "parent", "", "W3C traceparent to export under (default: $TRACEPARENT)")
 	fs.StringVar(&o.serviceName, "service-name", "", "service.name of the spans (default: $OTEL_SERVICE_NAME, else testresults)")
 	return o
@@ -102,6 +104,10 @@ func (o *exportOptions) exporterOptions(fs *pflag.FlagSet, env Env) (exporter.Op
 	if o.maxCaseEvents < 1 {
 		return exporter.Options{}, "", usagef("--max-case-events %d: want 1 or more", o.maxCaseEvents)
 	}
+	caseSpans, err := translate.ParseCaseSpans(o.caseSpans)
+	if err != nil {
+		return exporter.Options{}, "", usagef("--case-spans %q: want none, failed or all", o.caseSpans)
+	}
 	if o.parent != "" {
 		if _, err := exporter.ParseParent(o.parent, ""); err != nil {
 			return exporter.Options{}, "", usagef("--parent: %v", err)
@@ -117,6 +123,7 @@ func (o *exportOptions) exporterOptions(fs *pflag.FlagSet, env Env) (exporter.Op
 		JobID:         o.job,
 		Provision:     o.base,
 		MaxCaseEvents: o.maxCaseEvents,
+		CaseSpans:     caseSpans,
 	}
 	outFile := ""
 	if format == exporter.FormatOTLPJSON && o.output != "-" {

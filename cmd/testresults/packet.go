@@ -104,7 +104,7 @@ func runPacket(ctx context.Context, args []string, env Env) error {
 			return rejected(err)
 		}
 		opts = append(opts, testrun.WithFlakyList(ids))
-		in.FlakyList = fmt.Sprintf("repository %s, environment %s, %d tests on it", o.repo, o.env, len(ids))
+		in.FlakyList = fmt.Sprintf("repository %s, environment %s, %s on it", o.repo, o.env, quantity(len(ids), "test"))
 	}
 	in.Comparison = testrun.Compare(base, after, opts...)
 

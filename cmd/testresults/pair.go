@@ -295,7 +295,7 @@ func runLine(res *check.Result) string {
 	r := res.Run
 	line := fmt.Sprintf("%s (exit %d, %s)", r.Status, res.ExitCode, r.EndedAt.Sub(r.StartedAt).Round(time.Millisecond))
 	if c := r.Counts; c != nil {
-		line += fmt.Sprintf(", %d tests, %d failed, %d errors", c.Total, c.Failed, c.Errors)
+		line += fmt.Sprintf(", %s, %d failed, %s", quantity(c.Total, "test"), c.Failed, quantity(c.Errors, "error"))
 	} else {
 		line += ", nothing counted"
 	}

@@ -241,7 +241,7 @@ func TestRunE2EPytest(t *testing.T) {
 	assert.Equal(t, "failure", r.results["status"])
 	assert.Equal(t, []string{filepath.Join(r.out, "pytest.xml")}, reportPaths(r.results))
 	assert.Equal(t, "passed", r.results["cases"].(map[string]any)["test_sample::test_retried"])
-	assert.Contains(t, r.stderr, "5 tests: 2 passed, 1 failed, 1 errors, 1 skipped")
+	assert.Contains(t, r.stderr, "5 tests: 2 passed, 1 failed, 1 error, 1 skipped")
 	assert.Contains(t, r.stderr, "test_sample::test_fails")
 	assert.FileExists(t, filepath.Join(r.out, "output.log"))
 }

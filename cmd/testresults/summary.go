@@ -27,7 +27,7 @@ func (s summary) paint(code, text string) string {
 // incomplete.
 func (s summary) describe(run *testrun.Run, where string) {
 	if c := run.Counts; c != nil {
-		line := fmt.Sprintf("  %d tests: %d passed, %d failed, %d errors, %d skipped", c.Total, c.Passed, c.Failed, c.Errors, c.Skipped)
+		line := fmt.Sprintf("  %s: %d passed, %d failed, %s, %d skipped", quantity(c.Total, "test"), c.Passed, c.Failed, quantity(c.Errors, "error"), c.Skipped)
 		if c.Flaky > 0 {
 			line += fmt.Sprintf(", %d flaky", c.Flaky)
 		}
@@ -76,4 +76,9 @@ func (s summary) parsed(run *testrun.Run) {
 	fmt.Fprintf(s.w, "testresults parse: run %s %s (%d %s, %d refused or partly read)\n",
 		escapeControl(run.ID), state, len(run.Reports), plural(len(run.Reports), "report"), failed)
 	s.describe(run, "the run on stdout")
+}
+
+// quantity is "1 test" or "n tests".
+func quantity(n int, noun string) string {
+	return fmt.Sprintf("%d %s", n, plural(n, noun))
 }

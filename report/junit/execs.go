@@ -2,6 +2,7 @@ package junit
 
 import (
 	"strings"
+	"time"
 
 	"github.com/hangar-dev/testresults/testrun"
 )
@@ -22,10 +23,12 @@ type execStore struct {
 // record is one execution; its strings are in the store.
 type record struct {
 	id      idRef
+	dur     time.Duration // valid when timed
 	scope   int32
 	msg     int32
 	outcome uint8 // index in outcomes
 	flaky   bool
+	timed   bool
 }
 
 var outcomes = [...]testrun.Outcome{testrun.OutcomePassed, testrun.OutcomeFailed, testrun.OutcomeError, testrun.OutcomeSkipped}
@@ -48,8 +51,8 @@ func (s *execStore) scope(name string) int32 {
 	return int32(len(s.scopes) - 1)
 }
 
-func (s *execStore) add(id idRef, scope int32, out testrun.Outcome, msg string, flaky bool) {
-	r := record{id: id, scope: scope, outcome: outcomeIndex(out), flaky: flaky}
+func (s *execStore) add(id idRef, scope int32, out testrun.Outcome, msg string, flaky bool, dur time.Duration, timed bool) {
+	r := record{id: id, dur: dur, scope: scope, outcome: outcomeIndex(out), flaky: flaky, timed: timed}
 	if msg != "" {
 		s.msgs = append(s.msgs, msg)
 		r.msg = int32(len(s.msgs))
@@ -78,6 +81,8 @@ func (s *execStore) all() []testrun.Execution {
 				Scope:       s.scopes[r.scope],
 				Outcome:     outcomes[r.outcome],
 				RunnerFlaky: r.flaky,
+				Duration:    r.dur,
+				Timed:       r.timed,
 			}
 			if r.msg > 0 {
 				e.Message = s.msgs[r.msg-1]

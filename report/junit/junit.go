@@ -6,6 +6,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/hangar-dev/testresults/report/internal/xmlsafe"
@@ -78,6 +79,8 @@ type testCase struct {
 	seen     [nResults]bool
 	msg      [nResults]string
 	statusAs testrun.Outcome // outcome the status/result attribute states, "" when none
+	dur      time.Duration   // the time attribute, when timed
+	timed    bool
 }
 
 type parser struct {
@@ -243,6 +246,8 @@ func (p *parser) startCase(tok *xmlsafe.Token, depth int) error {
 			class = a
 		case "status", "result":
 			tc.statusAs = statusOutcome(p.rd.Value(a), tc.statusAs)
+		case "time":
+			tc.dur, tc.timed = parseSeconds(p.rd.Value(a))
 		}
 	}
 	p.det.testcase(tok)
@@ -470,5 +475,5 @@ func (p *parser) finishCase() {
 			break
 		}
 	}
-	p.execs.add(tc.id, tc.scope, out, msg, tc.seen[rFlakyFailure] || tc.seen[rFlakyError])
+	p.execs.add(tc.id, tc.scope, out, msg, tc.seen[rFlakyFailure] || tc.seen[rFlakyError], tc.dur, tc.timed)
 }

@@ -1,0 +1,90 @@
+package junit
+
+import (
+	"bytes"
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/hangar-dev/testresults/testrun"
+)
+
+// maxSecondsDigits bounds the integer digits read on the fast path: more
+// than testrun.MaxCaseDuration has (604800 seconds) is out of range anyway.
+const maxSecondsDigits = 7
+
+// parseSeconds reads a testcase's time attribute: seconds, as runners write
+// them ("0.004", "12", "1.7e-05", and "1,234.56" with thousands separators).
+// It reports false for anything else, a negative time (some runners write
+// clock-skewed ones), or one beyond testrun.MaxCaseDuration: the case's time
+// is then unknown, never zero. A value with only a comma ("1,5") is
+// ambiguous between locales and read as unknown too.
+func parseSeconds(v []byte) (time.Duration, bool) {
+	v = bytes.TrimSpace(v)
+	if d, ok, done := parseDecimal(v); done {
+		return d, ok
+	}
+	// Exponents and other spellings ParseFloat knows; hex floats, NaN and
+	// infinities are not times.
+	for _, c := range v {
+		if !(c >= '0' && c <= '9' || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-') {
+			return 0, false
+		}
+	}
+	f, err := strconv.ParseFloat(string(v), 64)
+	if err != nil || math.IsNaN(f) || f < 0 || f > testrun.MaxCaseDuration.Seconds() {
+		return 0, false
+	}
+	return time.Duration(math.Round(f * float64(time.Second))), true
+}
+
+// parseDecimal is the fast path for digits with an optional fraction (and
+// thousands commas before a point). done is false when v is spelled some
+// other way and must be read by ParseFloat.
+func parseDecimal(v []byte) (d time.Duration, ok, done bool) {
+	if len(v) == 0 {
+		return 0, false, true
+	}
+	point := bytes.IndexByte(v, '.')
+	whole, frac := v, []byte(nil)
+	if point >= 0 {
+		whole, frac = v[:point], v[point+1:]
+	}
+	var secs int64
+	digits := 0
+	for i, c := range whole {
+		switch {
+		case c >= '0' && c <= '9':
+			if digits > 0 || c != '0' {
+				digits++
+			}
+			if digits > maxSecondsDigits {
+				return 0, false, true
+			}
+			secs = secs*10 + int64(c-'0')
+		case c == ',' && point >= 0 && i > 0:
+			// a thousands separator, only beside a decimal point
+		default:
+			return 0, false, false
+		}
+	}
+	var nanos int64
+	scale := int64(time.Second)
+	for _, c := range frac {
+		if c < '0' || c > '9' {
+			return 0, false, false
+		}
+		if scale > 1 {
+			scale /= 10
+			nanos += int64(c-'0') * scale
+		}
+	}
+	if len(whole) == 0 && len(frac) == 0 {
+		return 0, false, true // "."
+	}
+	d = time.Duration(secs)*time.Second + time.Duration(nanos)
+	if d > testrun.MaxCaseDuration {
+		return 0, false, true
+	}
+	return d, true, true
+}
