@@ -140,26 +140,27 @@ func badByte(c byte) bool { return c < 0x20 && c != '\t' && c != '\n' && c != '\
 // the word (see controls).
 func forbiddenChar(s []byte, latin1 bool) (int, rune) {
 	i := 0
-	for ; i+16 <= len(s); i += 16 {
-		x := binary.LittleEndian.Uint64(s[i:])
-		z := binary.LittleEndian.Uint64(s[i+8:])
+	for rest := s; len(rest) >= 16; rest = rest[16:] {
+		x := binary.LittleEndian.Uint64(rest)
+		z := binary.LittleEndian.Uint64(rest[8:])
 		// A byte's high bit is set in m when the byte is below 0x20 (a
 		// byte above one that is may be set too).
 		m := ((x-0x20*ones)&^x | (z-0x20*ones)&^z) & highs
 		if m != 0 {
 			m = controls(x) | controls(z)
 		}
-		if !latin1 {
-			// a zero byte where x or z holds 0xEF
+		// In UTF-8, a zero byte where x or z holds 0xEF; only words with
+		// a byte of 0x80 or above may.
+		if !latin1 && (x|z)&highs != 0 {
 			y, w := x^0xEF*ones, z^0xEF*ones
 			m |= ((y-ones)&^y | (w-ones)&^w) & highs
 		}
-		if m == 0 {
-			continue
+		if m != 0 {
+			if j, c := forbiddenIn(s, i, i+16, latin1); j >= 0 {
+				return j, c
+			}
 		}
-		if j, c := forbiddenIn(s, i, i+16, latin1); j >= 0 {
-			return j, c
-		}
+		i += 16
 	}
 	return forbiddenIn(s, i, len(s), latin1)
 }
