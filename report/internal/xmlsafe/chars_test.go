@@ -138,3 +138,51 @@ func TestDecodeUTF8(t *testing.T) {
 		}
 	}
 }
+
+// FuzzDecodeBounded: for whatever text and values a document holds, the
+// run-at-a-time decoding and the word-at-a-time scans give what the
+// byte-at-a-time ones do, decoding under every bound.
+func FuzzDecodeBounded(f *testing.F) {
+	f.Add("plain", "a&amp;b&#233;\r\nc")
+	f.Add("日本語&lt;テスト&gt;", "x\ry&#x1F600;z")
+	f.Fuzz(func(t *testing.T, value, text string) {
+		for _, latin1 := range []bool{false, true} {
+			i, c := forbiddenChar([]byte(text), latin1)
+			j, d := forbiddenIn([]byte(text), 0, len(text), latin1)
+			require.Equal(t, j, i, "%q latin1=%v", text, latin1)
+			require.Equal(t, d, c, "%q latin1=%v", text, latin1)
+		}
+		doc := "<a v=\"" + value + "\">" + text + "<![CDATA[" + text + "]]></a>"
+		rd := NewReader(strings.NewReader(doc), "f.xml", Limits{})
+		for {
+			tok, err := rd.Next()
+			if err != nil {
+				return
+			}
+			var raws [][]byte
+			var cdata []bool
+			switch tok.Kind {
+			case StartElement:
+				for _, a := range tok.Attrs {
+					raws, cdata = append(raws, a.raw), append(cdata, false)
+					for _, q := range []byte{'"', '\''} {
+						want := 0
+						for want < len(a.raw) && a.raw[want] != q && a.raw[want] != '<' && a.raw[want] != '&' && a.raw[want] != '\r' {
+							want++
+						}
+						require.Equal(t, want, valueRun(a.raw, q))
+					}
+				}
+			case Text:
+				raws, cdata = append(raws, tok.text), append(cdata, tok.cdata)
+			}
+			for i, raw := range raws {
+				for _, max := range []int{0, 1, 2, 3, 5, 8, len(raw) / 2, len(raw), len(raw) + 4} {
+					want := decodeEach(nil, raw, cdata[i], false, max)
+					got := decodeUTF8(nil, raw, cdata[i], max)
+					require.Equal(t, string(want), string(got), "%q cdata=%v max=%d", raw, cdata[i], max)
+				}
+			}
+		}
+	})
+}
