@@ -4,17 +4,26 @@
 #   scripts/jaeger-demo.sh
 #
 # 1. builds testresults and Jaeger v2 (v1.76.0, in a throwaway module under
-#    _build/jaeger-build; about 6 minutes the first time, cached after);
+#    _build/jaeger-build; a few minutes the first time, cached after);
 # 2. starts Jaeger with in-memory storage, every port on 127.0.0.1 only;
 # 3. parses the pytest reports of testdata/runners/pytest into a run and
-#    exports it over OTLP/gRPC to Jaeger (job span job.verify);
+#    exports it over OTLP/gRPC to Jaeger (job span job.verify) with
+#    --case-spans failed: a child span per failing or flaky test;
 # 4. asserts through Jaeger's query API (/api/traces?service=...) that the
-#    trace is there, that its span has the error status and its description,
-#    the counts and hangar.test.failed_ids, and that its events come in order
-#    (test.run first, then every failing test, each at its own time);
+#    trace is there, that job.verify has the error status and its
+#    description, the counts and hangar.test.failed_ids, and that its events
+#    come in order (test.run first, then every failing test, each at its own
+#    time); and that its children are exactly the failing and flaky tests of
+#    the run, each named by its test id (test.case.name), in the order of the
+#    test.case events (the first at the run's start, each next 1 µs later)
+#    and lasting the duration the report states, a failing one
+#    with the error status, its outcome as description and the message of
+#    its event;
 # 5. with a built Jaeger UI (JAEGER_UI_ASSETS, or JAEGER_UI_SRC to build it),
-#    takes a screenshot of the trace page with its span opened, with headless
-#    Chromium (SCREENSHOT, default docs/jaeger-failing-run.png).
+#    takes a screenshot of the trace page with headless Chromium
+#    (SCREENSHOT, default docs/jaeger-failing-run.png): the waterfall of
+#    job.verify and its failing tests, and the first failing test's span
+#    opened on its tags (every tag shown, the table not capped in height).
 #
 # Not part of CI (too slow). Exit status: 0 when every assertion holds.
 #
@@ -154,13 +163,14 @@ done
 [[ -n $up ]] || { cat "$work/jaeger.log" >&2; fail "Jaeger did not start"; }
 
 # 3. A real run: pytest's own report of testdata/runners/pytest, with its
-# coverage, exported as job.verify of job demo-job.
+# coverage, exported as job.verify of job demo-job, with a child span for
+# each failing or flaky test.
 log "exporting a failing pytest run"
 "$build/testresults" parse \
 	--kind after_turn --command "python3 -m pytest -q" --exit-code 1 \
 	--started-at 2025-11-20T10:00:00Z --ended-at 2025-11-20T10:00:04.2Z \
 	--export --otlp-endpoint "127.0.0.1:$grpc_port" --otlp-insecure \
-	--job demo-job --service-name "$service" \
+	--job demo-job --service-name "$service" --case-spans failed \
 	testdata/runners/pytest/reports/pytest-xunit2.xml testdata/runners/pytest/reports/coverage.xml \
 	>"$work/run.json"
 
@@ -176,6 +186,7 @@ for _ in $(seq 1 50); do
 done
 python3 - "$work/run.json" "$traces" <<'EOF'
 import json, sys
+from datetime import datetime
 
 run = json.load(open(sys.argv[1]))
 data = json.load(open(sys.argv[2]))["data"]
@@ -210,8 +221,58 @@ fields = [{f["key"]: f["value"] for f in l["fields"]} for l in logs]
 assert fields[0]["event"] == "test.run", fields[0]
 names = [f["test.case.name"] for f in fields[1:] if f.get("test.case.result.status") == "fail"]
 assert names == failing, (names, failing)
+event_message = {f["test.case.name"]: f.get("hangar.test.message") for f in fields[1:]}
+
+# The case spans: one per failing or flaky test, children of job.verify.
+# Jaeger sorts a trace's spans by start: the case spans start 1 µs apart, in
+# the order of the test.case events.
+outcomes = run.get("cases") or {}
+want_cases = set(failing) | {i for i, o in outcomes.items() if o in ("failed", "error")} | set(run["flaky"] or [])
+children = [s for s in trace["spans"] if s is not span]
+names = [s["operationName"] for s in children]
+assert len(names) == len(set(names)), f"a test has more than one span: {sorted(names)}"
+assert set(names) == want_cases, (sorted(names), sorted(want_cases))
+failure = {f["id"]: f for f in run["failures"]}
+durations = run.get("durations") or {}
+start_us = round(datetime.fromisoformat(run["started_at"].replace("Z", "+00:00")).timestamp() * 1e6)
+assert span["startTime"] == start_us, (span["startTime"], start_us)
+event_order = [f["test.case.name"] for f in fields[1:]]
+by_start = [s["operationName"] for s in sorted(children, key=lambda s: s["startTime"])]
+assert by_start == event_order, (by_start, event_order)
+stated = 0
+for child in children:
+    name = child["operationName"]
+    refs = [(r["refType"], r["spanID"]) for r in child["references"]]
+    assert refs == [("CHILD_OF", span["spanID"])], (name, refs, span["spanID"])
+    ctags = {t["key"]: t["value"] for t in child["tags"]}
+    assert ctags.get("test.case.name") == name, (name, ctags.get("test.case.name"))
+    assert ctags.get("hangar.test.run.id") == run["id"], (name, ctags.get("hangar.test.run.id"))
+    assert ctags.get("test.suite.name") == run["command"], (name, ctags.get("test.suite.name"))
+    assert ctags.get("hangar.test.flaky") is (name in (run["flaky"] or []) or failure.get(name, {}).get("flaky", False)), (name, ctags)
+    outcome = outcomes.get(name) or failure.get(name, {}).get("outcome")
+    if outcome in ("failed", "error"):
+        assert ctags.get("error") is True, (name, ctags)
+        assert ctags.get("otel.status_code") == "ERROR", (name, ctags.get("otel.status_code"))
+        assert ctags.get("otel.status_description") == outcome, (name, ctags.get("otel.status_description"), outcome)
+        assert ctags.get("test.case.result.status") == "fail", (name, ctags.get("test.case.result.status"))
+        assert ctags.get("hangar.test.outcome") == outcome, (name, ctags.get("hangar.test.outcome"), outcome)
+        assert ctags.get("hangar.test.message") == event_message.get(name), (name, ctags.get("hangar.test.message"), event_message.get(name))
+        assert ctags["hangar.test.message"] or not failure.get(name, {}).get("message"), (name, "no message")
+    else:
+        assert "error" not in ctags and ctags.get("otel.status_code") != "ERROR", (name, ctags)
+    assert child["startTime"] == start_us + event_order.index(name), (name, child["startTime"], start_us)
+    if name in durations:
+        want_us = round(durations[name] * 1e6)
+        assert child["duration"] == want_us, (name, child["duration"], want_us)
+        assert "hangar.test.duration_unknown" not in ctags, (name, ctags)
+        stated += 1
+    else:
+        assert child["duration"] == 0, (name, child["duration"])
+        assert ctags.get("hangar.test.duration_unknown") is True, (name, ctags)
+n_err = sum(1 for c in children if any(t["key"] == "error" and t["value"] is True for t in c["tags"]))
 print(f"trace {trace['traceID']}: span job.verify status ERROR \"{want_desc}\", "
-      f"{len(logs)} events in order, failing tests: {', '.join(failing)}")
+      f"{len(logs)} events in order, {len(children)} case spans under it "
+      f"({n_err} with error, {stated} with their stated duration), failing tests: {', '.join(failing)}")
 print(trace["traceID"], file=open(sys.argv[2] + ".id", "w"))
 EOF
 trace_id=$(tr -d '\n' <"$traces.id")
@@ -232,10 +293,12 @@ if [[ ! -d $shot/node_modules/puppeteer-core ]]; then
 fi
 mkdir -p "$(dirname "$screenshot")"
 cat >"$shot/shot.cjs" <<'EOF'
-// Opens the trace page, opens the job.verify span, its tags and its events,
-// and saves a screenshot.
+// Opens the trace page with a name column wide enough for test ids, opens
+// the span of the first failing test on its tags, and saves a screenshot of
+// the page down to the end of the waterfall.
 const puppeteer = require('puppeteer-core');
-const [chromium, url, out, profile] = process.argv.slice(2);
+const [chromium, url, out, profile, testID] = process.argv.slice(2);
+const width = 1200;
 (async () => {
   const browser = await puppeteer.launch({
     executablePath: chromium,
@@ -243,32 +306,48 @@ const [chromium, url, out, profile] = process.argv.slice(2);
     userDataDir: profile,
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
       '--disable-background-networking', '--disable-component-update', '--disable-sync',
-      '--window-size=1400,1400'],
-    defaultViewport: { width: 1400, height: 1400 },
+      `--window-size=${width},1600`],
+    defaultViewport: { width, height: 1600 },
   });
   try {
     const page = await browser.newPage();
+    // The UI reads the width of its name column from localStorage.
+    await page.evaluateOnNewDocument(() => {
+      try { localStorage.setItem('spanNameColumnWidth', '0.38'); } catch (e) { /* about:blank */ }
+    });
     await page.goto(url, { waitUntil: 'networkidle0', timeout: 30000 });
     const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-    // The span's row opens its details; its events (Logs) are open already.
-    await (await page.waitForSelector('.span-name', { timeout: 15000 })).click();
+    await page.waitForSelector('.span-name', { timeout: 15000 });
+    // Each case span's row is named by its test id: open the first failure's.
+    const rows = await page.$$('.span-name');
+    if (rows.length < 2) throw new Error(`want job.verify and its case spans, got ${rows.length} rows`);
+    let row = null;
+    for (const r of rows) {
+      if ((await r.evaluate((e) => e.textContent)).includes(testID)) { row = r; break; }
+    }
+    if (!row) throw new Error(`no span row named ${testID} among ${rows.length} rows`);
+    // The tags table scrolls past 450px: let it show every tag.
+    await page.addStyleTag({ content: '.KeyValueTable { max-height: none !important; }' });
+    await row.click();
     await sleep(500);
-    const tags = await page.waitForSelector('::-p-text(Tags:)', { timeout: 15000 });
-    await tags.click();
-    await sleep(300);
-    // Open the first failure's event: its fields, test.case.name among them.
-    const rows = await page.$$('.AccordianLogs--content .AccordianKeyValues--header');
-    if (rows.length < 2) throw new Error(`want the test.run event and a failure, got ${rows.length} events`);
-    await rows[1].click();
+    await (await page.waitForSelector('::-p-text(Tags:)', { timeout: 15000 })).click();
     await sleep(500);
-    await page.screenshot({ path: out });
+    // Down to the last row of the waterfall, which follows the opened span.
+    const bottom = await page.evaluate(() => {
+      let b = 0;
+      for (const e of document.querySelectorAll('.span-row')) b = Math.max(b, e.getBoundingClientRect().bottom);
+      return Math.ceil(b);
+    });
+    if (bottom < 200) throw new Error(`waterfall ends at ${bottom}px`);
+    await page.screenshot({ path: out, clip: { x: 0, y: 0, width, height: bottom + 8 } });
   } finally {
     await browser.close();
   }
 })().catch((e) => { console.error(e); process.exit(1); });
 EOF
 profile=$(mktemp -d)
-node "$shot/shot.cjs" "$chromium" "http://127.0.0.1:$query_port/trace/$trace_id" "$screenshot" "$profile"
+first_failing=$(jq -r '.failures[0].id' "$work/run.json")
+node "$shot/shot.cjs" "$chromium" "http://127.0.0.1:$query_port/trace/$trace_id" "$screenshot" "$profile" "$first_failing"
 rm -rf "$profile"
 log "screenshot: $screenshot ($(wc -c <"$screenshot") bytes)"
 [[ ${KEEP:-} == 1 ]] && log "Jaeger left running: pid $jaeger_pid"

@@ -57,13 +57,15 @@ func ParseCaseSpans(s string) (CaseSpans, error) {
 // (pass or fail; none for a skipped test), test.suite.name,
 // hangar.test.outcome, hangar.test.flaky and hangar.test.run.id, and for a
 // failure hangar.test.message and hangar.test.new_failure as its test.case
-// event does. A failing test's span has status Error. It starts at the
-// run's start and lasts the duration its report states (Run.Durations);
-// where the report states none, it lasts nothing and says so with
-// hangar.test.duration_unknown. Its id derives from its parent span, the
-// run and the test id: exporting the same runs again gives the same spans.
-// Spans come in the order of the test.case events (failures first), then,
-// for CaseSpansAll, the other tests sorted by id.
+// event does. A failing test's span has status Error. Spans come in the
+// order of the test.case events (failures first), then, for CaseSpansAll,
+// the other tests sorted by id; the first starts at the run's start and
+// each next one EventStep later, so that viewers, which order spans by
+// start, list them in that order. Each lasts the duration its report states
+// (Run.Durations); where the report states none, it lasts nothing and says
+// so with hangar.test.duration_unknown. Its id derives from its parent
+// span, the run and the test id: exporting the same runs again gives the
+// same spans.
 func WithCaseSpans(c CaseSpans) Option {
 	return optionFunc(func(cfg config) config {
 		if c >= CaseSpansNone && c <= CaseSpansAll {
@@ -86,8 +88,8 @@ func caseSpans(parent *Span, plans []runPlan, cfg config) []Span {
 			refs = allCases(p)
 		}
 		spans = slices.Grow(spans, len(refs))
-		for _, c := range refs {
-			spans = append(spans, caseSpan(parent, p, c))
+		for j, c := range refs {
+			spans = append(spans, caseSpan(parent, p, c, p.start.Add(time.Duration(j)*EventStep)))
 		}
 	}
 	return spans
@@ -114,7 +116,8 @@ func allCases(p *runPlan) []caseRef {
 	return out
 }
 
-func caseSpan(parent *Span, p *runPlan, c caseRef) Span {
+// caseSpan is the span of c, starting at start.
+func caseSpan(parent *Span, p *runPlan, c caseRef, start time.Time) Span {
 	r := p.run
 	outcome := c.outcome
 	if outcome == "" {
@@ -129,8 +132,8 @@ func caseSpan(parent *Span, p *runPlan, c caseRef) Span {
 		ParentSpanID: parent.SpanID,
 		TraceFlags:   parent.TraceFlags,
 		TraceState:   parent.TraceState,
-		Start:        p.start,
-		End:          p.start,
+		Start:        start,
+		End:          start,
 	}
 	attrs := make([]attribute.KeyValue, 0, 10)
 	attrs = append(attrs, semconv.TestCaseNameKey.String(id))
@@ -156,7 +159,7 @@ func caseSpan(parent *Span, p *runPlan, c caseRef) Span {
 		attrs = append(attrs, semconv.TestMessageKey.String(c.message))
 	}
 	if d, ok := r.Durations[c.id]; ok {
-		s.End = p.start.Add(min(d, testrun.MaxCaseDuration))
+		s.End = start.Add(min(d, testrun.MaxCaseDuration))
 	} else {
 		attrs = append(attrs, semconv.TestDurationUnknownKey.Bool(true))
 	}
