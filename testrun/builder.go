@@ -13,9 +13,9 @@ import (
 type Builder struct {
 	cfg config
 
-	// ids interns each test id once: it maps the id to its state in cases,
+	// ids interns each test id once: it finds the id's state in cases,
 	// which keeps the ids in order of first appearance.
-	ids   map[string]int32
+	ids   idIndex
 	cases []caseState
 	// more holds, by index in cases, the suites after the first an id ran
 	// in (few ids run in more than one).
@@ -183,12 +183,12 @@ func (b *Builder) AddReport(info ReportInfo, execs []Execution, cov *CoverageRep
 	if info.Tests != nil || len(execs) > 0 {
 		b.tests = true
 	}
-	if b.ids == nil && len(execs) > 0 {
+	if b.cases == nil && len(execs) > 0 {
 		// Sized for the first test report: most runs have one, or a few of
 		// a like size.
-		b.ids = make(map[string]int32, len(execs))
 		b.cases = make([]caseState, 0, len(execs))
 	}
+	b.ids.reserve(len(execs))
 	for i := range execs {
 		b.addExecution(&execs[i])
 	}
@@ -208,15 +208,12 @@ func (b *Builder) addExecution(e *Execution) {
 		return
 	}
 	var s *scopeState
-	i, ok := b.ids[e.ID]
-	if ok {
+	i, h := b.ids.find(e.ID, b.cases)
+	if i >= 0 {
 		s = b.scope(i, e.Scope)
 	} else {
-		if b.ids == nil {
-			b.ids = make(map[string]int32)
-		}
 		i = int32(len(b.cases))
-		b.ids[e.ID] = i
+		b.ids.insert(h, i)
 		b.cases = append(b.cases, caseState{id: e.ID, first: scopeState{scope: e.Scope}})
 		s = &b.cases[i].first
 	}
@@ -443,59 +440,52 @@ func (b *Builder) Build() *Run {
 		flakyIDs = append(flakyIDs, b.cases[i].id)
 	}
 	r.Flaky = flakyIDs
-	r.Cases = b.keepCases(outs, failing, flaky, b.cfg.maxCases)
-	r.Durations = b.keepDurations(r.Cases)
+	r.Cases, r.Durations = b.keepCases(outs, failing, flaky, b.cfg.maxCases)
 	return r
 }
 
-// keepDurations is the stated time of each id kept in cases whose every
-// execution stated one; nil when there is none.
-func (b *Builder) keepDurations(cases map[string]Outcome) map[string]time.Duration {
-	var kept map[string]time.Duration
-	for i := range b.cases {
-		c := &b.cases[i]
-		if c.dur < 0 {
-			continue
-		}
-		if _, ok := cases[c.id]; !ok {
-			continue
-		}
-		if kept == nil {
-			kept = make(map[string]time.Duration, len(cases))
-		}
-		kept[c.id] = c.dur
-	}
-	return kept
-}
-
 // keepCases keeps at most n outcomes: failing ids first, then flaky ones
-// (in id order), then the rest in the order the reports list them.
-func (b *Builder) keepCases(outs []Outcome, failing, flaky []int32, n int) map[string]Outcome {
-	kept := make(map[string]Outcome, min(len(outs), n))
+// (in id order), then the rest in the order the reports list them. Beside
+// them it keeps the stated time of each kept id whose every execution
+// stated one (nil when there is none).
+func (b *Builder) keepCases(outs []Outcome, failing, flaky []int32, n int) (map[string]Outcome, map[string]time.Duration) {
+	size := min(len(outs), n)
+	kept := make(map[string]Outcome, size)
+	var durs map[string]time.Duration
+	keep := func(i int32) {
+		c := &b.cases[i]
+		kept[c.id] = outs[i]
+		if c.dur >= 0 {
+			if durs == nil {
+				durs = make(map[string]time.Duration, size)
+			}
+			durs[c.id] = c.dur
+		}
+	}
 	if len(outs) <= n {
 		for i := range b.cases {
-			kept[b.cases[i].id] = outs[i]
+			keep(int32(i))
 		}
-		return kept
+		return kept, durs
 	}
 	add := func(i int32) bool {
 		if len(kept) >= n {
 			return false
 		}
-		kept[b.cases[i].id] = outs[i]
+		keep(i)
 		return true
 	}
 	for _, group := range [][]int32{failing, flaky} {
 		for _, i := range group {
 			if !add(i) {
-				return kept
+				return kept, durs
 			}
 		}
 	}
 	for i := range b.cases {
 		if !add(int32(i)) {
-			return kept
+			return kept, durs
 		}
 	}
-	return kept
+	return kept, durs
 }

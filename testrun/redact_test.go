@@ -1,6 +1,7 @@
 package testrun
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -88,4 +89,27 @@ func TestRedactPrivateKeyAfterSecretKey(t *testing.T) {
 	got := r.Redact("private_key: -----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk\n-----END OPENSSH PRIVATE KEY----- tail")
 	assert.NotContains(t, got, "b3BlbnNzaC1rZXk")
 	assert.Contains(t, got, "tail")
+}
+
+// TestRedactPrefilters checks the one-pass checks that decide whether a
+// shape's pattern runs against the substring searches they stand for.
+func TestRedactPrefilters(t *testing.T) {
+	var inputs []string
+	for _, p := range keyPrefixes {
+		inputs = append(inputs, p, "x "+p+"abc", p[:len(p)-1], strings.ToUpper(p), "a"+p)
+	}
+	inputs = append(inputs, "", "gh", "g", "Authorization: Bearer abc", "BEARER", "bEaReR", "beare", "xbearerx", "béarer", "sk", "s k-")
+	rng := rand.New(rand.NewPCG(7, 8))
+	alphabet := "ghixoskAIzanpmeyJ_-bBeErRaA "
+	for range 3000 {
+		b := make([]byte, rng.IntN(24))
+		for i := range b {
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		inputs = append(inputs, string(b))
+	}
+	for _, s := range inputs {
+		assert.Equal(t, containsAny(s, keyPrefixes...), mayHoldKey(s), "%q", s)
+		assert.Equal(t, strings.Contains(strings.ToLower(s), "bearer"), containsFold(s, "bearer"), "%q", s)
+	}
 }

@@ -87,11 +87,10 @@ func (d *detector) root(rd *xmlsafe.Reader, tok *xmlsafe.Token, local string) {
 func (d *detector) suite(rd *xmlsafe.Reader, tok *xmlsafe.Token, n int) {
 	for i := range tok.Attrs {
 		a := &tok.Attrs[i]
-		name := string(a.Name)
 		if n == 1 {
-			d.suiteAttrs = append(d.suiteAttrs, name)
+			d.suiteAttrs = append(d.suiteAttrs, string(a.Name))
 		}
-		switch name {
+		switch string(a.Name) {
 		case "name":
 			v := rd.Value(a)
 			if n == 1 {

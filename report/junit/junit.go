@@ -67,15 +67,15 @@ func resultKind(local string) int {
 
 type suite struct {
 	depth int
-	scope string
+	scope int32 // index in execs.scopes
 	name  string
 	cases int // test cases seen directly in this suite
 }
 
 type testCase struct {
 	depth    int
-	id       string
-	scope    string
+	id       idRef
+	scope    int32 // index in execs.scopes
 	seen     [nResults]bool
 	msg      [nResults]string
 	statusAs testrun.Outcome // outcome the status/result attribute states, "" when none
@@ -90,9 +90,10 @@ type parser struct {
 	rep  *Report
 	det  detector
 
-	execs   chunks
+	execs   execStore
 	suites  []suite
 	nsuites int
+	noSuite int32 // scope of the cases outside any suite, -1 until one is seen
 	cur     *testCase
 	caseBuf testCase
 	cases   int64
@@ -116,11 +117,12 @@ type parser struct {
 func Parse(r io.Reader, name string, opts ...Option) (*Report, error) {
 	cfg := newConfig(opts)
 	p := &parser{
-		cfg:    cfg,
-		rd:     xmlsafe.NewReader(r, name, cfg.Limits),
-		name:   name,
-		rep:    &Report{},
-		result: -1,
+		cfg:     cfg,
+		rd:      xmlsafe.NewReader(r, name, cfg.Limits),
+		name:    name,
+		rep:     &Report{},
+		result:  -1,
+		noSuite: -1,
 	}
 	err := p.run()
 	p.rep.Dialect = p.det.dialect()
@@ -183,7 +185,7 @@ func (p *parser) start(tok *xmlsafe.Token) error {
 	switch string(local) {
 	case "testsuite":
 		p.nsuites++
-		s := suite{depth: depth, scope: p.name + "#" + strconv.Itoa(p.nsuites)}
+		s := suite{depth: depth, scope: p.execs.scope(p.name + "#" + strconv.Itoa(p.nsuites))}
 		if a, ok := tok.Attr("name"); ok {
 			s.name = p.rd.String(a)
 		}
@@ -209,7 +211,7 @@ func (p *parser) start(tok *xmlsafe.Token) error {
 			if err := p.countCase(); err != nil {
 				return err
 			}
-			p.caseBuf = testCase{depth: depth - 1, id: id, scope: s.scope}
+			p.caseBuf = testCase{depth: depth - 1, id: p.execs.ids.add([]byte(id)), scope: s.scope}
 			p.cur = &p.caseBuf
 			p.suiteLevel = true
 			return p.inCase(tok, local, depth)
@@ -269,7 +271,10 @@ func (p *parser) startCase(tok *xmlsafe.Token, depth int) error {
 		position = s.cases
 		tc.scope = s.scope
 	} else {
-		tc.scope = p.name + "#0"
+		if p.noSuite < 0 {
+			p.noSuite = p.execs.scope(p.name + "#0")
+		}
+		tc.scope = p.noSuite
 	}
 	// A test case with neither a class nor a name (a test titled "")
 	// still ran: it is told apart by its position in its suite,
@@ -282,7 +287,7 @@ func (p *parser) startCase(tok *xmlsafe.Token, depth int) error {
 		id = strconv.AppendInt(id, int64(position), 10)
 	}
 	p.idBuf = id
-	tc.id = string(id)
+	tc.id = p.execs.ids.add(id)
 	p.cur = tc
 	return nil
 }
@@ -362,16 +367,16 @@ func (p *parser) end() {
 	if p.result >= 0 {
 		if depth == p.textDepth && depth != p.resultDepth {
 			p.textDepth = p.resultDepth // back from <stackTrace>
-			if len(bytes.TrimSpace(p.body)) > 0 {
+			if text := bytes.TrimSpace(p.body); len(text) > 0 {
 				p.collect = false
-				p.cur.msg[p.result] = joinMessage(p.cur.msg[p.result], strings.TrimSpace(string(p.body)), p.cfg.MaxMessage)
+				p.cur.msg[p.result] = joinMessage(p.cur.msg[p.result], text, p.cfg.MaxMessage)
 			}
 		}
 		if depth == p.resultDepth {
 			if p.collect {
 				p.collect = false
-				if m := strings.TrimSpace(string(p.body)); m != "" {
-					p.cur.msg[p.result] = joinMessage(p.cur.msg[p.result], m, p.cfg.MaxMessage)
+				if text := bytes.TrimSpace(p.body); len(text) > 0 {
+					p.cur.msg[p.result] = joinMessage(p.cur.msg[p.result], text, p.cfg.MaxMessage)
 				}
 			}
 			p.result = -1
@@ -388,23 +393,41 @@ func (p *parser) end() {
 
 // joinMessage puts a result's message attribute and its text together: the
 // attribute first, then the text unless one already holds the other; the
-// whole stays within max bytes, cut on a rune boundary.
-func joinMessage(attr, text string, max int) string {
+// whole stays within max bytes, cut on a rune boundary. text is copied,
+// once.
+func joinMessage(attr string, text []byte, max int) string {
 	switch {
-	case text == "" || strings.Contains(attr, text):
+	case len(text) == 0 || len(text) <= len(attr) && strings.Contains(attr, string(text)):
 		return attr
-	case attr == "" || strings.HasPrefix(text, attr):
-		return text
+	case len(attr) <= len(text) && string(text[:len(attr)]) == attr:
+		return string(text)
 	}
-	m := attr + "\n" + text
-	if len(m) <= max {
-		return m
+	n := len(attr) + 1 + len(text)
+	if n > max {
+		n = max
+		m := func(i int) byte {
+			switch {
+			case i < len(attr):
+				return attr[i]
+			case i == len(attr):
+				return '\n'
+			}
+			return text[i-len(attr)-1]
+		}
+		for n > 0 && !utf8.RuneStart(m(n)) {
+			n--
+		}
 	}
-	cut := max
-	for cut > 0 && !utf8.RuneStart(m[cut]) {
-		cut--
+	var b strings.Builder
+	b.Grow(n)
+	if n <= len(attr) {
+		b.WriteString(attr[:n])
+		return b.String()
 	}
-	return m[:cut]
+	b.WriteString(attr)
+	b.WriteByte('\n')
+	b.Write(text[:n-len(attr)-1])
+	return b.String()
 }
 
 // finishCase decides the current case's outcome: skipped when it carries
@@ -452,45 +475,5 @@ func (p *parser) finishCase() {
 			break
 		}
 	}
-	p.execs.add(testrun.Execution{
-		ID:          tc.id,
-		Scope:       tc.scope,
-		Outcome:     out,
-		Message:     msg,
-		RunnerFlaky: tc.seen[rFlakyFailure] || tc.seen[rFlakyError],
-		Duration:    tc.dur,
-		Timed:       tc.timed,
-	})
-}
-
-// chunks collects executions in fixed blocks, so a large report is copied
-// once into an exact-size slice instead of at every doubling.
-type chunks struct {
-	full [][]testrun.Execution
-	cur  []testrun.Execution
-	n    int
-}
-
-const chunkLen = 1024
-
-func (c *chunks) add(e testrun.Execution) {
-	if len(c.cur) == cap(c.cur) {
-		if c.cur != nil {
-			c.full = append(c.full, c.cur)
-		}
-		c.cur = make([]testrun.Execution, 0, min(chunkLen, max(64, 2*cap(c.cur))))
-	}
-	c.cur = append(c.cur, e)
-	c.n++
-}
-
-func (c *chunks) all() []testrun.Execution {
-	if len(c.full) == 0 {
-		return c.cur
-	}
-	out := make([]testrun.Execution, 0, c.n)
-	for _, b := range c.full {
-		out = append(out, b...)
-	}
-	return append(out, c.cur...)
+	p.execs.add(tc.id, tc.scope, out, msg, tc.seen[rFlakyFailure] || tc.seen[rFlakyError], tc.dur, tc.timed)
 }

@@ -7,9 +7,8 @@ import (
 )
 
 var (
-	nameStart   [256]bool
-	nameByte    [256]bool
-	attrSpecial [256]bool
+	nameStart [256]bool
+	nameByte  [256]bool
 )
 
 func init() {
@@ -18,9 +17,6 @@ func init() {
 		start := 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' || b == '_' || b == ':' || b >= 0x80
 		nameStart[c] = start
 		nameByte[c] = start || '0' <= b && b <= '9' || b == '-' || b == '.'
-	}
-	for _, c := range []byte{'"', '\'', '<', '&', '\r'} {
-		attrSpecial[c] = true
 	}
 }
 
@@ -139,29 +135,59 @@ func badByte(c byte) bool { return c < 0x20 && c != '\t' && c != '\n' && c != '\
 // surrogates are not valid UTF-8 and are refused as such.
 //
 // It reads eight bytes at a time and looks at single bytes only in a word
-// holding a byte below 0x20 (tab and line ends are such bytes) or, in
-// UTF-8, an 0xEF.
+// holding a forbidden control byte or, in UTF-8, an 0xEF. Tabs and line
+// ends, in nearly every line, are told from the forbidden controls within
+// the word (see controls).
 func forbiddenChar(s []byte, latin1 bool) (int, rune) {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	i := 0
-	for ; i+8 <= len(s); i += 8 {
-		x := binary.LittleEndian.Uint64(s[i:])
+	for rest := s; len(rest) >= 16; rest = rest[16:] {
+		x := binary.LittleEndian.Uint64(rest)
+		z := binary.LittleEndian.Uint64(rest[8:])
 		// A byte's high bit is set in m when the byte is below 0x20 (a
-		// byte above one that is may be set too): the bytes are then
-		// looked at one by one.
-		m := (x - 0x20*ones) &^ x & highs
-		if !latin1 {
-			y := x ^ 0xEF*ones // a zero byte where x holds 0xEF
-			m |= (y - ones) &^ y & highs
+		// byte above one that is may be set too).
+		m := ((x-0x20*ones)&^x | (z-0x20*ones)&^z) & highs
+		if m != 0 {
+			m = controls(x) | controls(z)
 		}
-		if m == 0 {
-			continue
+		// In UTF-8, a zero byte where x or z holds 0xEF; only words with
+		// a byte of 0x80 or above may.
+		if !latin1 && (x|z)&highs != 0 {
+			y, w := x^0xEF*ones, z^0xEF*ones
+			m |= ((y-ones)&^y | (w-ones)&^w) & highs
 		}
-		if j, c := forbiddenIn(s, i, i+8, latin1); j >= 0 {
-			return j, c
+		if m != 0 {
+			if j, c := forbiddenIn(s, i, i+16, latin1); j >= 0 {
+				return j, c
+			}
 		}
+		i += 16
 	}
 	return forbiddenIn(s, i, len(s), latin1)
+}
+
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+	lows  = 0x7F7F7F7F7F7F7F7F
+)
+
+// controls returns x with the high bit of each byte set exactly where the
+// byte is a control XML forbids: below 0x20 but not tab, LF or CR. No sum
+// carries from one byte into the next.
+func controls(x uint64) uint64 {
+	// (b & 0x7F) + 0x60 reaches 0x80 when b & 0x7F >= 0x20.
+	below := ^((x & lows) + 0x60*ones) &^ x & highs
+	if below == 0 {
+		return 0
+	}
+	return below &^ (bytesEqual(x, '\t') | bytesEqual(x, '\n') | bytesEqual(x, '\r'))
+}
+
+// bytesEqual returns x with the high bit of each byte set exactly where the
+// byte is c.
+func bytesEqual(x uint64, c byte) uint64 {
+	y := x ^ uint64(c)*ones
+	return ^(((y & lows) + lows) | y) & highs
 }
 
 // forbiddenIn is forbiddenChar over s[from:to], one byte at a time; an

@@ -70,3 +70,119 @@ func TestForbiddenCharNamed(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkForbiddenChar scans indented XML with a line end every few
+// words, as reports are written.
+func BenchmarkForbiddenChar(b *testing.B) {
+	line := "      <testcase classname=\"com.example.pkg1.Sub0\" name=\"test_grüße_3[case-2]\" time=\"0.012\"/>\n" +
+		"\tat com.example.service.layer3.Handler.process(Handler.java:121)\r\n"
+	s := []byte(strings.Repeat(line, 1<<16/len(line)))
+	b.SetBytes(int64(len(s)))
+	for b.Loop() {
+		if i, _ := forbiddenChar(s, false); i >= 0 {
+			b.Fatal(i)
+		}
+	}
+}
+
+// TestValueRunWords checks the word-at-a-time scan of an attribute value
+// stops where a byte-by-byte one does, wherever the stop falls in a word.
+func TestValueRunWords(t *testing.T) {
+	alphabet := []byte{'a', '"', '\'', '<', '&', '\r', '\n', 0x00, 0x01, 0x7F, 0x80, 0xA2, 0xFF}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, q := range []byte{'"', '\''} {
+		for n := range 40 {
+			for range 500 {
+				s := make([]byte, n)
+				for i := range s {
+					s[i] = 'a'
+					if rng.IntN(8) == 0 {
+						s[i] = alphabet[rng.IntN(len(alphabet))]
+					}
+				}
+				want := 0
+				for want < len(s) && s[want] != q && s[want] != '<' && s[want] != '&' && s[want] != '\r' {
+					want++
+				}
+				if !assert.Equal(t, want, valueRun(s, q), "%q quoted by %c", s, q) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// TestDecodeUTF8 checks the run-at-a-time decoding of UTF-8 text and
+// values gives what the character-at-a-time one does, for every bound.
+func TestDecodeUTF8(t *testing.T) {
+	pieces := []string{"a", "bc", "é", "日本", "😀", "\r", "\r\n", "\n", "&amp;", "&lt;", "&#233;", "&#x1F600;", "&quot;", " "}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 2000 {
+		var b strings.Builder
+		for range rng.IntN(12) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		raw := []byte(b.String())
+		for _, cdata := range []bool{false, true} {
+			for max := -1; max <= len(raw)+4; max++ {
+				bound := max
+				if bound < 0 {
+					bound = int(^uint(0) >> 1)
+				}
+				want := decodeEach([]byte("x"), raw, cdata, false, bound)
+				got := decodeUTF8([]byte("x"), raw, cdata, bound)
+				if !assert.Equal(t, string(want), string(got), "%q cdata=%v max=%d", raw, cdata, max) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// FuzzDecodeBounded: for whatever text and values a document holds, the
+// run-at-a-time decoding and the word-at-a-time scans give what the
+// byte-at-a-time ones do, decoding under every bound.
+func FuzzDecodeBounded(f *testing.F) {
+	f.Add("plain", "a&amp;b&#233;\r\nc")
+	f.Add("日本語&lt;テスト&gt;", "x\ry&#x1F600;z")
+	f.Fuzz(func(t *testing.T, value, text string) {
+		for _, latin1 := range []bool{false, true} {
+			i, c := forbiddenChar([]byte(text), latin1)
+			j, d := forbiddenIn([]byte(text), 0, len(text), latin1)
+			require.Equal(t, j, i, "%q latin1=%v", text, latin1)
+			require.Equal(t, d, c, "%q latin1=%v", text, latin1)
+		}
+		doc := "<a v=\"" + value + "\">" + text + "<![CDATA[" + text + "]]></a>"
+		rd := NewReader(strings.NewReader(doc), "f.xml", Limits{})
+		for {
+			tok, err := rd.Next()
+			if err != nil {
+				return
+			}
+			var raws [][]byte
+			var cdata []bool
+			switch tok.Kind {
+			case StartElement:
+				for _, a := range tok.Attrs {
+					raws, cdata = append(raws, a.raw), append(cdata, false)
+					for _, q := range []byte{'"', '\''} {
+						want := 0
+						for want < len(a.raw) && a.raw[want] != q && a.raw[want] != '<' && a.raw[want] != '&' && a.raw[want] != '\r' {
+							want++
+						}
+						require.Equal(t, want, valueRun(a.raw, q))
+					}
+				}
+			case Text:
+				raws, cdata = append(raws, tok.text), append(cdata, tok.cdata)
+			}
+			for i, raw := range raws {
+				for _, max := range []int{0, 1, 2, 3, 5, 8, len(raw) / 2, len(raw), len(raw) + 4} {
+					want := decodeEach(nil, raw, cdata[i], false, max)
+					got := decodeUTF8(nil, raw, cdata[i], max)
+					require.Equal(t, string(want), string(got), "%q cdata=%v max=%d", raw, cdata[i], max)
+				}
+			}
+		}
+	})
+}

@@ -1,6 +1,9 @@
 package xmlsafe
 
-import "unicode/utf8"
+import (
+	"bytes"
+	"unicode/utf8"
+)
 
 // Decoding of attribute values and text: references and line ends.
 
@@ -41,6 +44,15 @@ func (r *Reader) decode(dst, raw []byte, cdata bool, max int) []byte {
 	if max < 0 {
 		max = int(^uint(0) >> 1)
 	}
+	if !r.latin1 {
+		return decodeUTF8(dst, raw, cdata, max)
+	}
+	return decodeEach(dst, raw, cdata, true, max)
+}
+
+// decodeEach is decode one character at a time (latin1: raw is
+// ISO-8859-1).
+func decodeEach(dst, raw []byte, cdata, latin1 bool, max int) []byte {
 	for i := 0; i < len(raw); {
 		if len(dst) >= max {
 			return dst
@@ -60,7 +72,7 @@ func (r *Reader) decode(dst, raw []byte, cdata bool, max int) []byte {
 			if i < len(raw) && raw[i] == '\n' {
 				i++
 			}
-		case c >= 0x80 && r.latin1:
+		case c >= 0x80 && latin1:
 			if len(dst)+2 > max {
 				return dst
 			}
@@ -85,6 +97,63 @@ func (r *Reader) decode(dst, raw []byte, cdata bool, max int) []byte {
 			dst = append(dst, raw[i:j]...)
 			i = j
 		}
+	}
+	return dst
+}
+
+// decodeUTF8 is decode for a UTF-8 document: the runs between CRs and
+// references are copied whole, found with bytes.IndexByte; a run that
+// would pass max is cut on a rune boundary.
+func decodeUTF8(dst, raw []byte, cdata bool, max int) []byte {
+	next := func(from int, c byte) int {
+		if j := bytes.IndexByte(raw[from:], c); j >= 0 {
+			return from + j
+		}
+		return len(raw)
+	}
+	cr, amp := next(0, '\r'), len(raw)
+	if !cdata {
+		amp = next(0, '&')
+	}
+	for i := 0; i < len(raw); {
+		if cr < i {
+			cr = next(i, '\r')
+		}
+		if amp < i {
+			amp = next(i, '&')
+		}
+		if end := min(cr, amp); end > i {
+			if room := max - len(dst); end-i > room {
+				if room <= 0 {
+					return dst
+				}
+				cut := i + room
+				for cut > i && !utf8.RuneStart(raw[cut]) {
+					cut--
+				}
+				return append(dst, raw[i:cut]...)
+			}
+			dst = append(dst, raw[i:end]...)
+			i = end
+			continue
+		}
+		if len(dst) >= max {
+			return dst
+		}
+		if raw[i] == '\r' {
+			dst = append(dst, '\n')
+			i++
+			if i < len(raw) && raw[i] == '\n' {
+				i++
+			}
+			continue
+		}
+		n, ref := decodeRef(raw[i:])
+		if len(dst)+utf8.RuneLen(ref) > max {
+			return dst
+		}
+		dst = utf8.AppendRune(dst, ref)
+		i += n
 	}
 	return dst
 }

@@ -1,0 +1,144 @@
+package junit
+
+import (
+	"strings"
+	"time"
+
+	"github.com/hangar-dev/testresults/testrun"
+)
+
+// execStore gathers a report's executions as compact records holding no
+// pointer: the collector has nothing to scan in them however many there
+// are, and they become testrun.Executions once, in a slice of the exact
+// size, when the report has been read whole.
+type execStore struct {
+	ids    slab
+	scopes []string
+	msgs   []string // failure messages; a record's msg is an index + 1
+	full   [][]record
+	cur    []record
+	n      int
+}
+
+// record is one execution; its strings are in the store.
+type record struct {
+	id      idRef
+	dur     time.Duration // valid when timed
+	scope   int32
+	msg     int32
+	outcome uint8 // index in outcomes
+	flaky   bool
+	timed   bool
+}
+
+var outcomes = [...]testrun.Outcome{testrun.OutcomePassed, testrun.OutcomeFailed, testrun.OutcomeError, testrun.OutcomeSkipped}
+
+func outcomeIndex(o testrun.Outcome) uint8 {
+	for i, v := range outcomes {
+		if v == o {
+			return uint8(i)
+		}
+	}
+	panic("junit: unknown outcome " + string(o))
+}
+
+// recordsPerBlock is the size of the store's blocks, past its first few.
+const recordsPerBlock = 2048
+
+// scope adds a scope name and returns its index.
+func (s *execStore) scope(name string) int32 {
+	s.scopes = append(s.scopes, name)
+	return int32(len(s.scopes) - 1)
+}
+
+func (s *execStore) add(id idRef, scope int32, out testrun.Outcome, msg string, flaky bool, dur time.Duration, timed bool) {
+	r := record{id: id, dur: dur, scope: scope, outcome: outcomeIndex(out), flaky: flaky, timed: timed}
+	if msg != "" {
+		s.msgs = append(s.msgs, msg)
+		r.msg = int32(len(s.msgs))
+	}
+	if len(s.cur) == cap(s.cur) {
+		if s.cur != nil {
+			s.full = append(s.full, s.cur)
+		}
+		s.cur = make([]record, 0, min(recordsPerBlock, max(64, 2*cap(s.cur))))
+	}
+	s.cur = append(s.cur, r)
+	s.n++
+}
+
+// all returns the executions in the order they were added.
+func (s *execStore) all() []testrun.Execution {
+	if s.n == 0 {
+		return nil
+	}
+	out := make([]testrun.Execution, 0, s.n)
+	for _, b := range append(s.full, s.cur) {
+		for i := range b {
+			r := &b[i]
+			e := testrun.Execution{
+				ID:          s.ids.str(r.id),
+				Scope:       s.scopes[r.scope],
+				Outcome:     outcomes[r.outcome],
+				RunnerFlaky: r.flaky,
+				Duration:    r.dur,
+				Timed:       r.timed,
+			}
+			if r.msg > 0 {
+				e.Message = s.msgs[r.msg-1]
+			}
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// slab holds the ids of a report's cases back to back in a few large
+// blocks instead of one small allocation each: a report holds tens of
+// thousands of them. A strings.Builder only ever appends, so the strings
+// it has handed out never change, and a full block stays with the ids that
+// point into it while the next one fills.
+type slab struct {
+	b      strings.Builder
+	size   int      // size of the next block
+	blocks []string // the blocks filled before b
+}
+
+// idRef locates an id in a slab. A block is at most slabMax bytes, or
+// holds a single longer id, so an offset fits 32 bits.
+type idRef struct {
+	block uint32
+	off   uint32
+	n     int
+}
+
+const (
+	slabMin = 1 << 10
+	slabMax = 64 << 10
+)
+
+// add copies b into the slab.
+func (s *slab) add(b []byte) idRef {
+	if s.b.Cap()-s.b.Len() < len(b) {
+		if s.b.Cap() > 0 {
+			s.blocks = append(s.blocks, s.b.String())
+		}
+		s.size = min(slabMax, max(slabMin, 2*s.size))
+		s.b = strings.Builder{}
+		s.b.Grow(max(s.size, len(b)))
+	}
+	r := idRef{block: uint32(len(s.blocks)), off: uint32(s.b.Len()), n: len(b)}
+	s.b.Write(b)
+	return r
+}
+
+// str returns the id r locates.
+func (s *slab) str(r idRef) string {
+	block := ""
+	if int(r.block) < len(s.blocks) {
+		block = s.blocks[r.block]
+	} else {
+		block = s.b.String()
+	}
+	return block[r.off : int(r.off)+r.n]
+}
