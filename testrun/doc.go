@@ -22,8 +22,10 @@
 //     believed. Keys of cases are test ids: one given twice is refused, but
 //     ids that differ in case are different tests.
 //   - Every field is present (absence is never a default), including
-//     trusted and counted; only a report's skipped may be absent, as
-//     MarshalJSON leaves it out when false. Each field holds its type, and
+//     trusted and counted; only a report's skipped and the run's durations
+//     may be absent, as MarshalJSON leaves them out when false or empty.
+//     durations, when present, is an object of test ids in cases to
+//     numbers of seconds between 0 and MaxCaseDuration. Each field holds its type, and
 //     null only where the form allows it; an unknown string is null, never
 //     "".
 //   - counts is null or holds all six counts, each an integer literal (5,
@@ -36,7 +38,8 @@
 // refused report (an error that is not skipped); failures, cases or flaky
 // without counts; more distinct failing ids in failures or in cases than
 // failed + errors, more cases than total, more flaky ids than the flaky
-// count, or a failure whose outcome differs from its case's.
+// count, a failure whose outcome differs from its case's, or a duration of
+// an id not in cases.
 //
 // trusted and counted are written so that readers of the file see them, but
 // they are never believed: the reader computes them with IsTrusted and
