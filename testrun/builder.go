@@ -448,44 +448,68 @@ func (b *Builder) Build() *Run {
 // (in id order), then the rest in the order the reports list them. Beside
 // them it keeps the stated time of each kept id whose every execution
 // stated one (nil when there is none).
+//
+// The two maps hold the same ids and are filled at once, the durations on
+// a second goroutine: on a large run, filling them is most of Build.
 func (b *Builder) keepCases(outs []Outcome, failing, flaky []int32, n int) (map[string]Outcome, map[string]time.Duration) {
-	size := min(len(outs), n)
-	kept := make(map[string]Outcome, size)
-	var durs map[string]time.Duration
-	keep := func(i int32) {
-		c := &b.cases[i]
-		kept[c.id] = outs[i]
-		if c.dur >= 0 {
-			if durs == nil {
-				durs = make(map[string]time.Duration, size)
-			}
-			durs[c.id] = c.dur
-		}
+	keep := b.kept(failing, flaky, n)
+	durs := make(chan map[string]time.Duration, 1)
+	go func() { durs <- b.keptDurations(keep) }()
+	kept := make(map[string]Outcome, len(keep))
+	for _, i := range keep {
+		kept[b.cases[i].id] = outs[i]
 	}
-	if len(outs) <= n {
-		for i := range b.cases {
-			keep(int32(i))
+	return kept, <-durs
+}
+
+// kept returns the indexes in cases of the ids keepCases keeps, in the
+// order it keeps them, each once.
+func (b *Builder) kept(failing, flaky []int32, n int) []int32 {
+	if len(b.cases) <= n {
+		keep := make([]int32, len(b.cases))
+		for i := range keep {
+			keep[i] = int32(i)
 		}
-		return kept, durs
+		return keep
 	}
+	keep := make([]int32, 0, n)
+	taken := make([]bool, len(b.cases))
 	add := func(i int32) bool {
-		if len(kept) >= n {
+		if len(keep) >= n {
 			return false
 		}
-		keep(i)
+		if !taken[i] {
+			taken[i] = true
+			keep = append(keep, i)
+		}
 		return true
 	}
 	for _, group := range [][]int32{failing, flaky} {
 		for _, i := range group {
 			if !add(i) {
-				return kept, durs
+				return keep
 			}
 		}
 	}
 	for i := range b.cases {
 		if !add(int32(i)) {
-			return kept, durs
+			break
 		}
 	}
-	return kept, durs
+	return keep
+}
+
+// keptDurations returns the stated times of the ids at keep that have one,
+// or nil when none has.
+func (b *Builder) keptDurations(keep []int32) map[string]time.Duration {
+	var durs map[string]time.Duration
+	for _, i := range keep {
+		if c := &b.cases[i]; c.dur >= 0 {
+			if durs == nil {
+				durs = make(map[string]time.Duration, len(keep))
+			}
+			durs[c.id] = c.dur
+		}
+	}
+	return durs
 }
