@@ -5,14 +5,19 @@ import (
 	"encoding/hex"
 	"io"
 	"sync"
+
+	"github.com/hangar-dev/testresults/report/internal/xmlsafe"
 )
 
 // Hashing a report costs about a fifth of reading it, and needs no order
 // with the parse: a hashReader reads the source in blocks, hands each block
-// to a goroutine that hashes it, and serves the parser from the same block.
-// At most hashBlocks blocks are in flight; the reader waits for the hasher
-// to free one, so the memory it holds is bounded whatever the report's
-// size, and a slow hasher slows the reader rather than queueing data.
+// to a goroutine that checks its bytes for the XML reader (see
+// xmlsafe.Precheck) and hashes it, and serves the parser from the same
+// block. It reads up to hashBlocks blocks ahead of the one it serves, so
+// that the goroutine has checked a block before the parser reaches it. A
+// block is filled again only once it is served and hashed, so the memory
+// held is bounded whatever the report's size, and a slow hasher slows the
+// reader rather than queueing data.
 const (
 	hashBlockSize = 64 << 10
 	hashBlocks    = 4
@@ -26,26 +31,35 @@ var hashBlockPool = sync.Pool{New: func() any {
 }}
 
 type hashReader struct {
-	r      io.Reader
-	n      int64  // bytes served
-	err    error  // the source's error, returned once cur is served
-	cur    []byte // the block being served
-	off    int    // bytes of cur served
-	blocks int    // blocks taken from the pool
+	r   io.Reader
+	n   int64 // bytes served
+	err error // the source's error, returned once the blocks before it are served
+	// slots hold the blocks: block k of the source is read into slot
+	// k % hashBlocks; nil until taken from the pool.
+	slots  [hashBlocks][]byte
+	blocks int      // slots taken from the pool
+	queue  [][]byte // blocks read and not yet served, in order; queue[0] is being served
+	off    int      // bytes of queue[0] served
+	sent   int      // blocks sent to the hasher
+	hashed int      // blocks the hasher is known to be done with
 	full   chan []byte
-	free   chan []byte
+	done   chan struct{} // one per block hashed
 	sum    chan []byte
 	closed bool
+	// pre checks each block for the XML reader before it is hashed, on
+	// the hasher's goroutine.
+	pre xmlsafe.Precheck
 }
 
 // newHashReader starts the hasher goroutine; the caller must call stop, on
 // every path, to end it.
 func newHashReader(r io.Reader) *hashReader {
 	h := &hashReader{
-		r:    r,
-		full: make(chan []byte, hashBlocks),
-		free: make(chan []byte, hashBlocks),
-		sum:  make(chan []byte, 1),
+		r:     r,
+		queue: make([][]byte, 0, hashBlocks),
+		full:  make(chan []byte, hashBlocks),
+		done:  make(chan struct{}, hashBlocks),
+		sum:   make(chan []byte, 1),
 	}
 	go h.hash()
 	return h
@@ -54,49 +68,62 @@ func newHashReader(r io.Reader) *hashReader {
 func (h *hashReader) hash() {
 	d := sha256.New()
 	for b := range h.full {
+		h.pre.Write(b)
 		d.Write(b)
-		h.free <- b[:cap(b)]
+		h.done <- struct{}{}
 	}
 	h.sum <- d.Sum(nil)
 }
 
 func (h *hashReader) Read(p []byte) (int, error) {
-	if h.off == len(h.cur) {
-		if h.err != nil {
-			return 0, h.err
-		}
-		h.next()
-		if h.off == len(h.cur) {
-			return 0, h.err
-		}
+	if len(h.queue) > 0 && h.off == len(h.queue[0]) {
+		h.queue = h.queue[:copy(h.queue, h.queue[1:])]
+		h.off = 0
 	}
-	n := copy(p, h.cur[h.off:])
+	h.readAhead()
+	if len(h.queue) == 0 {
+		return 0, h.err
+	}
+	n := copy(p, h.queue[0][h.off:])
 	h.off += n
 	h.n += int64(n)
 	return n, nil
 }
 
-// next fills a block from the source and sends it to the hasher. A new
-// block is taken only while fewer than hashBlocks are in flight; else the
-// reader waits for the hasher to free one.
-func (h *hashReader) next() {
-	var b []byte
-	select {
-	case b = <-h.free:
-	default:
-		if h.blocks < hashBlocks {
-			h.blocks++
-			b = *hashBlockPool.Get().(*[]byte)
-		} else {
-			b = <-h.free
+// readAhead reads blocks from the source and sends them to the hasher
+// while fewer than hashBlocks are queued. Block k reuses the slot of block
+// k-hashBlocks, which is served (it left the queue); it waits for the
+// hasher to be done with it only when nothing is queued to serve.
+func (h *hashReader) readAhead() {
+	for h.err == nil && len(h.queue) < hashBlocks {
+		if h.sent >= hashBlocks && h.hashed <= h.sent-hashBlocks {
+			select {
+			case <-h.done:
+				h.hashed++
+				continue
+			default:
+			}
+			if len(h.queue) > 0 {
+				return
+			}
+			<-h.done
+			h.hashed++
+			continue
 		}
-	}
-	n, err := h.r.Read(b)
-	h.cur, h.off, h.err = b[:n], 0, err
-	if n > 0 {
-		h.full <- h.cur
-	} else {
-		h.free <- b
+		slot := &h.slots[h.sent%hashBlocks]
+		if *slot == nil {
+			*slot = *hashBlockPool.Get().(*[]byte)
+			h.blocks++
+		}
+		n, err := h.r.Read(*slot)
+		h.err = err
+		if n > 0 {
+			h.full <- (*slot)[:n]
+			h.sent++
+			h.queue = append(h.queue, (*slot)[:n])
+		} else if err == nil {
+			return
+		}
 	}
 }
 
@@ -110,10 +137,12 @@ func (h *hashReader) stop() string {
 	h.closed = true
 	close(h.full)
 	sum := <-h.sum
-	h.cur = nil
-	for range h.blocks {
-		b := <-h.free
-		hashBlockPool.Put(&b)
+	h.queue = nil
+	for i, b := range h.slots {
+		if b != nil {
+			hashBlockPool.Put(&b)
+			h.slots[i] = nil
+		}
 	}
 	return hex.EncodeToString(sum)
 }

@@ -5,8 +5,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -14,6 +16,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/hangar-dev/testresults/report/internal/parseopt"
 )
 
 // TestHashReaderSums checks the concurrent hash is the SHA-256 of exactly
@@ -94,4 +98,31 @@ func TestHashReaderNoLeak(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	assert.LessOrEqual(t, runtime.NumGoroutine(), before)
+}
+
+// TestParseRefusesAsWithoutPrecheck: Parse, whose XML reader relies on
+// the checks the hashing goroutine makes of the bytes ahead of it, refuses
+// a large report with a bad byte anywhere for the same reason, at the same
+// line and with the same dialect as a parse whose reader checks every byte
+// itself.
+func TestParseRefusesAsWithoutPrecheck(t *testing.T) {
+	data := genBenchReport(1 << 20)
+	offsets := []int{200, hashBlockSize - 1, hashBlockSize, 3*hashBlockSize + 7, len(data) / 2, len(data) - 30}
+	bad := map[string]string{"ESC": "\x1b", "NUL": "\x00", "U+FFFF": "\uFFFF", "invalid UTF-8": "\xc3\x28", "cut rune": "\xe2\x82"}
+	cfg := newConfig(nil)
+	for name, b := range bad {
+		for _, off := range offsets {
+			t.Run(fmt.Sprintf("%s at %d", name, off), func(t *testing.T) {
+				doc := slices.Concat(data[:off], []byte(b), data[off:])
+				want := &Result{}
+				wantErr := parseInto(bytes.NewReader(doc), "r.xml", &cfg, want, parseopt.WithPrecheck(nil))
+				require.Error(t, wantErr)
+				res, err := Parse(iotest.HalfReader(bytes.NewReader(doc)), "r.xml")
+				require.Error(t, err)
+				assert.Equal(t, wantErr.Error(), err.Error())
+				assert.Equal(t, want.Info.Dialect, res.Info.Dialect)
+				assert.Nil(t, res.Executions)
+			})
+		}
+	}
 }

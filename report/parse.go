@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/hangar-dev/testresults/report/cobertura"
+	"github.com/hangar-dev/testresults/report/internal/parseopt"
 	"github.com/hangar-dev/testresults/report/internal/xmlsafe"
 	"github.com/hangar-dev/testresults/report/junit"
 	"github.com/hangar-dev/testresults/report/lcov"
@@ -154,7 +155,7 @@ func parse(r io.Reader, name string, cfg *config) (*Result, error) {
 	h := newHashReader(r)
 	defer h.stop()
 	res := &Result{Info: testrun.ReportInfo{Path: name}}
-	err := parseInto(h, name, cfg, res)
+	err := parseInto(h, name, cfg, res, parseopt.WithPrecheck(&h.pre))
 	sum := h.stop()
 	res.Info.Bytes = h.n
 	if err != nil {
@@ -171,7 +172,9 @@ func parse(r io.Reader, name string, cfg *config) (*Result, error) {
 
 const sniffBytes = 4096
 
-func parseInto(r io.Reader, name string, cfg *config, res *Result) error {
+// parseInto reads the report r holds into res; pre is the check its XML
+// reader may rely on (see xmlsafe.Precheck).
+func parseInto(r io.Reader, name string, cfg *config, res *Result, pre parseopt.Option) error {
 	br := bufio.NewReaderSize(r, sniffBytes)
 	head, _ := br.Peek(sniffBytes)
 	switch sniffFormat(head) {
@@ -196,7 +199,7 @@ func parseInto(r io.Reader, name string, cfg *config, res *Result) error {
 	local := root[strings.LastIndexByte(root, ':')+1:]
 	switch local {
 	case "testsuites", "testsuite":
-		rep, err := junit.Parse(replay, name, junit.WithLimits(cfg.limits), junit.WithMaxMessage(cfg.maxMessage))
+		rep, err := junit.Parse(replay, name, junit.WithLimits(cfg.limits), junit.WithMaxMessage(cfg.maxMessage), pre)
 		res.Info.Dialect = rep.Dialect
 		res.Executions = rep.Executions
 		n := len(rep.Executions)
@@ -204,7 +207,7 @@ func parseInto(r io.Reader, name string, cfg *config, res *Result) error {
 		return err
 	case "coverage":
 		res.Info.Dialect = DialectCobertura
-		cov, err := cobertura.Parse(replay, name, cobertura.WithLimits(cfg.limits), cobertura.WithWorkDir(cfg.workDir))
+		cov, err := cobertura.Parse(replay, name, cobertura.WithLimits(cfg.limits), cobertura.WithWorkDir(cfg.workDir), pre)
 		if errors.Is(err, cobertura.ErrNotCobertura) {
 			res.Info.Dialect = ""
 			return fmt.Errorf("%w: %v", ErrNotReport, err)

@@ -47,6 +47,9 @@ const maxSourceBytes = 4096
 func Parse(r io.Reader, name string, opts ...Option) (*testrun.CoverageReport, error) {
 	cfg := newConfig(opts)
 	rd := xmlsafe.NewReader(r, name, cfg.Limits)
+	if cfg.Precheck != nil {
+		rd.SetPrecheck(cfg.Precheck)
+	}
 	cov := &testrun.CoverageReport{}
 	var (
 		roots     []string

@@ -124,6 +124,9 @@ func Parse(r io.Reader, name string, opts ...Option) (*Report, error) {
 		result:  -1,
 		noSuite: -1,
 	}
+	if cfg.Precheck != nil {
+		p.rd.SetPrecheck(cfg.Precheck)
+	}
 	err := p.run()
 	p.rep.Dialect = p.det.dialect()
 	if err != nil {

@@ -13,6 +13,9 @@ type Config struct {
 	WorkDir string
 	// MaxMessage is how many bytes of a failure message are kept.
 	MaxMessage int
+	// Precheck, when set, has checked the document's bytes ahead of the
+	// parser's Reader (see xmlsafe.Precheck).
+	Precheck *xmlsafe.Precheck
 }
 
 // Option configures a parser.
@@ -42,6 +45,13 @@ func WithMaxMessage(n int) Option {
 			c.MaxMessage = n
 		}
 	})
+}
+
+// WithPrecheck gives the parser's Reader the checks already made of the
+// document's bytes. Package report passes it for the reports it hashes;
+// the parser packages do not offer it.
+func WithPrecheck(p *xmlsafe.Precheck) Option {
+	return optionFunc(func(c *Config) { c.Precheck = p })
 }
 
 // New applies opts over the defaults: every default limit and

@@ -72,7 +72,8 @@ type Reader struct {
 	consumed  int64 // bytes discarded before buf[0]
 	lines     int   // newlines discarded before buf[0]
 	eof       bool
-	err       error // sticky
+	err       error     // sticky
+	pre       *Precheck // bytes already found clean elsewhere, or nil
 
 	started    bool
 	encKnown   bool
@@ -96,6 +97,11 @@ type Reader struct {
 func NewReader(src io.Reader, file string, lim Limits) *Reader {
 	return &Reader{src: src, file: file, lim: lim.WithDefaults()}
 }
+
+// SetPrecheck makes the Reader skip its checks of the bytes p has found
+// clean. p must be given the same bytes as the Reader's source, from its
+// start, in order (see Precheck).
+func (r *Reader) SetPrecheck(p *Precheck) { r.pre = p }
 
 // Depth is the number of open elements: 1 after the root's StartElement.
 func (r *Reader) Depth() int { return len(r.ends) }
@@ -226,6 +232,15 @@ func (r *Reader) validate() error {
 		return nil
 	}
 	s := r.buf[r.validated:r.w]
+	if r.pre != nil && r.consumed+int64(r.w) <= r.pre.Clean() {
+		// Every check below would pass: keep only its bookkeeping.
+		if r.latin1 || r.eof {
+			r.validated = r.w
+		} else {
+			r.validated += CompleteRunes(s)
+		}
+		return nil
+	}
 	if i := bytes.IndexByte(s, 0); i >= 0 {
 		return r.syntax(r.validated+i, Reason(ErrBinary, "NUL byte: binary content, not a text report"))
 	}

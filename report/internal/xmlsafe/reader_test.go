@@ -22,7 +22,16 @@ import (
 // merged, for comparison with encoding/xml.
 func events(t testing.TB, src io.Reader, lim Limits) (string, error) {
 	t.Helper()
+	return eventsWith(t, src, lim, nil)
+}
+
+// eventsWith is events with the Reader relying on pre (nil: none).
+func eventsWith(t testing.TB, src io.Reader, lim Limits, pre *Precheck) (string, error) {
+	t.Helper()
 	rd := NewReader(src, "doc.xml", lim)
+	if pre != nil {
+		rd.SetPrecheck(pre)
+	}
 	var out strings.Builder
 	var text []byte
 	flush := func() {
