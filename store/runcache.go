@@ -2,9 +2,10 @@ package store
 
 import (
 	"container/list"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/hangar-dev/testresults/testrun"
 )
@@ -93,21 +94,11 @@ func cloneRun(r *testrun.Run) *testrun.Run {
 		c := *r.Counts
 		out.Counts = &c
 	}
-	out.IncompleteReasons = clone(r.IncompleteReasons)
-	out.Failures = clone(r.Failures)
-	out.Flaky = clone(r.Flaky)
-	if r.Cases != nil {
-		out.Cases = make(map[string]testrun.Outcome, len(r.Cases))
-		for k, v := range r.Cases {
-			out.Cases[k] = v
-		}
-	}
-	if r.Durations != nil {
-		out.Durations = make(map[string]time.Duration, len(r.Durations))
-		for k, v := range r.Durations {
-			out.Durations[k] = v
-		}
-	}
+	out.IncompleteReasons = slices.Clone(r.IncompleteReasons)
+	out.Failures = slices.Clone(r.Failures)
+	out.Flaky = slices.Clone(r.Flaky)
+	out.Cases = maps.Clone(r.Cases)
+	out.Durations = maps.Clone(r.Durations)
 	if r.Coverage != nil {
 		cov := *r.Coverage
 		cov.LineRate = clonePtr(cov.LineRate)
@@ -123,13 +114,6 @@ func cloneRun(r *testrun.Run) *testrun.Run {
 		}
 	}
 	return &out
-}
-
-func clone[T any](s []T) []T {
-	if s == nil {
-		return nil
-	}
-	return append(make([]T, 0, len(s)), s...)
 }
 
 func clonePtr[T any](p *T) *T {
