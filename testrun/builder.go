@@ -2,6 +2,7 @@ package testrun
 
 import (
 	"fmt"
+	"iter"
 	"slices"
 	"strings"
 	"time"
@@ -19,7 +20,16 @@ type Builder struct {
 	cases []caseState
 	// more holds, by index in cases, the suites after the first an id ran
 	// in (few ids run in more than one).
-	more    map[int32][]scopeState
+	more map[int32][]scopeState
+	// scopes interns the suite names executions give: a case's state
+	// holds an index, not the name. last is the index of the name looked
+	// up last (consecutive executions share their suite).
+	scopes    map[string]int32
+	last      int32
+	lastScope string
+	// msgs holds the failure messages of the states; a state's msg is an
+	// index in it plus one.
+	msgs    []string
 	reports []ReportInfo
 	reasons []string
 	tests   bool // a test report was read whole
@@ -27,42 +37,69 @@ type Builder struct {
 	cov covState
 }
 
-// scopeState is the retry history of one test id inside one suite.
+// scopeState is the retry history of one test id inside one suite. It
+// holds no pointer: a run's tens of thousands of them give the garbage
+// collector nothing to scan.
 type scopeState struct {
-	scope   string
-	outcome Outcome
-	message string
-	passed  bool // some attempt passed
-	failed  bool // some attempt failed or errored
-	flaky   bool // the runner reported a retry that passed
+	scope   int32 // index of the suite's name (see Builder.scopes)
+	msg     int32 // index of the failure message in Builder.msgs plus one; 0 when none
+	outcome uint8 // the outcome's code (see outcomeCode)
+	passed  bool  // some attempt passed
+	failed  bool  // some attempt failed or errored
+	flaky   bool  // the runner reported a retry that passed
 }
+
+// outcomeCodes are the outcomes a scopeState stores, by code: the code of
+// an outcome is its Severity plus one, so that codes order as severities
+// do and 0 stands for none.
+var outcomeCodes = [...]Outcome{"", OutcomeSkipped, OutcomePassed, OutcomeFailed, OutcomeError}
+
+func outcomeCode(o Outcome) uint8 { return uint8(o.Severity() + 1) }
 
 // caseState is a test id and its history in the first suite it ran in;
 // Builder.more holds the other suites, if any.
 type caseState struct {
-	id    string
-	first scopeState
+	id string
 	// dur sums the times its executions state; it is -1 once one stated
 	// none (or the sum passed MaxCaseDuration): the id's time is then
 	// unknown.
-	dur time.Duration
+	dur   time.Duration
+	first scopeState
 }
 
-// scope returns the history of the id at index i in the suite named name.
-func (b *Builder) scope(i int32, name string) *scopeState {
-	if c := &b.cases[i]; c.first.scope == name {
+// scopeIndex returns the index of the suite named name.
+func (b *Builder) scopeIndex(name string) int32 {
+	if b.scopes != nil && name == b.lastScope {
+		return b.last
+	}
+	i, ok := b.scopes[name]
+	if !ok {
+		if b.scopes == nil {
+			b.scopes = make(map[string]int32)
+		}
+		i = int32(len(b.scopes))
+		b.scopes[name] = i
+	}
+	b.last, b.lastScope = i, name
+	return i
+}
+
+// scope returns the history of the id at index i in the suite of index
+// scope.
+func (b *Builder) scope(i, scope int32) *scopeState {
+	if c := &b.cases[i]; c.first.scope == scope {
 		return &c.first
 	}
 	more := b.more[i]
 	for j := range more {
-		if more[j].scope == name {
+		if more[j].scope == scope {
 			return &more[j]
 		}
 	}
 	if b.more == nil {
 		b.more = make(map[int32][]scopeState)
 	}
-	more = append(more, scopeState{scope: name})
+	more = append(more, scopeState{scope: scope})
 	b.more[i] = more
 	return &more[len(more)-1]
 }
@@ -172,6 +209,20 @@ func NewBuilder(opts ...Option) *Builder {
 // as the reason, and adds nothing else (no cases, counts, coverage or flaky
 // ids, whatever execs and cov hold). A Skipped file is only listed.
 func (b *Builder) AddReport(info ReportInfo, execs []Execution, cov *CoverageReport) {
+	b.AddReportSeq(info, len(execs), func(yield func(*Execution) bool) {
+		for i := range execs {
+			if !yield(&execs[i]) {
+				return
+			}
+		}
+	}, cov)
+}
+
+// AddReportSeq is AddReport for executions a parser holds in its own form:
+// execs yields them in order, and the Execution it passes may be reused
+// once yield returns. n is how many it yields, or 0 when that is not known;
+// it only sizes the builder. execs may be nil for a coverage report.
+func (b *Builder) AddReportSeq(info ReportInfo, n int, execs iter.Seq[*Execution], cov *CoverageReport) {
 	b.reports = append(b.reports, info)
 	if info.Skipped {
 		return
@@ -180,17 +231,20 @@ func (b *Builder) AddReport(info ReportInfo, execs []Execution, cov *CoverageRep
 		b.Incomplete(fmt.Sprintf("%s: %s", info.Path, info.Error))
 		return
 	}
-	if info.Tests != nil || len(execs) > 0 {
+	if info.Tests != nil || n > 0 {
 		b.tests = true
 	}
-	if b.cases == nil && len(execs) > 0 {
+	if b.cases == nil && n > 0 {
 		// Sized for the first test report: most runs have one, or a few of
 		// a like size.
-		b.cases = make([]caseState, 0, len(execs))
+		b.cases = make([]caseState, 0, n)
 	}
-	b.ids.reserve(len(execs))
-	for i := range execs {
-		b.addExecution(&execs[i])
+	b.ids.reserve(n)
+	if execs != nil {
+		for e := range execs {
+			b.tests = true
+			b.addExecution(e)
+		}
 	}
 	if cov != nil {
 		b.addCoverage(info.Path, cov)
@@ -203,18 +257,20 @@ func (b *Builder) Incomplete(reason string) {
 }
 
 func (b *Builder) addExecution(e *Execution) {
-	if e.ID == "" || !e.Outcome.Valid() {
+	code := outcomeCode(e.Outcome)
+	if e.ID == "" || code == 0 {
 		b.Incomplete(fmt.Sprintf("a test case with id %q and outcome %q cannot be read", e.ID, e.Outcome))
 		return
 	}
+	scope := b.scopeIndex(e.Scope)
 	var s *scopeState
 	i, h := b.ids.find(e.ID, b.cases)
 	if i >= 0 {
-		s = b.scope(i, e.Scope)
+		s = b.scope(i, scope)
 	} else {
 		i = int32(len(b.cases))
 		b.ids.insert(h, i)
-		b.cases = append(b.cases, caseState{id: e.ID, first: scopeState{scope: e.Scope}})
+		b.cases = append(b.cases, caseState{id: e.ID, first: scopeState{scope: scope}})
 		s = &b.cases[i].first
 	}
 	if c := &b.cases[i]; c.dur >= 0 {
@@ -227,12 +283,14 @@ func (b *Builder) addExecution(e *Execution) {
 		}
 	}
 	// Retries inside one suite: the last outcome wins.
-	s.outcome = e.Outcome
+	s.outcome = code
+	s.msg = 0
 	if e.Outcome.Failing() {
-		s.message = e.Message
+		if e.Message != "" {
+			b.msgs = append(b.msgs, e.Message)
+			s.msg = int32(len(b.msgs))
+		}
 		s.failed = true
-	} else {
-		s.message = ""
 	}
 	if e.Outcome == OutcomePassed {
 		s.passed = true
@@ -246,21 +304,27 @@ func (b *Builder) addExecution(e *Execution) {
 // configurations.
 func (b *Builder) merged(i int32) (Outcome, string, bool) {
 	s := &b.cases[i].first
-	out, msg := s.outcome, s.message
+	out, msg := s.outcome, s.msg
 	// Within one suite a test that both failed and passed is flaky;
 	// differing outcomes across suites do not make it flaky.
 	flaky := s.flaky || (s.failed && s.passed)
-	more := b.more[i]
-	for j := range more {
-		s := &more[j]
-		if s.outcome.Severity() > out.Severity() {
-			out, msg = s.outcome, s.message
-		}
-		if s.flaky || (s.failed && s.passed) {
-			flaky = true
+	if b.more != nil {
+		more := b.more[i]
+		for j := range more {
+			s := &more[j]
+			if s.outcome > out {
+				out, msg = s.outcome, s.msg
+			}
+			if s.flaky || (s.failed && s.passed) {
+				flaky = true
+			}
 		}
 	}
-	return out, msg, flaky
+	m := ""
+	if msg > 0 {
+		m = b.msgs[msg-1]
+	}
+	return outcomeCodes[out], m, flaky
 }
 
 // addCoverage merges one coverage report read whole, per source file and
@@ -421,14 +485,9 @@ func (b *Builder) Build() *Run {
 		}
 		if out.Failing() {
 			failing = append(failing, int32(i))
-			// Only the failures kept are redacted.
+			// Only the failures kept are redacted (below).
 			if len(r.Failures) < b.cfg.maxFailures {
-				r.Failures = append(r.Failures, Failure{
-					ID:      c.id,
-					Outcome: out,
-					Message: Clip(b.cfg.redactor.Redact(msg), b.cfg.maxMessage),
-					Flaky:   isFlaky,
-				})
+				r.Failures = append(r.Failures, Failure{ID: c.id, Outcome: out, Message: msg, Flaky: isFlaky})
 			}
 		}
 	}
@@ -440,7 +499,19 @@ func (b *Builder) Build() *Run {
 		flakyIDs = append(flakyIDs, b.cases[i].id)
 	}
 	r.Flaky = flakyIDs
+	// The kept messages are redacted on a goroutine of their own while
+	// the kept outcomes are gathered: on a large run each takes a few
+	// milliseconds.
+	redacted := make(chan struct{})
+	go func() {
+		defer close(redacted)
+		for i := range r.Failures {
+			f := &r.Failures[i]
+			f.Message = Clip(b.cfg.redactor.Redact(f.Message), b.cfg.maxMessage)
+		}
+	}()
 	r.Cases, r.Durations = b.keepCases(outs, failing, flaky, b.cfg.maxCases)
+	<-redacted
 	return r
 }
 
