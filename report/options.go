@@ -16,6 +16,9 @@ type config struct {
 	newerThan   time.Time
 	workDir     string
 	runOpts     []testrun.Option
+	// noSlice: a JUnit report's executions are not gathered in
+	// Result.Executions; ReadRun hands them to the builder one at a time.
+	noSlice bool
 }
 
 // Option configures Find, Parse, ParseFile and ReadRun.

@@ -35,6 +35,19 @@ type Result struct {
 	// Coverage is what a coverage report states (nil for test reports and
 	// for refused or skipped files).
 	Coverage *testrun.CoverageReport
+
+	// junit is the JUnit report read whole, which yields its executions
+	// one at a time; nil for any other result.
+	junit *junit.Report
+}
+
+// addTo adds the report to b.
+func (res *Result) addTo(b *testrun.Builder) {
+	if res.junit != nil && res.Executions == nil {
+		b.AddReportSeq(res.Info, res.junit.Len(), res.junit.All(), res.Coverage)
+		return
+	}
+	b.AddReport(res.Info, res.Executions, res.Coverage)
 }
 
 // foreignRoots names well-formed XML documents that are not reports this
@@ -163,6 +176,7 @@ func parse(r io.Reader, name string, cfg *config) (*Result, error) {
 		res.Info.Skipped = errors.Is(err, ErrNotReport)
 		res.Info.Tests = nil
 		res.Executions = nil
+		res.junit = nil
 		res.Coverage = nil
 		return res, err
 	}
@@ -199,10 +213,15 @@ func parseInto(r io.Reader, name string, cfg *config, res *Result, pre parseopt.
 	local := root[strings.LastIndexByte(root, ':')+1:]
 	switch local {
 	case "testsuites", "testsuite":
-		rep, err := junit.Parse(replay, name, junit.WithLimits(cfg.limits), junit.WithMaxMessage(cfg.maxMessage), pre)
+		opts := []junit.Option{junit.WithLimits(cfg.limits), junit.WithMaxMessage(cfg.maxMessage), pre}
+		if cfg.noSlice {
+			opts = append(opts, parseopt.WithoutSlice())
+		}
+		rep, err := junit.Parse(replay, name, opts...)
 		res.Info.Dialect = rep.Dialect
 		res.Executions = rep.Executions
-		n := len(rep.Executions)
+		res.junit = rep
+		n := rep.Len()
 		res.Info.Tests = &n
 		return err
 	case "coverage":

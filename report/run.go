@@ -21,6 +21,7 @@ import (
 // so that a caller can reject the input as a whole.
 func ReadRun(paths []string, opts ...Option) (*testrun.Run, error) {
 	cfg := newConfig(opts)
+	cfg.noSlice = true
 	found := find(paths, &cfg)
 	b := testrun.NewBuilder(cfg.runOpts...)
 	var total int64
@@ -65,7 +66,7 @@ func ReadRun(paths []string, opts ...Option) (*testrun.Run, error) {
 			reports++
 			total += res.Info.Bytes
 		}
-		b.AddReport(res.Info, res.Executions, res.Coverage)
+		res.addTo(b)
 		switch {
 		case err == nil:
 			read++

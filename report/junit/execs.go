@@ -73,10 +73,21 @@ func (s *execStore) all() []testrun.Execution {
 		return nil
 	}
 	out := make([]testrun.Execution, 0, s.n)
+	s.each(func(e *testrun.Execution) bool {
+		out = append(out, *e)
+		return true
+	})
+	return out
+}
+
+// each calls yield with the executions in the order they were added, in
+// one Execution it reuses, until yield returns false.
+func (s *execStore) each(yield func(*testrun.Execution) bool) {
+	var e testrun.Execution
 	for _, b := range append(s.full, s.cur) {
 		for i := range b {
 			r := &b[i]
-			e := testrun.Execution{
+			e = testrun.Execution{
 				ID:          s.ids.str(r.id),
 				Scope:       s.scopes[r.scope],
 				Outcome:     outcomes[r.outcome],
@@ -87,10 +98,11 @@ func (s *execStore) all() []testrun.Execution {
 			if r.msg > 0 {
 				e.Message = s.msgs[r.msg-1]
 			}
-			out = append(out, e)
+			if !yield(&e) {
+				return
+			}
 		}
 	}
-	return out
 }
 
 // slab holds the ids of a report's cases back to back in a few large

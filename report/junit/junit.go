@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"iter"
 	"strconv"
 	"strings"
 	"time"
@@ -31,6 +32,27 @@ type Report struct {
 	// the document, 0 for cases outside any suite); a case repeated within
 	// one scope is a retry.
 	Executions []testrun.Execution
+
+	execs *execStore // the executions as read; nil when refused
+}
+
+// Len returns how many executions the report holds.
+func (r *Report) Len() int {
+	if r.execs == nil {
+		return 0
+	}
+	return r.execs.n
+}
+
+// All yields the report's executions in document order: the same as
+// Executions, without a slice of them. The Execution it yields is reused
+// for the next one.
+func (r *Report) All() iter.Seq[*testrun.Execution] {
+	return func(yield func(*testrun.Execution) bool) {
+		if r.execs != nil {
+			r.execs.each(yield)
+		}
+	}
 }
 
 // result kinds of the children of a <testcase>, in message priority order.
@@ -134,7 +156,10 @@ func Parse(r io.Reader, name string, opts ...Option) (*Report, error) {
 		// test case.
 		return p.rep, err
 	}
-	p.rep.Executions = p.execs.all()
+	p.rep.execs = &p.execs
+	if !cfg.NoSlice {
+		p.rep.Executions = p.execs.all()
+	}
 	return p.rep, nil
 }
 

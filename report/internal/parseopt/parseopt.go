@@ -16,6 +16,9 @@ type Config struct {
 	// Precheck, when set, has checked the document's bytes ahead of the
 	// parser's Reader (see xmlsafe.Precheck).
 	Precheck *xmlsafe.Precheck
+	// NoSlice leaves a JUnit Report's Executions nil: its caller reads
+	// them one at a time with Report.All and needs no slice of them.
+	NoSlice bool
 }
 
 // Option configures a parser.
@@ -56,6 +59,11 @@ func WithPrecheck(p *xmlsafe.Precheck) Option {
 
 // New applies opts over the defaults: every default limit and
 // xmlsafe.DefaultMaxMessageBytes.
+// WithoutSlice sets Config.NoSlice.
+func WithoutSlice() Option {
+	return optionFunc(func(c *Config) { c.NoSlice = true })
+}
+
 func New(opts []Option) Config {
 	c := Config{MaxMessage: xmlsafe.DefaultMaxMessageBytes}
 	for _, o := range opts {
