@@ -300,9 +300,9 @@ func (b *Builder) addExecution(e *Execution) {
 	}
 }
 
-// merged is the final outcome of the id at index i: the worst over its
-// configurations.
-func (b *Builder) merged(i int32) (Outcome, string, bool) {
+// merged is the final outcome of the id at index i, as a code (see
+// outcomeCode): the worst over its configurations.
+func (b *Builder) merged(i int32) (uint8, string, bool) {
 	s := &b.cases[i].first
 	out, msg := s.outcome, s.msg
 	// Within one suite a test that both failed and passed is flaky;
@@ -324,7 +324,7 @@ func (b *Builder) merged(i int32) (Outcome, string, bool) {
 	if msg > 0 {
 		m = b.msgs[msg-1]
 	}
-	return outcomeCodes[out], m, flaky
+	return out, m, flaky
 }
 
 // addCoverage merges one coverage report read whole, per source file and
@@ -462,12 +462,13 @@ func (b *Builder) Build() *Run {
 	counts := &Counts{}
 	// outs holds each id's merged outcome, in the order of b.cases; the
 	// failing and flaky ids are listed by their index there.
-	outs := make([]Outcome, len(b.cases))
+	outs := make([]uint8, len(b.cases))
 	var failing, flaky []int32
 	for i := range b.cases {
 		c := &b.cases[i]
-		out, msg, isFlaky := b.merged(int32(i))
-		outs[i] = out
+		code, msg, isFlaky := b.merged(int32(i))
+		out := outcomeCodes[code]
+		outs[i] = code
 		counts.Total++
 		switch out {
 		case OutcomePassed:
@@ -522,13 +523,13 @@ func (b *Builder) Build() *Run {
 //
 // The two maps hold the same ids and are filled at once, the durations on
 // a second goroutine: on a large run, filling them is most of Build.
-func (b *Builder) keepCases(outs []Outcome, failing, flaky []int32, n int) (map[string]Outcome, map[string]time.Duration) {
+func (b *Builder) keepCases(outs []uint8, failing, flaky []int32, n int) (map[string]Outcome, map[string]time.Duration) {
 	keep := b.kept(failing, flaky, n)
 	durs := make(chan map[string]time.Duration, 1)
 	go func() { durs <- b.keptDurations(keep) }()
 	kept := make(map[string]Outcome, len(keep))
 	for _, i := range keep {
-		kept[b.cases[i].id] = outs[i]
+		kept[b.cases[i].id] = outcomeCodes[outs[i]]
 	}
 	return kept, <-durs
 }

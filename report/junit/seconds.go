@@ -13,6 +13,10 @@ import (
 // than testrun.MaxCaseDuration has (604800 seconds) is out of range anyway.
 const maxSecondsDigits = 7
 
+// pow10 holds the powers of ten that scale a fraction of fewer than nine
+// digits (none included) to nanoseconds.
+var pow10 = [...]int64{1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9}
+
 // parseSeconds reads a testcase's time attribute: seconds, as runners write
 // them ("0.004", "12", "1.7e-05", and "1,234.56" with thousands separators).
 // It reports false for anything else, a negative time (some runners write
@@ -68,16 +72,19 @@ func parseDecimal(v []byte) (d time.Duration, ok, done bool) {
 			return 0, false, false
 		}
 	}
+	// The first nine digits of the fraction are nanoseconds; the rest is
+	// checked but below the resolution.
 	var nanos int64
-	scale := int64(time.Second)
-	for _, c := range frac {
+	for i, c := range frac {
 		if c < '0' || c > '9' {
 			return 0, false, false
 		}
-		if scale > 1 {
-			scale /= 10
-			nanos += int64(c-'0') * scale
+		if i < 9 {
+			nanos = nanos*10 + int64(c-'0')
 		}
+	}
+	if n := len(frac); n < 9 {
+		nanos *= pow10[9-n]
 	}
 	if len(whole) == 0 && len(frac) == 0 {
 		return 0, false, true // "."
