@@ -43,7 +43,7 @@ type Result struct {
 
 // addTo adds the report to b.
 func (res *Result) addTo(b *testrun.Builder) {
-	if res.junit != nil && res.Executions == nil {
+	if res.junit != nil {
 		b.AddReportSeq(res.Info, res.junit.Len(), res.junit.All(), res.Coverage)
 		return
 	}

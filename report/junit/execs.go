@@ -84,7 +84,13 @@ func (s *execStore) all() []testrun.Execution {
 // one Execution it reuses, until yield returns false.
 func (s *execStore) each(yield func(*testrun.Execution) bool) {
 	var e testrun.Execution
-	for _, b := range append(s.full, s.cur) {
+	for k := 0; k <= len(s.full); k++ {
+		// The full blocks, then the one being filled; the store is not
+		// changed, so that readers may range over it at once.
+		b := s.cur
+		if k < len(s.full) {
+			b = s.full[k]
+		}
 		for i := range b {
 			r := &b[i]
 			e = testrun.Execution{

@@ -57,13 +57,13 @@ func WithPrecheck(p *xmlsafe.Precheck) Option {
 	return optionFunc(func(c *Config) { c.Precheck = p })
 }
 
-// New applies opts over the defaults: every default limit and
-// xmlsafe.DefaultMaxMessageBytes.
 // WithoutSlice sets Config.NoSlice.
 func WithoutSlice() Option {
 	return optionFunc(func(c *Config) { c.NoSlice = true })
 }
 
+// New applies opts over the defaults: every default limit and
+// xmlsafe.DefaultMaxMessageBytes.
 func New(opts []Option) Config {
 	c := Config{MaxMessage: xmlsafe.DefaultMaxMessageBytes}
 	for _, o := range opts {
