@@ -42,7 +42,7 @@ type Builder struct {
 // collector nothing to scan.
 type scopeState struct {
 	scope   int32 // index of the suite's name (see Builder.scopes)
-	msg     int32 // index of the failure message in Builder.msgs plus one; 0 when none
+	msg     int32 // index of the failure message in Builder.msgs plus one; 0 when none yet
 	outcome uint8 // the outcome's code (see outcomeCode)
 	passed  bool  // some attempt passed
 	failed  bool  // some attempt failed or errored
@@ -282,15 +282,21 @@ func (b *Builder) addExecution(e *Execution) {
 			c.dur += d
 		}
 	}
-	// Retries inside one suite: the last outcome wins.
+	// Retries inside one suite: the last outcome wins, with its message. A
+	// state keeps its slot in msgs, so that the message of an attempt
+	// retried is dropped, not kept beside the next one.
 	s.outcome = code
-	s.msg = 0
+	msg := ""
 	if e.Outcome.Failing() {
-		if e.Message != "" {
-			b.msgs = append(b.msgs, e.Message)
-			s.msg = int32(len(b.msgs))
-		}
+		msg = e.Message
 		s.failed = true
+	}
+	switch {
+	case s.msg > 0:
+		b.msgs[s.msg-1] = msg
+	case msg != "":
+		b.msgs = append(b.msgs, msg)
+		s.msg = int32(len(b.msgs))
 	}
 	if e.Outcome == OutcomePassed {
 		s.passed = true

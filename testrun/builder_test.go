@@ -50,6 +50,14 @@ func TestBuilderMerge(t *testing.T) {
 			failures: []Failure{{ID: "a::x", Outcome: OutcomeError, Message: "second"}},
 		},
 		{
+			name:     "retry in one suite: the last failure's message, even none",
+			execs:    []Execution{exec("s1", "a::x", OutcomeFailed, "first"), exec("s1", "a::x", OutcomePassed, ""), exec("s1", "a::x", OutcomeFailed, "")},
+			counts:   Counts{Total: 1, Failed: 1, Flaky: 1},
+			cases:    map[string]Outcome{"a::x": OutcomeFailed},
+			flaky:    []string{"a::x"},
+			failures: []Failure{{ID: "a::x", Outcome: OutcomeFailed, Message: "", Flaky: true}},
+		},
+		{
 			name:     "configurations: worst outcome wins, not flaky",
 			execs:    []Execution{exec("chromium", "a::x", OutcomePassed, ""), exec("firefox", "a::x", OutcomeFailed, "ff"), exec("webkit", "a::x", OutcomeSkipped, "")},
 			counts:   Counts{Total: 1, Failed: 1},
