@@ -20,7 +20,7 @@ import (
 // reader rather than queueing data.
 const (
 	hashBlockSize = 64 << 10
-	hashBlocks    = 4
+	hashBlocks    = 16
 )
 
 // hashBlockPool recycles blocks across reports: a run reads many small
@@ -42,7 +42,7 @@ type hashReader struct {
 	off    int      // bytes of queue[0] served
 	sent   int      // blocks sent to the hasher
 	hashed int      // blocks the hasher is known to be done with
-	full   chan []byte
+	jobs   chan hashJob
 	done   chan struct{} // one per block hashed
 	sum    chan []byte
 	closed bool
@@ -57,7 +57,7 @@ func newHashReader(r io.Reader) *hashReader {
 	h := &hashReader{
 		r:     r,
 		queue: make([][]byte, 0, hashBlocks),
-		full:  make(chan []byte, hashBlocks),
+		jobs:  make(chan hashJob, hashBlocks+hashCalls),
 		done:  make(chan struct{}, hashBlocks),
 		sum:   make(chan []byte, 1),
 	}
@@ -65,14 +65,38 @@ func newHashReader(r io.Reader) *hashReader {
 	return h
 }
 
+// hashJob is a block to check and hash, or a call to make (see do).
+type hashJob struct {
+	block []byte
+	call  func()
+}
+
+// hashCalls is how many calls (see do) may wait for the hasher beside the
+// blocks before do waits too.
+const hashCalls = 8
+
 func (h *hashReader) hash() {
 	d := sha256.New()
-	for b := range h.full {
-		h.pre.Write(b)
-		d.Write(b)
+	for j := range h.jobs {
+		if j.call != nil {
+			j.call()
+			continue
+		}
+		h.pre.Write(j.block)
+		d.Write(j.block)
 		h.done <- struct{}{}
 	}
 	h.sum <- d.Sum(nil)
+}
+
+// do has the hasher's goroutine call f, after it has hashed the blocks
+// read so far; stop returns once it has. The parser hands it work that
+// needs no answer (merging the cases it has read into the run): the
+// hasher's goroutine is the one that runs beside the parser, on the second
+// core, and a goroutine of its own would take turns with the parser and
+// the hasher instead.
+func (h *hashReader) do(f func()) {
+	h.jobs <- hashJob{call: f}
 }
 
 func (h *hashReader) Read(p []byte) (int, error) {
@@ -118,7 +142,7 @@ func (h *hashReader) readAhead() {
 		n, err := h.r.Read(*slot)
 		h.err = err
 		if n > 0 {
-			h.full <- (*slot)[:n]
+			h.jobs <- hashJob{block: (*slot)[:n]}
 			h.sent++
 			h.queue = append(h.queue, (*slot)[:n])
 		} else if err == nil {
@@ -135,7 +159,7 @@ func (h *hashReader) stop() string {
 		return ""
 	}
 	h.closed = true
-	close(h.full)
+	close(h.jobs)
 	sum := <-h.sum
 	h.queue = nil
 	for i, b := range h.slots {

@@ -19,6 +19,9 @@ type config struct {
 	// noSlice: a JUnit report's executions are not gathered in
 	// Result.Executions; ReadRun hands them to the builder one at a time.
 	noSlice bool
+	// feed, when set, is handed a JUnit report's executions as they are
+	// read, on the hasher's goroutine (see testrun.Feed).
+	feed *testrun.Feed
 }
 
 // Option configures Find, Parse, ParseFile and ReadRun.

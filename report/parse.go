@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"strings"
 	"unicode/utf8"
 
@@ -35,19 +36,6 @@ type Result struct {
 	// Coverage is what a coverage report states (nil for test reports and
 	// for refused or skipped files).
 	Coverage *testrun.CoverageReport
-
-	// junit is the JUnit report read whole, which yields its executions
-	// one at a time; nil for any other result.
-	junit *junit.Report
-}
-
-// addTo adds the report to b.
-func (res *Result) addTo(b *testrun.Builder) {
-	if res.junit != nil {
-		b.AddReportSeq(res.Info, res.junit.Len(), res.junit.All(), res.Coverage)
-		return
-	}
-	b.AddReport(res.Info, res.Executions, res.Coverage)
 }
 
 // foreignRoots names well-formed XML documents that are not reports this
@@ -168,7 +156,13 @@ func parse(r io.Reader, name string, cfg *config) (*Result, error) {
 	h := newHashReader(r)
 	defer h.stop()
 	res := &Result{Info: testrun.ReportInfo{Path: name}}
-	err := parseInto(h, name, cfg, res, parseopt.WithPrecheck(&h.pre))
+	opts := []parseopt.Option{parseopt.WithPrecheck(&h.pre)}
+	if feed := cfg.feed; feed != nil {
+		opts = append(opts, parseopt.WithBatches(func(execs iter.Seq[*testrun.Execution]) {
+			h.do(func() { feed.Add(execs) })
+		}))
+	}
+	err := parseInto(h, name, cfg, res, opts...)
 	sum := h.stop()
 	res.Info.Bytes = h.n
 	if err != nil {
@@ -176,7 +170,6 @@ func parse(r io.Reader, name string, cfg *config) (*Result, error) {
 		res.Info.Skipped = errors.Is(err, ErrNotReport)
 		res.Info.Tests = nil
 		res.Executions = nil
-		res.junit = nil
 		res.Coverage = nil
 		return res, err
 	}
@@ -186,9 +179,10 @@ func parse(r io.Reader, name string, cfg *config) (*Result, error) {
 
 const sniffBytes = 4096
 
-// parseInto reads the report r holds into res; pre is the check its XML
-// reader may rely on (see xmlsafe.Precheck).
-func parseInto(r io.Reader, name string, cfg *config, res *Result, pre parseopt.Option) error {
+// parseInto reads the report r holds into res; popts are passed to the
+// parser (the check its XML reader may rely on, see xmlsafe.Precheck, and
+// where a JUnit report's executions go as they are read).
+func parseInto(r io.Reader, name string, cfg *config, res *Result, popts ...parseopt.Option) error {
 	br := bufio.NewReaderSize(r, sniffBytes)
 	head, _ := br.Peek(sniffBytes)
 	switch sniffFormat(head) {
@@ -213,20 +207,20 @@ func parseInto(r io.Reader, name string, cfg *config, res *Result, pre parseopt.
 	local := root[strings.LastIndexByte(root, ':')+1:]
 	switch local {
 	case "testsuites", "testsuite":
-		opts := []junit.Option{junit.WithLimits(cfg.limits), junit.WithMaxMessage(cfg.maxMessage), pre}
+		opts := append([]junit.Option{junit.WithLimits(cfg.limits), junit.WithMaxMessage(cfg.maxMessage)}, popts...)
 		if cfg.noSlice {
 			opts = append(opts, parseopt.WithoutSlice())
 		}
 		rep, err := junit.Parse(replay, name, opts...)
 		res.Info.Dialect = rep.Dialect
 		res.Executions = rep.Executions
-		res.junit = rep
 		n := rep.Len()
 		res.Info.Tests = &n
 		return err
 	case "coverage":
 		res.Info.Dialect = DialectCobertura
-		cov, err := cobertura.Parse(replay, name, cobertura.WithLimits(cfg.limits), cobertura.WithWorkDir(cfg.workDir), pre)
+		opts := append([]cobertura.Option{cobertura.WithLimits(cfg.limits), cobertura.WithWorkDir(cfg.workDir)}, popts...)
+		cov, err := cobertura.Parse(replay, name, opts...)
 		if errors.Is(err, cobertura.ErrNotCobertura) {
 			res.Info.Dialect = ""
 			return fmt.Errorf("%w: %v", ErrNotReport, err)

@@ -21,9 +21,12 @@ import (
 // so that a caller can reject the input as a whole.
 func ReadRun(paths []string, opts ...Option) (*testrun.Run, error) {
 	cfg := newConfig(opts)
-	cfg.noSlice = true
 	found := find(paths, &cfg)
 	b := testrun.NewBuilder(cfg.runOpts...)
+	// A JUnit report's executions go to the builder as the parser reads
+	// them, to be merged on the second core while the parser goes on (see
+	// testrun.Feed); none is gathered in a slice.
+	cfg.noSlice = true
 	var total int64
 	read, refused, skipped, reports := 0, 0, 0, 0
 	for _, e := range found.Entries {
@@ -61,12 +64,14 @@ func ReadRun(paths []string, opts ...Option) (*testrun.Run, error) {
 			refused++
 			continue
 		}
+		cfg.feed = b.Feed()
 		res, err := parseFile(e.Path, &cfg)
 		if !res.Info.Skipped {
 			reports++
 			total += res.Info.Bytes
 		}
-		res.addTo(b)
+		cfg.feed.End(res.Info, res.Coverage)
+		cfg.feed = nil
 		switch {
 		case err == nil:
 			read++

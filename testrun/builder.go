@@ -17,7 +17,7 @@ type Builder struct {
 	// ids interns each test id once: it finds the id's state in cases,
 	// which keeps the ids in order of first appearance.
 	ids   idIndex
-	cases []caseState
+	cases caseList
 	// more holds, by index in cases, the suites after the first an id ran
 	// in (few ids run in more than one).
 	more map[int32][]scopeState
@@ -25,6 +25,7 @@ type Builder struct {
 	// holds an index, not the name. last is the index of the name looked
 	// up last (consecutive executions share their suite).
 	scopes    map[string]int32
+	names     []string // the names of scopes, by index
 	last      int32
 	lastScope string
 	// msgs holds the failure messages of the states; a state's msg is an
@@ -77,8 +78,9 @@ func (b *Builder) scopeIndex(name string) int32 {
 		if b.scopes == nil {
 			b.scopes = make(map[string]int32)
 		}
-		i = int32(len(b.scopes))
+		i = int32(len(b.names))
 		b.scopes[name] = i
+		b.names = append(b.names, name)
 	}
 	b.last, b.lastScope = i, name
 	return i
@@ -87,7 +89,7 @@ func (b *Builder) scopeIndex(name string) int32 {
 // scope returns the history of the id at index i in the suite of index
 // scope.
 func (b *Builder) scope(i, scope int32) *scopeState {
-	if c := &b.cases[i]; c.first.scope == scope {
+	if c := b.cases.at(i); c.first.scope == scope {
 		return &c.first
 	}
 	more := b.more[i]
@@ -223,6 +225,23 @@ func (b *Builder) AddReport(info ReportInfo, execs []Execution, cov *CoverageRep
 // once yield returns. n is how many it yields, or 0 when that is not known;
 // it only sizes the builder. execs may be nil for a coverage report.
 func (b *Builder) AddReportSeq(info ReportInfo, n int, execs iter.Seq[*Execution], cov *CoverageReport) {
+	b.addReport(info, cov, func() {
+		if info.Tests != nil || n > 0 {
+			b.tests = true
+		}
+		b.reserve(n)
+		if execs != nil {
+			for e := range execs {
+				b.tests = true
+				b.addExecution(e)
+			}
+		}
+	})
+}
+
+// addReport lists a report and, unless it was skipped or refused, calls
+// add to add its executions, then adds its coverage.
+func (b *Builder) addReport(info ReportInfo, cov *CoverageReport, add func()) {
 	b.reports = append(b.reports, info)
 	if info.Skipped {
 		return
@@ -231,24 +250,15 @@ func (b *Builder) AddReportSeq(info ReportInfo, n int, execs iter.Seq[*Execution
 		b.Incomplete(fmt.Sprintf("%s: %s", info.Path, info.Error))
 		return
 	}
-	if info.Tests != nil || n > 0 {
-		b.tests = true
-	}
-	if b.cases == nil && n > 0 {
-		// Sized for the first test report: most runs have one, or a few of
-		// a like size.
-		b.cases = make([]caseState, 0, n)
-	}
-	b.ids.reserve(n)
-	if execs != nil {
-		for e := range execs {
-			b.tests = true
-			b.addExecution(e)
-		}
-	}
+	add()
 	if cov != nil {
 		b.addCoverage(info.Path, cov)
 	}
+}
+
+// reserve makes room for n more test ids.
+func (b *Builder) reserve(n int) {
+	b.ids.reserve(n)
 }
 
 // Incomplete marks the run incomplete with a reason.
@@ -264,16 +274,15 @@ func (b *Builder) addExecution(e *Execution) {
 	}
 	scope := b.scopeIndex(e.Scope)
 	var s *scopeState
-	i, h := b.ids.find(e.ID, b.cases)
+	i, h := b.ids.find(e.ID, &b.cases)
 	if i >= 0 {
 		s = b.scope(i, scope)
 	} else {
-		i = int32(len(b.cases))
+		i = b.cases.add(caseState{id: e.ID, first: scopeState{scope: scope}})
 		b.ids.insert(h, i)
-		b.cases = append(b.cases, caseState{id: e.ID, first: scopeState{scope: scope}})
-		s = &b.cases[i].first
+		s = &b.cases.at(i).first
 	}
-	if c := &b.cases[i]; c.dur >= 0 {
+	if c := b.cases.at(i); c.dur >= 0 {
 		// Both terms are within 0..MaxCaseDuration: the sum cannot wrap.
 		d := e.Duration.Round(DurationResolution)
 		if !e.Timed || d < 0 || d > MaxCaseDuration || c.dur+d > MaxCaseDuration {
@@ -282,22 +291,14 @@ func (b *Builder) addExecution(e *Execution) {
 			c.dur += d
 		}
 	}
-	// Retries inside one suite: the last outcome wins, with its message. A
-	// state keeps its slot in msgs, so that the message of an attempt
-	// retried is dropped, not kept beside the next one.
+	// Retries inside one suite: the last outcome wins, with its message.
 	s.outcome = code
 	msg := ""
 	if e.Outcome.Failing() {
 		msg = e.Message
 		s.failed = true
 	}
-	switch {
-	case s.msg > 0:
-		b.msgs[s.msg-1] = msg
-	case msg != "":
-		b.msgs = append(b.msgs, msg)
-		s.msg = int32(len(b.msgs))
-	}
+	b.setMessage(s, msg)
 	if e.Outcome == OutcomePassed {
 		s.passed = true
 	}
@@ -306,10 +307,23 @@ func (b *Builder) addExecution(e *Execution) {
 	}
 }
 
+// setMessage makes msg the failure message of s. A state keeps its slot
+// in msgs, so that the message of an attempt retried is dropped, not kept
+// beside the next one.
+func (b *Builder) setMessage(s *scopeState, msg string) {
+	switch {
+	case s.msg > 0:
+		b.msgs[s.msg-1] = msg
+	case msg != "":
+		b.msgs = append(b.msgs, msg)
+		s.msg = int32(len(b.msgs))
+	}
+}
+
 // merged is the final outcome of the id at index i, as a code (see
 // outcomeCode): the worst over its configurations.
 func (b *Builder) merged(i int32) (uint8, string, bool) {
-	s := &b.cases[i].first
+	s := &b.cases.at(i).first
 	out, msg := s.outcome, s.msg
 	// Within one suite a test that both failed and passed is flaky;
 	// differing outcomes across suites do not make it flaky.
@@ -468,10 +482,10 @@ func (b *Builder) Build() *Run {
 	counts := &Counts{}
 	// outs holds each id's merged outcome, in the order of b.cases; the
 	// failing and flaky ids are listed by their index there.
-	outs := make([]uint8, len(b.cases))
+	outs := make([]uint8, b.cases.len())
 	var failing, flaky []int32
-	for i := range b.cases {
-		c := &b.cases[i]
+	for i := range outs {
+		c := b.cases.at(int32(i))
 		code, msg, isFlaky := b.merged(int32(i))
 		out := outcomeCodes[code]
 		outs[i] = code
@@ -500,10 +514,10 @@ func (b *Builder) Build() *Run {
 	}
 	r.Counts = counts
 	// The flaky ids are kept in id order.
-	slices.SortFunc(flaky, func(i, j int32) int { return strings.Compare(b.cases[i].id, b.cases[j].id) })
+	slices.SortFunc(flaky, func(i, j int32) int { return strings.Compare(b.cases.at(i).id, b.cases.at(j).id) })
 	var flakyIDs []string
 	for _, i := range flaky {
-		flakyIDs = append(flakyIDs, b.cases[i].id)
+		flakyIDs = append(flakyIDs, b.cases.at(i).id)
 	}
 	r.Flaky = flakyIDs
 	// The kept messages are redacted on a goroutine of their own while
@@ -535,7 +549,7 @@ func (b *Builder) keepCases(outs []uint8, failing, flaky []int32, n int) (map[st
 	go func() { durs <- b.keptDurations(keep) }()
 	kept := make(map[string]Outcome, len(keep))
 	for _, i := range keep {
-		kept[b.cases[i].id] = outcomeCodes[outs[i]]
+		kept[b.cases.at(i).id] = outcomeCodes[outs[i]]
 	}
 	return kept, <-durs
 }
@@ -543,15 +557,15 @@ func (b *Builder) keepCases(outs []uint8, failing, flaky []int32, n int) (map[st
 // kept returns the indexes in cases of the ids keepCases keeps, in the
 // order it keeps them, each once.
 func (b *Builder) kept(failing, flaky []int32, n int) []int32 {
-	if len(b.cases) <= n {
-		keep := make([]int32, len(b.cases))
+	if b.cases.len() <= n {
+		keep := make([]int32, b.cases.len())
 		for i := range keep {
 			keep[i] = int32(i)
 		}
 		return keep
 	}
 	keep := make([]int32, 0, n)
-	taken := make([]bool, len(b.cases))
+	taken := make([]bool, b.cases.len())
 	add := func(i int32) bool {
 		if len(keep) >= n {
 			return false
@@ -569,7 +583,7 @@ func (b *Builder) kept(failing, flaky []int32, n int) []int32 {
 			}
 		}
 	}
-	for i := range b.cases {
+	for i := range b.cases.len() {
 		if !add(int32(i)) {
 			break
 		}
@@ -582,7 +596,7 @@ func (b *Builder) kept(failing, flaky []int32, n int) []int32 {
 func (b *Builder) keptDurations(keep []int32) map[string]time.Duration {
 	var durs map[string]time.Duration
 	for _, i := range keep {
-		if c := &b.cases[i]; c.dur >= 0 {
+		if c := b.cases.at(i); c.dur >= 0 {
 			if durs == nil {
 				durs = make(map[string]time.Duration, len(keep))
 			}

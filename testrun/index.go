@@ -16,7 +16,7 @@ type idIndex struct {
 }
 
 // find returns the position of id, or -1 and the hash to pass to insert.
-func (x *idIndex) find(id string, cases []caseState) (int32, uint32) {
+func (x *idIndex) find(id string, cases *caseList) (int32, uint32) {
 	if x.slots == nil {
 		x.grow(64)
 	}
@@ -28,7 +28,7 @@ func (x *idIndex) find(id string, cases []caseState) (int32, uint32) {
 			return -1, h
 		}
 		if uint32(s>>32) == h {
-			if pos := int32(uint32(s) - 1); cases[pos].id == id {
+			if pos := int32(uint32(s) - 1); cases.at(pos).id == id {
 				return pos, h
 			}
 		}

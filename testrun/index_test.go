@@ -28,30 +28,29 @@ func TestIDIndex(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var x idIndex
-			var cases []caseState
+			var cases caseList
 			if tt.reserve > 0 {
 				x.reserve(tt.reserve)
 			}
 			for i := range tt.n {
 				id := fmt.Sprintf("pkg.Class%d::test_%d", i%7, i)
-				pos, h := x.find(id, cases)
+				pos, h := x.find(id, &cases)
 				require.Equal(t, int32(-1), pos, "new id %s found", id)
-				x.insert(h, int32(len(cases)))
-				cases = append(cases, caseState{id: id})
+				x.insert(h, cases.add(caseState{id: id}))
 			}
 			assert.Equal(t, tt.n, x.n)
 			assert.LessOrEqual(t, 2*x.n, len(x.slots), "the table stays at most half full")
 			for i := range tt.n {
-				pos, _ := x.find(cases[i].id, cases)
-				require.Equal(t, int32(i), pos, "id %s", cases[i].id)
+				pos, _ := x.find(cases.at(int32(i)).id, &cases)
+				require.Equal(t, int32(i), pos, "id %s", cases.at(int32(i)).id)
 			}
 			x.reserve(100)
 			for i := range tt.n {
-				pos, _ := x.find(cases[i].id, cases)
-				require.Equal(t, int32(i), pos, "after reserve, id %s", cases[i].id)
+				pos, _ := x.find(cases.at(int32(i)).id, &cases)
+				require.Equal(t, int32(i), pos, "after reserve, id %s", cases.at(int32(i)).id)
 			}
 			for _, id := range []string{"", "pkg.Class0::test_", "pkg.Class0::test_0 ", "other"} {
-				pos, _ := x.find(id, cases)
+				pos, _ := x.find(id, &cases)
 				assert.Equal(t, int32(-1), pos, "id %q never inserted", id)
 			}
 		})

@@ -59,7 +59,7 @@ func TestSlab(t *testing.T) {
 	add(nil)
 	got := make([]string, len(refs))
 	for i, r := range refs {
-		got[i] = s.str(r)
+		got[i] = locate(s.blocks, s.b.String(), r)
 	}
 	require.Equal(t, want, got)
 	assert.Greater(t, len(s.blocks), 5, "ids spread over several blocks")

@@ -1,6 +1,7 @@
 package junit
 
 import (
+	"iter"
 	"strings"
 	"time"
 
@@ -18,6 +19,9 @@ type execStore struct {
 	full   [][]record
 	cur    []record
 	n      int
+	// batches, when set, is handed each block of records once it is
+	// full, and the last one by flush (see parseopt.Config.Batches).
+	batches func(iter.Seq[*testrun.Execution])
 }
 
 // record is one execution; its strings are in the store.
@@ -59,6 +63,7 @@ func (s *execStore) add(id idRef, scope int32, out testrun.Outcome, msg string, 
 	}
 	if len(s.cur) == cap(s.cur) {
 		if s.cur != nil {
+			s.publish(s.cur)
 			s.full = append(s.full, s.cur)
 		}
 		s.cur = make([]record, 0, min(recordsPerBlock, max(64, 2*cap(s.cur))))
@@ -83,6 +88,7 @@ func (s *execStore) all() []testrun.Execution {
 // each calls yield with the executions in the order they were added, in
 // one Execution it reuses, until yield returns false.
 func (s *execStore) each(yield func(*testrun.Execution) bool) {
+	v := s.view()
 	var e testrun.Execution
 	for k := 0; k <= len(s.full); k++ {
 		// The full blocks, then the one being filled; the store is not
@@ -91,24 +97,67 @@ func (s *execStore) each(yield func(*testrun.Execution) bool) {
 		if k < len(s.full) {
 			b = s.full[k]
 		}
-		for i := range b {
-			r := &b[i]
-			e = testrun.Execution{
-				ID:          s.ids.str(r.id),
-				Scope:       s.scopes[r.scope],
-				Outcome:     outcomes[r.outcome],
-				RunnerFlaky: r.flaky,
-				Duration:    r.dur,
-				Timed:       r.timed,
-			}
-			if r.msg > 0 {
-				e.Message = s.msgs[r.msg-1]
-			}
-			if !yield(&e) {
-				return
-			}
+		if !v.each(b, &e, yield) {
+			return
 		}
 	}
+}
+
+// publish hands recs, records already added that will not change, to
+// s.batches.
+func (s *execStore) publish(recs []record) {
+	if s.batches == nil || len(recs) == 0 {
+		return
+	}
+	v := s.view()
+	s.batches(func(yield func(*testrun.Execution) bool) {
+		var e testrun.Execution
+		v.each(recs, &e, yield)
+	})
+}
+
+// flush publishes the last records, once the report has been read whole.
+func (s *execStore) flush() {
+	s.publish(s.cur)
+}
+
+// view is what the records added so far refer to. It stays valid, and
+// unchanged, while more are added: the store only ever appends to the
+// slices and strings it holds, and a view holds their lengths as they
+// were, so that another goroutine may read the records it covers while
+// the parser adds more.
+type view struct {
+	blocks []string // the slab's full blocks
+	last   string   // the slab's block being filled, as far as it is
+	scopes []string
+	msgs   []string
+}
+
+func (s *execStore) view() view {
+	return view{blocks: s.ids.blocks, last: s.ids.b.String(), scopes: s.scopes, msgs: s.msgs}
+}
+
+// each calls yield with the executions recs hold, in e, and returns false
+// when yield does.
+func (v *view) each(recs []record, e *testrun.Execution, yield func(*testrun.Execution) bool) bool {
+	for i := range recs {
+		r := &recs[i]
+		*e = testrun.Execution{
+			ID:          locate(v.blocks, v.last, r.id),
+			Scope:       v.scopes[r.scope],
+			Outcome:     outcomes[r.outcome],
+			RunnerFlaky: r.flaky,
+			Duration:    r.dur,
+			Timed:       r.timed,
+		}
+		if r.msg > 0 {
+			e.Message = v.msgs[r.msg-1]
+		}
+		if !yield(e) {
+			return false
+		}
+	}
+	return true
 }
 
 // slab holds the ids of a report's cases back to back in a few large
@@ -150,13 +199,12 @@ func (s *slab) add(b []byte) idRef {
 	return r
 }
 
-// str returns the id r locates.
-func (s *slab) str(r idRef) string {
-	block := ""
-	if int(r.block) < len(s.blocks) {
-		block = s.blocks[r.block]
-	} else {
-		block = s.b.String()
+// locate returns the id r locates in a slab whose full blocks are blocks
+// and whose block being filled holds last.
+func locate(blocks []string, last string, r idRef) string {
+	block := last
+	if int(r.block) < len(blocks) {
+		block = blocks[r.block]
 	}
 	return block[r.off : int(r.off)+r.n]
 }

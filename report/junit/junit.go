@@ -149,6 +149,7 @@ func Parse(r io.Reader, name string, opts ...Option) (*Report, error) {
 	if cfg.Precheck != nil {
 		p.rd.SetPrecheck(cfg.Precheck)
 	}
+	p.execs.batches = cfg.Batches
 	err := p.run()
 	p.rep.Dialect = p.det.dialect()
 	if err != nil {
@@ -157,6 +158,7 @@ func Parse(r io.Reader, name string, opts ...Option) (*Report, error) {
 		return p.rep, err
 	}
 	p.rep.execs = &p.execs
+	p.execs.flush()
 	if !cfg.NoSlice {
 		p.rep.Executions = p.execs.all()
 	}

@@ -3,7 +3,12 @@
 // the ones their API takes.
 package parseopt
 
-import "github.com/hangar-dev/testresults/report/internal/xmlsafe"
+import (
+	"iter"
+
+	"github.com/hangar-dev/testresults/report/internal/xmlsafe"
+	"github.com/hangar-dev/testresults/testrun"
+)
 
 // Config is what the options of a parser set.
 type Config struct {
@@ -19,6 +24,11 @@ type Config struct {
 	// NoSlice leaves a JUnit Report's Executions nil: its caller reads
 	// them one at a time with Report.All and needs no slice of them.
 	NoSlice bool
+	// Batches, when set, is handed a JUnit report's executions as they
+	// are read, in batches, in order: each batch once the parser has read
+	// it whole, the last once the report has been read whole; none after
+	// an error. A batch stays valid, unchanged, after Parse returns.
+	Batches func(iter.Seq[*testrun.Execution])
 }
 
 // Option configures a parser.
@@ -60,6 +70,11 @@ func WithPrecheck(p *xmlsafe.Precheck) Option {
 // WithoutSlice sets Config.NoSlice.
 func WithoutSlice() Option {
 	return optionFunc(func(c *Config) { c.NoSlice = true })
+}
+
+// WithBatches sets Config.Batches.
+func WithBatches(f func(iter.Seq[*testrun.Execution])) Option {
+	return optionFunc(func(c *Config) { c.Batches = f })
 }
 
 // New applies opts over the defaults: every default limit and
