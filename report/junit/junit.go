@@ -174,6 +174,9 @@ func localName(b []byte) []byte {
 
 func (p *parser) run() error {
 	for {
+		// Text is only read while a result's message or a Bazel log is
+		// gathered.
+		p.rd.SkipSpace(!p.collect && !p.det.wantText)
 		tok, err := p.rd.Next()
 		if err == io.EOF {
 			return nil

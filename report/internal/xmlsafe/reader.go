@@ -30,10 +30,12 @@ type Attr struct {
 }
 
 // Token is one piece of a document. It is valid until the next call to Next.
+// Only the fields of its Kind are set; the others hold what an earlier
+// token left.
 type Token struct {
 	Kind Kind
-	// Name is the element name as written (prefix included) for
-	// StartElement and EndElement.
+	// Name is the element name as written (prefix included) of a
+	// StartElement or an EndElement.
 	Name []byte
 	// Attrs are the attributes of a StartElement.
 	Attrs []Attr
@@ -83,6 +85,7 @@ type Reader struct {
 	st         state
 	inCDATA    bool
 	pending    bool // a self-closing element's EndElement is due
+	skipSpace  bool // Text tokens of white space only are not returned
 
 	elements int64
 	names    []byte // open element names, concatenated
@@ -102,6 +105,13 @@ func NewReader(src io.Reader, file string, lim Limits) *Reader {
 // clean. p must be given the same bytes as the Reader's source, from its
 // start, in order (see Precheck).
 func (r *Reader) SetPrecheck(p *Precheck) { r.pre = p }
+
+// SkipSpace sets whether Next passes over character data that is only
+// white space (space, tab, CR, LF) between markup, rather than return it
+// as a Text token: the indentation of a document is most of its Text
+// tokens, and a caller that is not gathering text has no use for them.
+// CDATA sections are returned whatever they hold.
+func (r *Reader) SkipSpace(skip bool) { r.skipSpace = skip }
 
 // Depth is the number of open elements: 1 after the root's StartElement.
 func (r *Reader) Depth() int { return len(r.ends) }

@@ -366,3 +366,53 @@ func TestChars(t *testing.T) {
 		})
 	}
 }
+
+// TestReaderSkipSpace checks that a Reader told to skip white space
+// returns no Text token of white space only, between markup or cut by the
+// buffer's end, and still returns text that holds anything else, CDATA
+// sections of white space, and the same elements; and that a reference in
+// skipped space is still checked.
+func TestReaderSkipSpace(t *testing.T) {
+	doc := "<a>\n  <b x='1'/>\r\n\t<c> text &amp; more </c>" + strings.Repeat(" ", 3*initialBuf) + "<d><![CDATA[  ]]></d>\n</a>\n"
+	read := func(skip bool) []string {
+		rd := NewReader(iotest.HalfReader(strings.NewReader(doc)), "doc.xml", Limits{})
+		rd.SkipSpace(skip)
+		var got []string
+		for {
+			tok, err := rd.Next()
+			if err == io.EOF {
+				return got
+			}
+			require.NoError(t, err)
+			switch tok.Kind {
+			case StartElement:
+				got = append(got, "<"+string(tok.Name))
+			case EndElement:
+				got = append(got, "/"+string(tok.Name))
+			case Text:
+				kind := "T"
+				if tok.cdata {
+					kind = "C"
+				}
+				got = append(got, kind+string(rd.AppendText(nil, tok, 1<<20)))
+			}
+		}
+	}
+	var want []string
+	for _, tok := range read(false) {
+		if tok[0] != 'T' || strings.TrimLeft(tok[1:], " \t\r\n") != "" {
+			want = append(want, tok)
+		}
+	}
+	assert.Equal(t, want, read(true))
+	assert.Contains(t, want, "T text & more ")
+	assert.Contains(t, want, "C  ", "CDATA of white space is returned")
+
+	rd := NewReader(strings.NewReader("<a>  &bogus;  <b/></a>"), "doc.xml", Limits{})
+	rd.SkipSpace(true)
+	var err error
+	for err == nil {
+		_, err = rd.Next()
+	}
+	assert.NotErrorIs(t, err, io.EOF, "a bad reference is refused with skipping on")
+}

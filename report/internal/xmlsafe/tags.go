@@ -134,7 +134,9 @@ func (r *Reader) startTag() (*Token, error) {
 	r.sawMarkup = true
 	r.r += p
 	r.attrs = attrs
-	r.tok = Token{Kind: StartElement, Name: name, Attrs: attrs, SelfClosing: self}
+	// Only the fields of the kind are set (see Token): a document is
+	// hundreds of thousands of tokens.
+	r.tok.Kind, r.tok.Name, r.tok.Attrs, r.tok.SelfClosing = StartElement, name, attrs, self
 	r.pending = self
 	return &r.tok, nil
 }
@@ -174,7 +176,7 @@ func (r *Reader) pop() *Token {
 	if len(r.ends) == 0 {
 		r.st = stEpilog
 	}
-	r.tok = Token{Kind: EndElement, Name: name}
+	r.tok.Kind, r.tok.Name = EndElement, name
 	return &r.tok
 }
 

@@ -38,7 +38,10 @@ func (r *Reader) text() (*Token, error) {
 			i += n
 		}
 		r.r += end
-		r.tok = Token{Kind: Text, text: chunk}
+		if r.skipSpace && onlySpace(chunk) {
+			return nil, nil
+		}
+		r.tok.Kind, r.tok.text, r.tok.cdata = Text, chunk, false
 		return &r.tok, nil
 	}
 }
@@ -70,7 +73,7 @@ func (r *Reader) cdata() (*Token, error) {
 			if i == 0 {
 				return nil, nil
 			}
-			r.tok = Token{Kind: Text, text: s[:i], cdata: true}
+			r.tok.Kind, r.tok.text, r.tok.cdata = Text, s[:i], true
 			return &r.tok, nil
 		}
 		if r.eof {
@@ -82,7 +85,7 @@ func (r *Reader) cdata() (*Token, error) {
 		}
 		if end > 0 {
 			r.r += end
-			r.tok = Token{Kind: Text, text: s[:end], cdata: true}
+			r.tok.Kind, r.tok.text, r.tok.cdata = Text, s[:end], true
 			return &r.tok, nil
 		}
 		if err := r.fill(); err != nil {
@@ -141,4 +144,14 @@ func (r *Reader) pi() error {
 	r.sawMarkup = true
 	r.r += 2
 	return r.skipUntil(piEnd, "a processing instruction")
+}
+
+// onlySpace reports whether s holds only white space.
+func onlySpace(s []byte) bool {
+	for _, c := range s {
+		if !isSpace(c) {
+			return false
+		}
+	}
+	return true
 }
