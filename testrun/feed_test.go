@@ -5,6 +5,7 @@ import (
 	"iter"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -51,6 +52,9 @@ func genFeedRun(rng *rand.Rand) []feedReport {
 			}
 			if e.Outcome.Failing() && rng.IntN(4) > 0 {
 				e.Message = fmt.Sprintf("boom %d", rng.IntN(1000))
+				if rng.IntN(3) == 0 {
+					e.Message += " password=hunter2hunter2 " + strings.Repeat("x", rng.IntN(400))
+				}
 			}
 			if rng.IntN(500) == 0 {
 				e.ID = "" // cannot be read: the run is incomplete
@@ -97,7 +101,7 @@ func TestFeedMatchesAddReport(t *testing.T) {
 		reps := genFeedRun(rng)
 		// A low cap on kept cases makes the order of first appearance
 		// matter; a high one keeps them all.
-		opts := []Option{WithMaxCases(10 + rng.IntN(3000)), WithMaxFailures(1 + rng.IntN(200))}
+		opts := []Option{WithMaxCases(10 + rng.IntN(3000)), WithMaxFailures(1 + rng.IntN(200)), WithMaxMessage(50 + rng.IntN(300))}
 
 		want := NewBuilder(opts...)
 		for _, r := range reps {
@@ -129,6 +133,9 @@ func TestFeedMatchesAddReport(t *testing.T) {
 		}
 		w, g := want.Build(), got.Build()
 		require.Equal(t, w, g, "seed %d", seed)
+		for _, f := range g.Failures {
+			require.NotContains(t, f.Message, "hunter2", "seed %d: a kept message is redacted", seed)
+		}
 	}
 }
 
