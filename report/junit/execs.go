@@ -20,9 +20,16 @@ type execStore struct {
 	cur    []record
 	n      int
 	// batches, when set, is handed each block of records once it is
-	// full, and the last one by flush (see parseopt.Config.Batches).
+	// full, and the last one by flush (see parseopt.Config.Batches). The
+	// store then keeps no block it has handed over: a full one comes back
+	// through spare once its batch has been ranged over, to be filled
+	// again, so that a report of any size takes a few blocks.
 	batches func(iter.Seq[*testrun.Execution])
+	spare   chan []record
 }
+
+// spareBlocks is how many handed-over blocks may wait to be filled again.
+const spareBlocks = 4
 
 // record is one execution; its strings are in the store.
 type record struct {
@@ -62,11 +69,25 @@ func (s *execStore) add(id idRef, scope int32, out testrun.Outcome, msg string, 
 		r.msg = int32(len(s.msgs))
 	}
 	if len(s.cur) == cap(s.cur) {
-		if s.cur != nil {
-			s.publish(s.cur)
+		next := min(recordsPerBlock, max(64, 2*cap(s.cur)))
+		switch {
+		case s.cur == nil:
+		case s.batches == nil:
 			s.full = append(s.full, s.cur)
+		default:
+			s.publish(s.cur)
 		}
-		s.cur = make([]record, 0, min(recordsPerBlock, max(64, 2*cap(s.cur))))
+		var b []record
+		if next == recordsPerBlock {
+			select {
+			case b = <-s.spare: // nil until a block is handed over
+			default:
+			}
+		}
+		if b == nil {
+			b = make([]record, 0, next)
+		}
+		s.cur = b
 	}
 	s.cur = append(s.cur, r)
 	s.n++
@@ -110,9 +131,19 @@ func (s *execStore) publish(recs []record) {
 		return
 	}
 	v := s.view()
+	if s.spare == nil {
+		s.spare = make(chan []record, spareBlocks)
+	}
+	spare := s.spare
 	s.batches(func(yield func(*testrun.Execution) bool) {
 		var e testrun.Execution
 		v.each(recs, &e, yield)
+		if cap(recs) == recordsPerBlock {
+			select {
+			case spare <- recs[:0]:
+			default:
+			}
+		}
 	})
 }
 

@@ -33,16 +33,12 @@ type Report struct {
 	// one scope is a retry.
 	Executions []testrun.Execution
 
-	execs *execStore // the executions as read; nil when refused
+	n     int        // executions read; 0 when refused
+	execs *execStore // the executions as read; nil when refused or handed over in batches
 }
 
 // Len returns how many executions the report holds.
-func (r *Report) Len() int {
-	if r.execs == nil {
-		return 0
-	}
-	return r.execs.n
-}
+func (r *Report) Len() int { return r.n }
 
 // All yields the report's executions in document order: the same as
 // Executions, without a slice of them. The Execution it yields is reused
@@ -157,8 +153,13 @@ func Parse(r io.Reader, name string, opts ...Option) (*Report, error) {
 		// test case.
 		return p.rep, err
 	}
+	p.rep.n = p.execs.n
+	if cfg.Batches != nil {
+		// The records were handed over, not kept.
+		p.execs.flush()
+		return p.rep, nil
+	}
 	p.rep.execs = &p.execs
-	p.execs.flush()
 	if !cfg.NoSlice {
 		p.rep.Executions = p.execs.all()
 	}

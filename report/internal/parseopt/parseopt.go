@@ -27,7 +27,10 @@ type Config struct {
 	// Batches, when set, is handed a JUnit report's executions as they
 	// are read, in batches, in order: each batch once the parser has read
 	// it whole, the last once the report has been read whole; none after
-	// an error. A batch stays valid, unchanged, after Parse returns.
+	// an error. A batch may be ranged over once, on any goroutine, also
+	// after Parse has returned; its records may be reused once it has
+	// been. The Report then holds no execution (its All yields none; Len
+	// counts them).
 	Batches func(iter.Seq[*testrun.Execution])
 }
 
