@@ -34,11 +34,18 @@ func genFeedRun(rng *rand.Rand) []feedReport {
 			rep.info.Error = "line 3: truncated"
 			rep.info.Tests = nil
 		}
-		for range rng.IntN(3000) {
+		// Half the reports name each case once (ids then repeat only
+		// across reports), the others retry and repeat at random.
+		unique := rng.IntN(2) == 0
+		for k := range rng.IntN(3000) {
 			// Scopes and ids repeat across reports: a scope name is not
 			// only the report's.
+			id := fmt.Sprintf("pkg%d::t%d", rng.IntN(7), rng.IntN(400))
+			if unique {
+				id = fmt.Sprintf("pkg::u%d", k)
+			}
 			e := Execution{
-				ID:          fmt.Sprintf("pkg%d::t%d", rng.IntN(7), rng.IntN(400)),
+				ID:          id,
 				Scope:       fmt.Sprintf("suite#%d", rng.IntN(5)),
 				Outcome:     outcomes[rng.IntN(len(outcomes))],
 				RunnerFlaky: rng.IntN(50) == 0,
@@ -94,7 +101,8 @@ func batches(rng *rand.Rand, execs []Execution) []iter.Seq[*Execution] {
 // in batches is the run AddReport builds from the same reports: the same
 // counts, cases, durations, flaky ids, failures (in order) and reasons,
 // whether the report fed is the run's first (its state is taken whole) or
-// is merged into the reports before it.
+// is merged into the reports before it, under kept-case bounds below and
+// above the number of ids.
 func TestFeedMatchesAddReport(t *testing.T) {
 	for seed := range uint64(60) {
 		rng := rand.New(rand.NewPCG(seed, 7))
