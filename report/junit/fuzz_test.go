@@ -2,11 +2,14 @@ package junit
 
 import (
 	"bytes"
+	"iter"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"unicode/utf8"
 
+	"github.com/hangar-dev/testresults/report/internal/parseopt"
 	"github.com/hangar-dev/testresults/report/internal/xmlsafe"
 	"github.com/hangar-dev/testresults/testrun"
 )
@@ -60,6 +63,23 @@ func FuzzJUnit(f *testing.F) {
 						t.Fatalf("%q holds U+%04X, not an XML character", s, c)
 					}
 				}
+			}
+		}
+		// Handed over in batches, as ReadRun has them, the executions
+		// are the same, and so is the verdict.
+		var batched []testrun.Execution
+		brep, berr := Parse(bytes.NewReader(data), "f.xml", WithLimits(lim), WithMaxMessage(maxMsg),
+			parseopt.WithBatches(func(execs iter.Seq[*testrun.Execution]) {
+				for e := range execs {
+					batched = append(batched, *e)
+				}
+			}))
+		if (err == nil) != (berr == nil) {
+			t.Fatalf("refused %v with batches, %v without", berr, err)
+		}
+		if err == nil {
+			if !slices.Equal(rep.Executions, batched) || brep.Len() != len(batched) || brep.Executions != nil {
+				t.Fatalf("batches hold %d executions (Len %d), the slice %d", len(batched), brep.Len(), len(rep.Executions))
 			}
 		}
 		n := len(rep.Executions)

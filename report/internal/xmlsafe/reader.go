@@ -106,11 +106,13 @@ func NewReader(src io.Reader, file string, lim Limits) *Reader {
 // start, in order (see Precheck).
 func (r *Reader) SetPrecheck(p *Precheck) { r.pre = p }
 
-// SkipSpace sets whether Next passes over character data that is only
-// white space (space, tab, CR, LF) between markup, rather than return it
-// as a Text token: the indentation of a document is most of its Text
-// tokens, and a caller that is not gathering text has no use for them.
-// CDATA sections are returned whatever they hold.
+// SkipSpace sets whether Next passes over a Text token that holds only
+// white space (space, tab, CR, LF, as written: a reference to one is not
+// passed over) rather than return it: the indentation
+// of a document is most of its Text tokens, and a caller that is not
+// gathering text has no use for them. A text may come in several tokens;
+// any of them that holds only white space is passed over. CDATA sections
+// are returned whatever they hold.
 func (r *Reader) SkipSpace(skip bool) { r.skipSpace = skip }
 
 // Depth is the number of open elements: 1 after the root's StartElement.

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -305,6 +306,22 @@ func FuzzReader(f *testing.F) {
 				rd.AppendText(nil, tok, 10)
 			}
 		}
+		// Skipping white space leaves out exactly the Text tokens of white
+		// space only, and refuses what is refused without it.
+		all, allErr := tokenList(data, lim, false)
+		skipped, skipErr := tokenList(data, lim, true)
+		if (allErr == nil) != (skipErr == nil) || allErr != nil && allErr.Error() != skipErr.Error() {
+			t.Fatalf("refused %v skipping white space, %v not", skipErr, allErr)
+		}
+		var kept []string
+		for _, tok := range all {
+			if tok[0] != 'W' {
+				kept = append(kept, tok)
+			}
+		}
+		if !slices.Equal(kept, skipped) {
+			t.Fatalf("skipping white space read %q, not %q", skipped, kept)
+		}
 		got, err := events(t, bytes.NewReader(data), lim)
 		if err != nil {
 			return
@@ -415,4 +432,36 @@ func TestReaderSkipSpace(t *testing.T) {
 		_, err = rd.Next()
 	}
 	assert.NotErrorIs(t, err, io.EOF, "a bad reference is refused with skipping on")
+}
+
+// tokenList reads data and lists its tokens: "<name", "/name", "T" and
+// decoded text, "W" and text written as white space only, "C" and CDATA.
+func tokenList(data []byte, lim Limits, skipSpace bool) ([]string, error) {
+	rd := NewReader(bytes.NewReader(data), "f.xml", lim)
+	rd.SkipSpace(skipSpace)
+	var out []string
+	for {
+		tok, err := rd.Next()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return out, err
+		}
+		switch tok.Kind {
+		case StartElement:
+			out = append(out, "<"+string(tok.Name))
+		case EndElement:
+			out = append(out, "/"+string(tok.Name))
+		case Text:
+			kind := "T"
+			switch {
+			case tok.cdata:
+				kind = "C"
+			case onlySpace(tok.text):
+				kind = "W"
+			}
+			out = append(out, kind+string(rd.AppendText(nil, tok, 1<<20)))
+		}
+	}
 }
