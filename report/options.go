@@ -16,9 +16,6 @@ type config struct {
 	newerThan   time.Time
 	workDir     string
 	runOpts     []testrun.Option
-	// noSlice: a JUnit report's executions are not gathered in
-	// Result.Executions; ReadRun hands them to the builder one at a time.
-	noSlice bool
 	// feed, when set, is handed a JUnit report's executions as they are
 	// read, on the hasher's goroutine (see testrun.Feed).
 	feed *testrun.Feed

@@ -208,9 +208,6 @@ func parseInto(r io.Reader, name string, cfg *config, res *Result, popts ...pars
 	switch local {
 	case "testsuites", "testsuite":
 		opts := append([]junit.Option{junit.WithLimits(cfg.limits), junit.WithMaxMessage(cfg.maxMessage)}, popts...)
-		if cfg.noSlice {
-			opts = append(opts, parseopt.WithoutSlice())
-		}
 		rep, err := junit.Parse(replay, name, opts...)
 		res.Info.Dialect = rep.Dialect
 		res.Executions = rep.Executions

@@ -23,10 +23,6 @@ func ReadRun(paths []string, opts ...Option) (*testrun.Run, error) {
 	cfg := newConfig(opts)
 	found := find(paths, &cfg)
 	b := testrun.NewBuilder(cfg.runOpts...)
-	// A JUnit report's executions go to the builder as the parser reads
-	// them, to be merged on the second core while the parser goes on (see
-	// testrun.Feed); none is gathered in a slice.
-	cfg.noSlice = true
 	var total int64
 	read, refused, skipped, reports := 0, 0, 0, 0
 	for _, e := range found.Entries {
@@ -64,6 +60,9 @@ func ReadRun(paths []string, opts ...Option) (*testrun.Run, error) {
 			refused++
 			continue
 		}
+		// A JUnit report's executions go to the builder as the parser
+		// reads them, to be merged on the second core while the parser
+		// goes on (see testrun.Feed); none is gathered in a slice.
 		cfg.feed = b.Feed()
 		res, err := parseFile(e.Path, &cfg)
 		if !res.Info.Skipped {

@@ -2,6 +2,7 @@ package junit
 
 import (
 	"fmt"
+	"iter"
 	"strings"
 	"testing"
 
@@ -15,7 +16,7 @@ import (
 // TestAllMatchesExecutions checks that Report.All yields what Executions
 // holds, in order, across the store's blocks and the slab's (5,000 cases,
 // retries, failures with messages, untimed cases, several suites), and that
-// a parse that skips the slice (as ReadRun's does) yields the same.
+// batches (as ReadRun has them) hand over the same.
 func TestAllMatchesExecutions(t *testing.T) {
 	var b strings.Builder
 	b.WriteString(`<testsuites>`)
@@ -48,17 +49,24 @@ func TestAllMatchesExecutions(t *testing.T) {
 	}
 	assert.Equal(t, rep.Executions, got)
 
-	lazy, err := Parse(strings.NewReader(doc), "r.xml", parseopt.WithoutSlice())
+	// Handed over in batches (as ReadRun has them), the executions are the
+	// same, and the report keeps none.
+	got = got[:0]
+	lazy, err := Parse(strings.NewReader(doc), "r.xml", parseopt.WithBatches(func(execs iter.Seq[*testrun.Execution]) {
+		for e := range execs {
+			got = append(got, *e)
+		}
+	}))
 	require.NoError(t, err)
 	assert.Nil(t, lazy.Executions)
-	got = got[:0]
-	for e := range lazy.All() {
-		got = append(got, *e)
-	}
+	assert.Equal(t, 5000, lazy.Len())
 	assert.Equal(t, rep.Executions, got)
+	for range lazy.All() {
+		t.Fatal("a report whose executions were handed over yields one")
+	}
 
 	n := 0
-	for range lazy.All() {
+	for range rep.All() {
 		if n++; n == 10 {
 			break // All stops when the loop does
 		}

@@ -160,9 +160,7 @@ func Parse(r io.Reader, name string, opts ...Option) (*Report, error) {
 		return p.rep, nil
 	}
 	p.rep.execs = &p.execs
-	if !cfg.NoSlice {
-		p.rep.Executions = p.execs.all()
-	}
+	p.rep.Executions = p.execs.all()
 	return p.rep, nil
 }
 

@@ -21,9 +21,6 @@ type Config struct {
 	// Precheck, when set, has checked the document's bytes ahead of the
 	// parser's Reader (see xmlsafe.Precheck).
 	Precheck *xmlsafe.Precheck
-	// NoSlice leaves a JUnit Report's Executions nil: its caller reads
-	// them one at a time with Report.All and needs no slice of them.
-	NoSlice bool
 	// Batches, when set, is handed a JUnit report's executions as they
 	// are read, in batches, in order: each batch once the parser has read
 	// it whole, the last once the report has been read whole; none after
@@ -68,11 +65,6 @@ func WithMaxMessage(n int) Option {
 // the parser packages do not offer it.
 func WithPrecheck(p *xmlsafe.Precheck) Option {
 	return optionFunc(func(c *Config) { c.Precheck = p })
-}
-
-// WithoutSlice sets Config.NoSlice.
-func WithoutSlice() Option {
-	return optionFunc(func(c *Config) { c.NoSlice = true })
 }
 
 // WithBatches sets Config.Batches.
