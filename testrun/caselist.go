@@ -1,10 +1,10 @@
 package testrun
 
 // caseList holds a run's case states in chunks of a fixed size: past the
-// first chunk it grows without copying a state. Appending to one slice copied every state at each doubling (ids
-// included, so with write barriers while the collector ran), which made a
-// fifth of adding the cases of a large report whose size was not known in
-// advance.
+// first chunk it grows without copying a state. Appending to one slice
+// copied every state at each doubling (ids included, so with write
+// barriers while the collector ran), which made a fifth of adding the
+// cases of a large report whose size was not known in advance.
 type caseList struct {
 	chunks [][]caseState
 	n      int
