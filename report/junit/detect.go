@@ -73,7 +73,7 @@ func (d *detector) root(rd *xmlsafe.Reader, tok *xmlsafe.Token, local string) {
 	d.rootSuite = local == "testsuite"
 	for i := range tok.Attrs {
 		a := &tok.Attrs[i]
-		switch string(a.Name) {
+		switch string(tok.AttrName(a)) {
 		case "name":
 			d.rootName = rd.String(a)
 		case "id":
@@ -88,9 +88,9 @@ func (d *detector) suite(rd *xmlsafe.Reader, tok *xmlsafe.Token, n int) {
 	for i := range tok.Attrs {
 		a := &tok.Attrs[i]
 		if n == 1 {
-			d.suiteAttrs = append(d.suiteAttrs, string(a.Name))
+			d.suiteAttrs = append(d.suiteAttrs, string(tok.AttrName(a)))
 		}
-		switch string(a.Name) {
+		switch string(tok.AttrName(a)) {
 		case "name":
 			v := rd.Value(a)
 			if n == 1 {
@@ -147,7 +147,7 @@ func (d *detector) property(rd *xmlsafe.Reader, tok *xmlsafe.Token) {
 func (d *detector) testcase(tok *xmlsafe.Token) {
 	hasClass := false
 	for i := range tok.Attrs {
-		switch string(tok.Attrs[i].Name) {
+		switch string(tok.AttrName(&tok.Attrs[i])) {
 		case "file", "line":
 			d.caseFile = true
 		case "class":

@@ -269,7 +269,7 @@ func (p *parser) startCase(tok *xmlsafe.Token, depth int) error {
 	*tc = testCase{depth: depth}
 	for i := range tok.Attrs {
 		a := &tok.Attrs[i]
-		switch string(a.Name) {
+		switch string(tok.AttrName(a)) {
 		case "classname":
 			classname = a
 		case "name":

@@ -9,6 +9,7 @@ import (
 var (
 	nameStart [256]bool
 	nameByte  [256]bool
+	space     [256]bool // space, tab, CR, LF
 )
 
 func init() {
@@ -17,10 +18,11 @@ func init() {
 		start := 'a' <= b && b <= 'z' || 'A' <= b && b <= 'Z' || b == '_' || b == ':' || b >= 0x80
 		nameStart[c] = start
 		nameByte[c] = start || '0' <= b && b <= '9' || b == '-' || b == '.'
+		space[c] = b == ' ' || b == '\t' || b == '\r' || b == '\n'
 	}
 }
 
-func isSpace(c byte) bool { return c == ' ' || c == '\n' || c == '\t' || c == '\r' }
+func isSpace(c byte) bool { return space[c] }
 
 // isNameStart and isNameByte accept the ASCII name characters of XML 1.0
 // and any non-ASCII byte (names are compared as bytes, never interpreted).

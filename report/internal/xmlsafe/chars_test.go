@@ -163,14 +163,15 @@ func FuzzDecodeBounded(f *testing.F) {
 			var cdata []bool
 			switch tok.Kind {
 			case StartElement:
-				for _, a := range tok.Attrs {
-					raws, cdata = append(raws, a.raw), append(cdata, false)
+				for i := range tok.Attrs {
+					raw := tok.raw(&tok.Attrs[i])
+					raws, cdata = append(raws, raw), append(cdata, false)
 					for _, q := range []byte{'"', '\''} {
 						want := 0
-						for want < len(a.raw) && a.raw[want] != q && a.raw[want] != '<' && a.raw[want] != '&' && a.raw[want] != '\r' {
+						for want < len(raw) && raw[want] != q && raw[want] != '<' && raw[want] != '&' && raw[want] != '\r' {
 							want++
 						}
-						require.Equal(t, want, valueRun(a.raw, q))
+						require.Equal(t, want, valueRun(raw, q))
 					}
 				}
 			case Text:

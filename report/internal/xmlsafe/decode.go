@@ -7,28 +7,30 @@ import (
 
 // Decoding of attribute values and text: references and line ends.
 
-// Value returns the decoded value of a. It is valid until the next call to
-// Value or Next.
+// Value returns the decoded value of a, an attribute of the token Next
+// returned last. It is valid until the next call to Value or Next.
 func (r *Reader) Value(a *Attr) []byte {
 	if a.plain {
-		return a.raw
+		return r.tok.raw(a)
 	}
-	r.scratch = r.decode(r.scratch[:0], a.raw, false, -1)
+	r.scratch = r.decode(r.scratch[:0], r.tok.raw(a), false, -1)
 	return r.scratch
 }
 
-// String returns the decoded value of a as a string.
+// String returns the decoded value of a, an attribute of the token Next
+// returned last, as a string.
 func (r *Reader) String(a *Attr) string {
 	if a.plain {
-		return string(a.raw)
+		return string(r.tok.raw(a))
 	}
 	return string(r.Value(a))
 }
 
-// AppendValue appends the decoded value of a to dst, stopping before dst
+// AppendValue appends the decoded value of a, an attribute of the token
+// Next returned last, to dst, stopping before dst
 // would grow past max bytes (max < 0: no bound).
 func (r *Reader) AppendValue(dst []byte, a *Attr, max int) []byte {
-	return r.decode(dst, a.raw, false, max)
+	return r.decode(dst, r.tok.raw(a), false, max)
 }
 
 // AppendText appends the decoded text of a Text token to dst, stopping

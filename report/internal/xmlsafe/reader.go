@@ -20,14 +20,18 @@ const (
 	Text
 )
 
-// Attr is one attribute of a start tag. Name and the raw value point into the
-// Reader's buffer and are valid until the next call to Next; use
-// Reader.Value or Reader.AppendValue for the decoded value.
+// Attr is one attribute of a start tag, valid until the next call to Next:
+// Token.AttrName gives its name, Reader.Value or Reader.AppendValue its
+// decoded value. It holds the places of both in the tag, not slices: a
+// start tag appends one Attr per attribute, and a struct without pointers
+// is appended without the garbage collector's write barriers.
 type Attr struct {
-	Name  []byte
-	raw   []byte
-	plain bool // raw is the decoded value (no reference, no CR)
+	name, raw span
+	plain     bool // raw is the decoded value (no reference, no CR)
 }
+
+// span is where bytes are in a start tag: tag[start:end].
+type span struct{ start, end uint32 }
 
 // Token is one piece of a document. It is valid until the next call to Next.
 // Only the fields of its Kind are set; the others hold what an earlier
@@ -39,6 +43,8 @@ type Token struct {
 	Name []byte
 	// Attrs are the attributes of a StartElement.
 	Attrs []Attr
+	// tag is the start tag, which Attrs point into.
+	tag []byte
 	// SelfClosing is true for a StartElement written as <name/>; its
 	// EndElement follows.
 	SelfClosing bool
@@ -84,7 +90,7 @@ type Reader struct {
 	sawDoctype bool
 	st         state
 	inCDATA    bool
-	pending    bool // a self-closing element's EndElement is due
+	pending    bool // a self-closing element's EndElement is due; it is not in names
 	skipSpace  bool // Text tokens of white space only are not returned
 
 	elements int64
@@ -116,7 +122,12 @@ func (r *Reader) SetPrecheck(p *Precheck) { r.pre = p }
 func (r *Reader) SkipSpace(skip bool) { r.skipSpace = skip }
 
 // Depth is the number of open elements: 1 after the root's StartElement.
-func (r *Reader) Depth() int { return len(r.ends) }
+func (r *Reader) Depth() int {
+	if r.pending {
+		return len(r.ends) + 1 // a self-closing element, not stacked
+	}
+	return len(r.ends)
+}
 
 // Elements is the number of elements read so far.
 func (r *Reader) Elements() int64 { return r.elements }
@@ -298,8 +309,7 @@ func (r *Reader) Next() (*Token, error) {
 		}
 	}
 	if r.pending {
-		r.pending = false
-		return r.pop(), nil
+		return r.popSelf(), nil
 	}
 	for {
 		if r.inCDATA {
@@ -318,8 +328,20 @@ func (r *Reader) Next() (*Token, error) {
 			}
 			return nil, r.atEOF()
 		}
-		if r.buf[r.r] != '<' {
+		if c := r.buf[r.r]; c != '<' {
 			if r.st == stContent {
+				if r.skipSpace && isSpace(c) {
+					// Indentation between tags, the text a document holds
+					// most of, skipped without making a token of it.
+					j := r.r + 1
+					for j < r.w && isSpace(r.buf[j]) {
+						j++
+					}
+					if j < r.w && r.buf[j] == '<' {
+						r.r = j
+						continue
+					}
+				}
 				t, err := r.text()
 				if t != nil || err != nil {
 					return t, err

@@ -55,7 +55,7 @@ func eventsWith(t testing.TB, src io.Reader, lim Limits, pre *Precheck) (string,
 			flush()
 			fmt.Fprintf(&out, "S %s", tok.Name)
 			for i := range tok.Attrs {
-				fmt.Fprintf(&out, " %s=%q", tok.Attrs[i].Name, rd.Value(&tok.Attrs[i]))
+				fmt.Fprintf(&out, " %s=%q", tok.AttrName(&tok.Attrs[i]), rd.Value(&tok.Attrs[i]))
 			}
 			out.WriteString("\n")
 		case EndElement:

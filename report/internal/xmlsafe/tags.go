@@ -9,6 +9,10 @@ import (
 // Start and end tags and their attributes.
 
 // startTag parses <name attr="v" ...> or <name .../> at r.r.
+//
+// It is the reader's hottest code: positions are kept as ints and a slice
+// is taken only for what is returned, and the usual shape of an attribute
+// (one space, name="value") costs no more than a few tests.
 func (r *Reader) startTag() (*Token, error) {
 	s := r.buf[r.r:r.w]
 	p := 1
@@ -21,9 +25,10 @@ func (r *Reader) startTag() (*Token, error) {
 	if p == len(s) {
 		return nil, errShort
 	}
-	name := s[1:p]
+	nameEnd := p
 	attrs := r.attrs[:0]
 	self := false
+	var seen uint64 // attribute names seen, hashed to a bit each
 	for {
 		ws := p
 		for p < len(s) && isSpace(s[p]) {
@@ -42,28 +47,31 @@ func (r *Reader) startTag() (*Token, error) {
 				return nil, errShort
 			}
 			if s[p+1] != '>' {
-				return nil, r.syntaxf(r.r+p, "malformed start tag <%s>", name)
+				return nil, r.syntaxf(r.r+p, "malformed start tag <%s>", s[1:nameEnd])
 			}
 			p += 2
 			self = true
 			break
 		}
 		if ws == p || !isNameStart(c) {
-			return nil, r.syntaxf(r.r+p, "malformed attribute in <%s>", name)
+			return nil, r.syntaxf(r.r+p, "malformed attribute in <%s>", s[1:nameEnd])
 		}
 		an := p
+		p++
 		for p < len(s) && isNameByte(s[p]) {
 			p++
 		}
-		aname := s[an:p]
-		for p < len(s) && isSpace(s[p]) {
-			p++
+		ae := p
+		if p < len(s) && s[p] != '=' {
+			for p < len(s) && isSpace(s[p]) {
+				p++
+			}
 		}
 		if p == len(s) {
 			return nil, errShort
 		}
 		if s[p] != '=' {
-			return nil, r.syntaxf(r.r+p, "attribute %s in <%s> has no value", aname, name)
+			return nil, r.syntaxf(r.r+p, "attribute %s in <%s> has no value", s[an:ae], s[1:nameEnd])
 		}
 		p++
 		for p < len(s) && isSpace(s[p]) {
@@ -74,14 +82,14 @@ func (r *Reader) startTag() (*Token, error) {
 		}
 		q := s[p]
 		if q != '"' && q != '\'' {
-			return nil, r.syntaxf(r.r+p, "unquoted value of attribute %s in <%s>", aname, name)
+			return nil, r.syntaxf(r.r+p, "unquoted value of attribute %s in <%s>", s[an:ae], s[1:nameEnd])
 		}
 		p++
 		vs := p
 		plain := !r.latin1
 		for {
 			p += valueRun(s[p:], q)
-			if p == len(s) {
+			if p >= len(s) {
 				return nil, errShort
 			}
 			c := s[p]
@@ -90,7 +98,7 @@ func (r *Reader) startTag() (*Token, error) {
 			}
 			switch c {
 			case '<':
-				return nil, r.syntaxf(r.r+p, "'<' in the value of attribute %s", aname)
+				return nil, r.syntaxf(r.r+p, "'<' in the value of attribute %s", s[an:ae])
 			case '&':
 				n, err := checkRef(s[p:], r.eof)
 				if err == errShort {
@@ -107,17 +115,25 @@ func (r *Reader) startTag() (*Token, error) {
 			}
 			p++
 		}
-		for i := range attrs {
-			if bytes.Equal(attrs[i].Name, aname) {
-				return nil, r.syntaxf(r.r+an, "attribute %s repeated in <%s>", aname, name)
+		name := span{uint32(an), uint32(ae)}
+		// A repeated name is looked for only when an earlier one has the
+		// same first byte and length, as far as a 64-bit mask tells.
+		if bit := uint64(1) << ((uint(s[an]) ^ uint(ae-an)<<2) & 63); seen&bit == 0 {
+			seen |= bit
+		} else {
+			for i := range attrs {
+				if n := attrs[i].name; n.end-n.start == name.end-name.start && bytes.Equal(s[n.start:n.end], s[an:ae]) {
+					return nil, r.syntaxf(r.r+an, "attribute %s repeated in <%s>", s[an:ae], s[1:nameEnd])
+				}
 			}
 		}
 		if len(attrs) >= MaxAttributes {
 			return nil, r.fail(&LimitError{Limit: LimitAttributes, Max: MaxAttributes})
 		}
-		attrs = append(attrs, Attr{Name: aname, raw: s[vs:p], plain: plain})
+		attrs = append(attrs, Attr{name: name, raw: span{uint32(vs), uint32(p)}, plain: plain})
 		p++
 	}
+	name := s[1:nameEnd]
 	if r.st == stEpilog {
 		return nil, r.syntaxf(r.r, "a second root element <%s> after the first one", name)
 	}
@@ -128,15 +144,19 @@ func (r *Reader) startTag() (*Token, error) {
 	if int64(len(r.ends)) >= r.lim.MaxDepth {
 		return nil, r.fail(&LimitError{Limit: LimitDepth, Max: r.lim.MaxDepth})
 	}
-	r.names = append(r.names, name...)
-	r.ends = append(r.ends, len(r.names))
+	if !self {
+		// A self-closing element's name is not stacked: its EndElement
+		// comes next (see Next) and reuses the token's Name.
+		r.names = append(r.names, name...)
+		r.ends = append(r.ends, len(r.names))
+	}
 	r.st = stContent
 	r.sawMarkup = true
 	r.r += p
 	r.attrs = attrs
 	// Only the fields of the kind are set (see Token): a document is
 	// hundreds of thousands of tokens.
-	r.tok.Kind, r.tok.Name, r.tok.Attrs, r.tok.SelfClosing = StartElement, name, attrs, self
+	r.tok.Kind, r.tok.Name, r.tok.Attrs, r.tok.SelfClosing, r.tok.tag = StartElement, name, attrs, self, s[:p]
 	r.pending = self
 	return &r.tok, nil
 }
@@ -168,6 +188,17 @@ func (r *Reader) endTag() (*Token, error) {
 	return r.pop(), nil
 }
 
+// popSelf returns the EndElement of the self-closing element whose
+// StartElement Next returned last: its name is still the token's.
+func (r *Reader) popSelf() *Token {
+	r.pending = false
+	if len(r.ends) == 0 {
+		r.st = stEpilog
+	}
+	r.tok.Kind = EndElement
+	return &r.tok
+}
+
 // pop closes the innermost element and returns its EndElement.
 func (r *Reader) pop() *Token {
 	name := r.top()
@@ -183,11 +214,22 @@ func (r *Reader) pop() *Token {
 // Attr returns the attribute of t named name.
 func (t *Token) Attr(name string) (*Attr, bool) {
 	for i := range t.Attrs {
-		if string(t.Attrs[i].Name) == name {
+		if string(t.AttrName(&t.Attrs[i])) == name {
 			return &t.Attrs[i], true
 		}
 	}
 	return nil, false
+}
+
+// AttrName returns the name of a, an attribute of t, as written (prefix
+// included).
+func (t *Token) AttrName(a *Attr) []byte {
+	return t.tag[a.name.start:a.name.end]
+}
+
+// raw returns the value of a, an attribute of t, as written.
+func (t *Token) raw(a *Attr) []byte {
+	return t.tag[a.raw.start:a.raw.end]
 }
 
 // valueRun returns the length of the run at the start of s that an
@@ -197,19 +239,22 @@ func (t *Token) Attr(name string) (*Attr, bool) {
 // match (a false one can only follow a true one).
 func valueRun(s []byte, q byte) int {
 	qs := uint64(q) * ones
-	i := 0
-	for ; i+8 <= len(s); i += 8 {
-		x := binary.LittleEndian.Uint64(s[i:])
-		if m := zeroByte(x^qs) | zeroByte(x^'<'*ones) | zeroByte(x^'&'*ones) | zeroByte(x^'\r'*ones); m != 0 {
-			return i + bits.TrailingZeros64(m)/8
+	n := len(s)
+	for len(s) >= 8 {
+		x := binary.LittleEndian.Uint64(s)
+		// The zero-byte test of each of the four, masked once.
+		a, b, c, d := x^qs, x^('<'*ones), x^('&'*ones), x^('\r'*ones)
+		if m := ((a-ones)&^a | (b-ones)&^b | (c-ones)&^c | (d-ones)&^d) & highs; m != 0 {
+			return n - len(s) + bits.TrailingZeros64(m)/8
+		}
+		s = s[8:]
+	}
+	for i, c := range s {
+		if c == q || c == '<' || c == '&' || c == '\r' {
+			return n - len(s) + i
 		}
 	}
-	for ; i < len(s); i++ {
-		if c := s[i]; c == q || c == '<' || c == '&' || c == '\r' {
-			break
-		}
-	}
-	return i
+	return n
 }
 
 // zeroByte sets the high bit of the lowest zero byte of x, and perhaps of
