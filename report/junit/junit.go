@@ -165,6 +165,11 @@ func Parse(r io.Reader, name string, opts ...Option) (*Report, error) {
 }
 
 func localName(b []byte) []byte {
+	// Most names have no prefix: IndexByte tells so faster than the
+	// byte-by-byte LastIndexByte.
+	if bytes.IndexByte(b, ':') < 0 {
+		return b
+	}
 	if i := bytes.LastIndexByte(b, ':'); i >= 0 {
 		return b[i+1:]
 	}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"time"
+	"unicode/utf8"
 
 	"github.com/hangar-dev/testresults/testrun"
 )
@@ -24,7 +25,9 @@ var pow10 = [...]int64{1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9}
 // is then unknown, never zero. A value with only a comma ("1,5") is
 // ambiguous between locales and read as unknown too.
 func parseSeconds(v []byte) (time.Duration, bool) {
-	v = bytes.TrimSpace(v)
+	if n := len(v); n > 0 && (v[0] <= ' ' || v[0] >= utf8.RuneSelf || v[n-1] <= ' ' || v[n-1] >= utf8.RuneSelf) {
+		v = bytes.TrimSpace(v)
+	}
 	if d, ok, done := parseDecimal(v); done {
 		return d, ok
 	}
@@ -44,20 +47,23 @@ func parseSeconds(v []byte) (time.Duration, bool) {
 
 // parseDecimal is the fast path for digits with an optional fraction (and
 // thousands commas before a point). done is false when v is spelled some
-// other way and must be read by ParseFloat.
+// other way and must be read by ParseFloat. It reads v in one pass.
 func parseDecimal(v []byte) (d time.Duration, ok, done bool) {
 	if len(v) == 0 {
 		return 0, false, true
 	}
-	point := bytes.IndexByte(v, '.')
-	whole, frac := v, []byte(nil)
-	if point >= 0 {
-		whole, frac = v[:point], v[point+1:]
-	}
-	var secs int64
-	digits := 0
-	for i, c := range whole {
+	var secs, nanos int64
+	digits, fracDigits := 0, 0
+	point, comma := false, false
+	for i, c := range v {
 		switch {
+		case c >= '0' && c <= '9' && point:
+			// The first nine digits of the fraction are nanoseconds; the
+			// rest is checked but below the resolution.
+			if fracDigits < 9 {
+				nanos = nanos*10 + int64(c-'0')
+			}
+			fracDigits++
 		case c >= '0' && c <= '9':
 			if digits > 0 || c != '0' {
 				digits++
@@ -66,28 +72,23 @@ func parseDecimal(v []byte) (d time.Duration, ok, done bool) {
 				return 0, false, true
 			}
 			secs = secs*10 + int64(c-'0')
-		case c == ',' && point >= 0 && i > 0:
-			// a thousands separator, only beside a decimal point
+		case c == '.' && !point:
+			point = true
+		case c == ',' && !point && i > 0:
+			// a thousands separator, only beside a decimal point (below)
+			comma = true
 		default:
 			return 0, false, false
 		}
 	}
-	// The first nine digits of the fraction are nanoseconds; the rest is
-	// checked but below the resolution.
-	var nanos int64
-	for i, c := range frac {
-		if c < '0' || c > '9' {
-			return 0, false, false
-		}
-		if i < 9 {
-			nanos = nanos*10 + int64(c-'0')
-		}
-	}
-	if n := len(frac); n < 9 {
-		nanos *= pow10[9-n]
-	}
-	if len(whole) == 0 && len(frac) == 0 {
+	switch {
+	case comma && !point:
+		return 0, false, false
+	case point && len(v) == 1:
 		return 0, false, true // "."
+	}
+	if fracDigits < 9 {
+		nanos *= pow10[9-fracDigits]
 	}
 	d = time.Duration(secs)*time.Second + time.Duration(nanos)
 	if d > testrun.MaxCaseDuration {
