@@ -3,6 +3,7 @@ package xmlsafe
 import (
 	"encoding/binary"
 	"fmt"
+	"math/bits"
 	"unicode/utf8"
 )
 
@@ -136,10 +137,10 @@ func badByte(c byte) bool { return c < 0x20 && c != '\t' && c != '\n' && c != '\
 // UTF-8 these are the C0 controls and U+FFFE, U+FFFF (EF BF BE, EF BF BF);
 // surrogates are not valid UTF-8 and are refused as such.
 //
-// It reads eight bytes at a time and looks at single bytes only in a word
-// holding a forbidden control byte or, in UTF-8, an 0xEF. Tabs and line
-// ends, in nearly every line, are told from the forbidden controls within
-// the word (see controls).
+// It reads sixteen bytes at a time and looks at single bytes only in a
+// round holding a forbidden control byte or, in UTF-8, an 0xEF. Tabs and
+// line ends, in nearly every line, are told from the forbidden controls
+// without leaving the round (see allowedControls).
 func forbiddenChar(s []byte, latin1 bool) (int, rune) {
 	i := 0
 	for rest := s; len(rest) >= 16; rest = rest[16:] {
@@ -148,8 +149,8 @@ func forbiddenChar(s []byte, latin1 bool) (int, rune) {
 		// A byte's high bit is set in m when the byte is below 0x20 (a
 		// byte above one that is may be set too).
 		m := ((x-0x20*ones)&^x | (z-0x20*ones)&^z) & highs
-		if m != 0 {
-			m = controls(x) | controls(z)
+		if m != 0 && allowedControls(x) && allowedControls(z) {
+			m = 0
 		}
 		// In UTF-8, a zero byte where x or z holds 0xEF; only words with
 		// a byte of 0x80 or above may.
@@ -172,25 +173,6 @@ const (
 	highs = 0x8080808080808080
 	lows  = 0x7F7F7F7F7F7F7F7F
 )
-
-// controls returns x with the high bit of each byte set exactly where the
-// byte is a control XML forbids: below 0x20 but not tab, LF or CR. No sum
-// carries from one byte into the next.
-func controls(x uint64) uint64 {
-	// (b & 0x7F) + 0x60 reaches 0x80 when b & 0x7F >= 0x20.
-	below := ^((x & lows) + 0x60*ones) &^ x & highs
-	if below == 0 {
-		return 0
-	}
-	return below &^ (bytesEqual(x, '\t') | bytesEqual(x, '\n') | bytesEqual(x, '\r'))
-}
-
-// bytesEqual returns x with the high bit of each byte set exactly where the
-// byte is c.
-func bytesEqual(x uint64, c byte) uint64 {
-	y := x ^ uint64(c)*ones
-	return ^(((y & lows) + lows) | y) & highs
-}
 
 // forbiddenIn is forbiddenChar over s[from:to], one byte at a time; an
 // EF BF BE or EF BF BF starting there may end past to.
@@ -248,4 +230,74 @@ func CompleteRunes(s []byte) int {
 		}
 	}
 	return n
+}
+
+// cleanUTF8 reports whether s is valid UTF-8 that holds no character XML
+// 1.0 forbids: what utf8.Valid and forbiddenChar tell together, in one
+// pass. It reads sixteen bytes at a time; the C0 controls are found as
+// forbiddenChar finds them (a non-ASCII byte never looks like one), and
+// only runes that are not ASCII are decoded one by one.
+func cleanUTF8(s []byte) bool {
+	for len(s) >= 16 {
+		x := binary.LittleEndian.Uint64(s)
+		z := binary.LittleEndian.Uint64(s[8:])
+		if ((x-0x20*ones)&^x|(z-0x20*ones)&^z)&highs != 0 && (!allowedControls(x) || !allowedControls(z)) {
+			return false
+		}
+		hi := (x | z) & highs
+		if hi == 0 {
+			s = s[16:]
+			continue
+		}
+		// Read the runes that start in these sixteen bytes (their ASCII
+		// bytes are checked); the next round starts after the last,
+		// wherever that is.
+		k := 0
+		for k < 16 {
+			if s[k] < utf8.RuneSelf {
+				k++
+				continue
+			}
+			c, size := utf8.DecodeRune(s[k:])
+			if c == utf8.RuneError && size <= 1 || c == 0xFFFE || c == 0xFFFF {
+				return false
+			}
+			k += size
+		}
+		s = s[k:]
+	}
+	for len(s) > 0 {
+		if s[0] < utf8.RuneSelf {
+			if badByte(s[0]) {
+				return false
+			}
+			s = s[1:]
+			continue
+		}
+		c, size := utf8.DecodeRune(s)
+		if c == utf8.RuneError && size <= 1 || c == 0xFFFE || c == 0xFFFF {
+			return false
+		}
+		s = s[size:]
+	}
+	return true
+}
+
+// allowedC0 has bit c set for each C0 control c XML allows.
+const allowedC0 = 1<<'\t' | 1<<'\n' | 1<<'\r'
+
+// allowedControls reports whether every byte of x below 0x20 is a tab, LF
+// or CR. It looks at those bytes one by one: a word of text holds one or
+// two (a line end, an indent), and that costs fewer steps than telling
+// the three apart in all eight bytes at once.
+func allowedControls(x uint64) bool {
+	// The high bit of exactly the bytes below 0x20: (b & 0x7F) + 0x60
+	// reaches 0x80 when b & 0x7F >= 0x20, and no sum carries from one
+	// byte into the next.
+	for below := ^((x & lows) + 0x60*ones) &^ x & highs; below != 0; below &= below - 1 {
+		if c := byte(x >> (bits.TrailingZeros64(below) - 7)); allowedC0>>c&1 == 0 {
+			return false
+		}
+	}
+	return true
 }

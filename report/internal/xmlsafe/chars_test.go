@@ -9,6 +9,30 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// TestCleanUTF8 checks the one-pass check agrees with checking runes one
+// by one, wherever a bad byte, a line end or a rune falls among the
+// sixteen bytes it reads at a time, and for runes cut by the end.
+func TestCleanUTF8(t *testing.T) {
+	pieces := []string{"a", " ", "\t", "\n", "\r", "\x01", "\x1f", "\x7f", "é", "€", "😀", "\u0085",
+		"\uFFFD", "\xef\xbf\xbe", "\xef\xbf\xbf", "\xed\xa0\x80", "\xe2\x82", "\xc3", "\x80", "\xff"}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for n := range 48 {
+		for range 400 {
+			var b []byte
+			for len(b) < n {
+				if rng.IntN(5) == 0 {
+					b = append(b, pieces[rng.IntN(len(pieces))]...)
+				} else {
+					b = append(b, 'a'+byte(rng.IntN(26)))
+				}
+			}
+			if !assert.Equal(t, cleanBytes(b), cleanUTF8(b), "%q", b) {
+				return
+			}
+		}
+	}
+}
+
 // TestForbiddenCharWords checks the word-at-a-time scan finds the same
 // first forbidden character as a byte-by-byte one, wherever it falls in a
 // word, with tabs, line ends and other bytes near it.

@@ -55,11 +55,7 @@ func (p *Precheck) Write(b []byte) {
 		p.ntail = 0
 	}
 	end := CompleteRunes(b)
-	if !utf8.Valid(b[:end]) {
-		p.dirty = true
-		return
-	}
-	if i, _ := forbiddenChar(b[:end], false); i >= 0 {
+	if !cleanUTF8(b[:end]) {
 		p.dirty = true
 		return
 	}

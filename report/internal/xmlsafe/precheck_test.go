@@ -189,3 +189,20 @@ func FuzzPrecheck(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkPrecheck checks indented XML with a line end every few words,
+// some of it not ASCII, in the blocks a report is hashed in.
+func BenchmarkPrecheck(b *testing.B) {
+	line := "      <testcase classname=\"com.example.pkg1.Sub0\" name=\"test_grüße_3[case-2]\" time=\"0.012\"/>\n" +
+		"\tat com.example.service.layer3.Handler.process(Handler.java:121)\r\n" +
+		"2026-01-01 12:00:00 INFO  cache warmed, 3 entries loaded: 日本語テスト\n"
+	s := []byte(strings.Repeat(line, 1<<16/len(line)))
+	b.SetBytes(int64(len(s)))
+	for b.Loop() {
+		var p Precheck
+		p.Write(s)
+		if p.Clean() != int64(len(s)) {
+			b.Fatal(p.Clean())
+		}
+	}
+}
