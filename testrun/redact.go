@@ -77,27 +77,24 @@ func containsAny(s string, subs ...string) bool {
 // keyPrefixes are the words the API key and token shapes start with.
 var keyPrefixes = []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "xox", "sk-", "sk_live_", "sk_test_", "AIza", "npm_", "eyJ"}
 
+// keyPairs has a bit set for the first two bytes of each of keyPrefixes,
+// indexed by the pair as a 16-bit number.
+var keyPairs = func() (set [1 << 16 / 64]uint64) {
+	for _, p := range keyPrefixes {
+		pair := uint16(p[0])<<8 | uint16(p[1])
+		set[pair/64] |= 1 << (pair % 64)
+	}
+	return set
+}()
+
 // mayHoldKey reports whether s holds one of keyPrefixes. It is one pass
-// over s, looking further only after the first two bytes of a prefix;
-// fourteen substring searches cost several times that on a stack trace.
+// over s, a table lookup a byte, looking further only where the bytes
+// start like a prefix; fourteen substring searches cost several times
+// that on a stack trace.
 func mayHoldKey(s string) bool {
 	for i := 0; i+3 <= len(s); i++ {
-		var ok bool
-		switch c := s[i+1]; s[i] {
-		case 'g':
-			ok = c == 'h' || c == 'i' || c == 'l'
-		case 'x':
-			ok = c == 'o'
-		case 's':
-			ok = c == 'k'
-		case 'A':
-			ok = c == 'I'
-		case 'n':
-			ok = c == 'p'
-		case 'e':
-			ok = c == 'y'
-		}
-		if !ok {
+		pair := uint16(s[i])<<8 | uint16(s[i+1])
+		if keyPairs[pair/64]&(1<<(pair%64)) == 0 {
 			continue
 		}
 		for _, p := range keyPrefixes {
@@ -109,12 +106,20 @@ func mayHoldKey(s string) bool {
 	return false
 }
 
-// containsFold reports whether s holds word (lower-case ASCII) in any case,
-// without making a lower-case copy of s.
+// containsFold reports whether s holds word (lower-case ASCII, a letter
+// first) in any case, without making a lower-case copy of s. IndexByte
+// finds the places its first letter stands, in either case.
 func containsFold(s, word string) bool {
-	for i := 0; i+len(word) <= len(s); i++ {
-		if s[i]|0x20 == word[0] && strings.EqualFold(s[i:i+len(word)], word) {
-			return true
+	for _, c := range [2]byte{word[0], word[0] &^ 0x20} {
+		for i := 0; ; i++ {
+			j := strings.IndexByte(s[i:], c)
+			if j < 0 || i+j+len(word) > len(s) {
+				break
+			}
+			i += j
+			if strings.EqualFold(s[i:i+len(word)], word) {
+				return true
+			}
 		}
 	}
 	return false
@@ -261,15 +266,15 @@ func redactPairs(s string) string {
 			k--
 		}
 		quoted := k > 0 && (s[k-1] == '"' || s[k-1] == '\'')
+		if c == ':' && !quoted && (p >= len(s) || (s[p] != ' ' && s[p] != '\t')) {
+			continue // "file.go:12", "http://": not a pair
+		}
 		if quoted {
 			k--
 		}
 		keyEnd := k
 		for k > 0 && isKeyByte(s[k-1]) {
 			k--
-		}
-		if c == ':' && !quoted && (p >= len(s) || (s[p] != ' ' && s[p] != '\t')) {
-			continue
 		}
 		if k == keyEnd || k < last || !secretName(s[k:keyEnd]) {
 			continue
