@@ -57,6 +57,14 @@ var outcomeCodes = [...]Outcome{"", OutcomeSkipped, OutcomePassed, OutcomeFailed
 
 func outcomeCode(o Outcome) uint8 { return uint8(o.Severity() + 1) }
 
+// The codes of passed and of the first failing outcome (failed, then
+// error): an execution's code tells what its outcome is without comparing
+// strings again.
+const (
+	codePassed = 2
+	codeFailed = 3
+)
+
 // caseState is a test id and its history in the first suite it ran in;
 // Builder.more holds the other suites, if any.
 type caseState struct {
@@ -294,12 +302,12 @@ func (b *Builder) addExecution(e *Execution) {
 	// Retries inside one suite: the last outcome wins, with its message.
 	s.outcome = code
 	msg := ""
-	if e.Outcome.Failing() {
+	if code >= codeFailed {
 		msg = e.Message
 		s.failed = true
 	}
 	b.setMessage(s, msg)
-	if e.Outcome == OutcomePassed {
+	if code == codePassed {
 		s.passed = true
 	}
 	if e.RunnerFlaky {

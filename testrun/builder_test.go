@@ -415,3 +415,15 @@ func TestBuilderRedactsAndClips(t *testing.T) {
 	assert.Contains(t, f.Message, "login failed: password="+Redacted)
 	assert.Equal(t, DefaultMaxMessageRunes, len([]rune(f.Message)))
 }
+
+// TestOutcomeCodes checks the codes addExecution tells outcomes by.
+func TestOutcomeCodes(t *testing.T) {
+	for code, o := range outcomeCodes {
+		if o == "" {
+			continue
+		}
+		assert.Equal(t, uint8(code), outcomeCode(o), "%s", o)
+		assert.Equal(t, o.Failing(), code >= codeFailed, "%s", o)
+		assert.Equal(t, o == OutcomePassed, code == codePassed, "%s", o)
+	}
+}
