@@ -7,19 +7,6 @@ import (
 	"github.com/hangar-dev/testresults/testrun"
 )
 
-// bytesPerCase is the bytes per test case ReadRun expects of a JUnit
-// report: a bare testcase element is about 60 bytes, one with a
-// classname, a time and a file 150 to 300, one with a failure more.
-const bytesPerCase = 256
-
-// expectedCases guesses how many test cases a JUnit report of size bytes
-// holds, so that room for their ids is made at once (see testrun.Feed.Expect):
-// a guess over costs 16 to 32 bytes per case, one under the growth it
-// would have avoided.
-func expectedCases(size int64) int {
-	return int(min(size/bytesPerCase, 1<<20))
-}
-
 // ReadRun finds the reports in paths (see Find), reads each (see Parse)
 // within the per-report and per-run limits, and builds the run they
 // describe. Only the result fields of the run are set (counts, cases,
@@ -77,7 +64,6 @@ func ReadRun(paths []string, opts ...Option) (*testrun.Run, error) {
 		// reads them, to be merged on the second core while the parser
 		// goes on (see testrun.Feed); none is gathered in a slice.
 		cfg.feed = b.Feed()
-		cfg.feed.Expect(expectedCases(e.Size))
 		res, err := parseFile(e.Path, &cfg)
 		if !res.Info.Skipped {
 			reports++

@@ -14,9 +14,8 @@ import "iter"
 // Builder's, once the last Add has returned and is ordered before it (by
 // a channel, say). The Builder must not be used between Feed and End.
 type Feed struct {
-	b      *Builder
-	stage  *Builder
-	expect int // ids to make room for at the first Add (see Expect)
+	b     *Builder
+	stage *Builder
 }
 
 // Feed starts adding a report's executions; End ends it.
@@ -27,21 +26,10 @@ func (b *Builder) Feed() *Feed {
 // Add merges the next executions of the report, in order, on the calling
 // goroutine. The Execution execs passes may be reused once yield returns.
 func (f *Feed) Add(execs iter.Seq[*Execution]) {
-	if f.expect > 0 {
-		f.stage.reserve(f.expect)
-		f.expect = 0
-	}
 	for e := range execs {
 		f.stage.tests = true
 		f.stage.addExecution(e)
 	}
-}
-
-// Expect hints that the report holds about n test ids: room for them is
-// made at the first Add, on its goroutine, instead of growing as they
-// come. A hint off either way costs memory or time, never a result.
-func (f *Feed) Expect(n int) {
-	f.expect = n
 }
 
 // End adds the report as AddReport does: info describes it (a refused or
