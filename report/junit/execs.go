@@ -42,16 +42,16 @@ type record struct {
 	timed   bool
 }
 
-var outcomes = [...]testrun.Outcome{testrun.OutcomePassed, testrun.OutcomeFailed, testrun.OutcomeError, testrun.OutcomeSkipped}
+// outcomes are the outcomes a record stores, by index; the parser decides
+// a case's outcome as an index, without comparing strings.
+var outcomes = [...]testrun.Outcome{oPassed: testrun.OutcomePassed, oFailed: testrun.OutcomeFailed, oError: testrun.OutcomeError, oSkipped: testrun.OutcomeSkipped}
 
-func outcomeIndex(o testrun.Outcome) uint8 {
-	for i, v := range outcomes {
-		if v == o {
-			return uint8(i)
-		}
-	}
-	panic("junit: unknown outcome " + string(o))
-}
+const (
+	oPassed uint8 = iota
+	oFailed
+	oError
+	oSkipped
+)
 
 // recordsPerBlock is the size of the store's blocks, past its first few.
 const recordsPerBlock = 2048
@@ -62,8 +62,8 @@ func (s *execStore) scope(name string) int32 {
 	return int32(len(s.scopes) - 1)
 }
 
-func (s *execStore) add(id idRef, scope int32, out testrun.Outcome, msg string, flaky bool, dur time.Duration, timed bool) {
-	r := record{id: id, dur: dur, scope: scope, outcome: outcomeIndex(out), flaky: flaky, timed: timed}
+func (s *execStore) add(id idRef, scope int32, out uint8, msg string, flaky bool, dur time.Duration, timed bool) {
+	r := record{id: id, dur: dur, scope: scope, outcome: out, flaky: flaky, timed: timed}
 	if msg != "" {
 		s.msgs = append(s.msgs, msg)
 		r.msg = int32(len(s.msgs))

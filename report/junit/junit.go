@@ -478,31 +478,31 @@ func (p *parser) finishCase() {
 	tc := p.cur
 	p.cur = nil
 	p.suiteLevel = false
-	out := testrun.OutcomePassed
+	out := oPassed
 	switch {
 	case tc.seen[rSkipped]:
 		// A case that carries <skipped> is skipped whatever else it
 		// carries: node:test writes a failing todo test as <skipped> plus
 		// <failure>, an expected failure.
-		out = testrun.OutcomeSkipped
+		out = oSkipped
 	case tc.seen[rError] || tc.seen[rRerunError] || tc.statusAs == testrun.OutcomeError:
-		out = testrun.OutcomeError
+		out = oError
 	case tc.seen[rFailure] || tc.seen[rRerunFailure] || tc.statusAs == testrun.OutcomeFailed:
-		out = testrun.OutcomeFailed
+		out = oFailed
 	case tc.seen[rFlakyFailure] || tc.seen[rFlakyError]:
-		out = testrun.OutcomePassed
+		out = oPassed
 	case tc.seen[rSkipped] || tc.statusAs == testrun.OutcomeSkipped:
-		out = testrun.OutcomeSkipped
+		out = oSkipped
 	}
 	var order []int
 	switch out {
-	case testrun.OutcomeError:
+	case oError:
 		order = []int{rError, rRerunError, rFailure, rRerunFailure}
-	case testrun.OutcomeFailed:
+	case oFailed:
 		order = []int{rFailure, rRerunFailure, rFlakyFailure, rFlakyError}
-	case testrun.OutcomePassed:
+	case oPassed:
 		order = []int{rFlakyFailure, rFlakyError}
-	case testrun.OutcomeSkipped:
+	case oSkipped:
 		order = []int{rSkipped}
 	}
 	msg := ""
