@@ -17,10 +17,22 @@ import (
 // Write is called by one goroutine, Clean by any.
 type Precheck struct {
 	clean atomic.Int64 // bytes from the start known to pass every check
-	n     int64        // bytes written
-	tail  [utf8.UTFMax]byte
-	ntail int  // a rune cut by the end of the last write
-	dirty bool // something not clean was written: clean stops there
+	// checked is how many bytes from the start the Reader has checked
+	// itself (in UTF-8), having found them not clean yet: Write skips
+	// them instead of checking them again.
+	checked atomic.Int64
+	n       int64 // bytes written
+	tail    [utf8.UTFMax]byte
+	ntail   int  // a rune cut by the end of the last write
+	dirty   bool // something not clean was written: clean stops there
+}
+
+// readerChecked records that the Reader has checked the first n bytes of
+// the document itself, as UTF-8.
+func (p *Precheck) readerChecked(n int64) {
+	if n > p.checked.Load() {
+		p.checked.Store(n)
+	}
 }
 
 // Clean returns how many bytes from the document's start are known to
@@ -35,7 +47,19 @@ func (p *Precheck) Write(b []byte) {
 	if p.dirty {
 		return
 	}
+	start := p.n
 	p.n += int64(len(b))
+	if c := p.checked.Load(); c > start {
+		// The Reader got here first and checked these bytes itself; it
+		// stops on a rune boundary, so no rune cut by the last write is
+		// left to finish.
+		p.ntail = 0
+		if c >= p.n {
+			p.clean.Store(p.n)
+			return
+		}
+		b = b[c-start:]
+	}
 	if p.ntail > 0 {
 		// The rune the last write cut: its first bytes and the rest.
 		var j [2 * utf8.UTFMax]byte

@@ -187,7 +187,39 @@ func FuzzPrecheck(f *testing.F) {
 		if got != want || (err == nil) != (wantErr == nil) || err != nil && err.Error() != wantErr.Error() {
 			t.Fatalf("with a Precheck: %q, %v\nwithout: %q, %v", got, err, want, wantErr)
 		}
+		// A Precheck behind the Reader, as when the goroutine that feeds
+		// it is busy: the Reader checks bytes first, and the Precheck
+		// skips what it has checked.
+		lag := &Precheck{}
+		src := &behind{r: iotest.HalfReader(bytes.NewReader(data)), p: lag, size: max(int(size), 1)}
+		got, err = eventsWith(t, src, lim, lag)
+		if got != want || (err == nil) != (wantErr == nil) || err != nil && err.Error() != wantErr.Error() {
+			t.Fatalf("with a Precheck behind: %q, %v\nwithout: %q, %v", got, err, want, wantErr)
+		}
+		if c := lag.Clean(); c > int64(len(data)) || !cleanBytes(data[:c]) {
+			t.Fatalf("clean %d, behind the Reader, covers bytes a Reader refuses", c)
+		}
 	})
+}
+
+// behind serves r and gives p what it served a read late, in writes of
+// size bytes at most.
+type behind struct {
+	r    io.Reader
+	p    *Precheck
+	size int
+	last []byte
+}
+
+func (b *behind) Read(buf []byte) (int, error) {
+	for rest := b.last; len(rest) > 0; {
+		n := min(b.size, len(rest))
+		b.p.Write(rest[:n])
+		rest = rest[n:]
+	}
+	n, err := b.r.Read(buf)
+	b.last = append(b.last[:0], buf[:n]...)
+	return n, err
 }
 
 // BenchmarkPrecheck checks indented XML with a line end every few words,

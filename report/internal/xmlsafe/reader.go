@@ -257,14 +257,39 @@ func (r *Reader) validate() error {
 		return nil
 	}
 	s := r.buf[r.validated:r.w]
-	if r.pre != nil && r.consumed+int64(r.w) <= r.pre.Clean() {
-		// Every check below would pass: keep only its bookkeeping.
-		if r.latin1 || r.eof {
-			r.validated = r.w
-		} else {
-			r.validated += CompleteRunes(s)
+	if r.pre != nil {
+		switch clean := r.pre.Clean() - r.consumed; {
+		case clean >= int64(r.w):
+			// Every check below would pass: keep only its bookkeeping.
+			if r.latin1 || r.eof {
+				r.validated = r.w
+			} else {
+				r.validated += CompleteRunes(s)
+			}
+			return nil
+		case clean > int64(r.validated):
+			// The bytes the Precheck has found clean end on a rune
+			// boundary: the checks go on from there. The Precheck runs
+			// beside the parser, and often has not reached the end of
+			// what was just read.
+			r.validated = int(clean)
+			s = r.buf[r.validated:r.w]
 		}
-		return nil
+	}
+	if !r.latin1 {
+		// The usual case, clean bytes, in one pass; the checks below
+		// tell what is wrong, and where, otherwise.
+		end := len(s)
+		if !r.eof {
+			end = CompleteRunes(s)
+		}
+		if cleanUTF8(s[:end]) {
+			r.validated += end
+			if r.pre != nil {
+				r.pre.readerChecked(r.consumed + int64(r.validated))
+			}
+			return nil
+		}
 	}
 	if i := bytes.IndexByte(s, 0); i >= 0 {
 		return r.syntax(r.validated+i, Reason(ErrBinary, "NUL byte: binary content, not a text report"))
@@ -296,6 +321,9 @@ func (r *Reader) validate() error {
 		return r.syntax(r.validated+i, Reason(ErrChar, "character U+%04X is not allowed in XML", c))
 	}
 	r.validated += end
+	if r.pre != nil {
+		r.pre.readerChecked(r.consumed + int64(r.validated))
+	}
 	return nil
 }
 
