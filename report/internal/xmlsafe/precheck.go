@@ -12,13 +12,17 @@ import (
 // skips its own checks of bytes the Precheck has already found clean, and
 // checks every other byte itself, as it does without one. What a document
 // is refused for, and where, is therefore the same with or without a
-// Precheck; only the work moves.
+// Precheck; only the work moves. The work is not done twice either way:
+// when the Reader gets to bytes first (the goroutine feeding the Precheck
+// is busy), it tells the Precheck how far it has checked them, and Write
+// skips them.
 //
-// Write is called by one goroutine, Clean by any.
+// Write is called by one goroutine, Clean by any; the Reader tells the
+// Precheck what it has checked from its own.
 type Precheck struct {
 	clean atomic.Int64 // bytes from the start known to pass every check
-	// checked is how many bytes from the start the Reader has checked
-	// itself (in UTF-8), having found them not clean yet: Write skips
+	// checked is how far from the start the Reader has checked bytes
+	// itself (as UTF-8) before the Precheck got to them: Write skips
 	// them instead of checking them again.
 	checked atomic.Int64
 	n       int64 // bytes written

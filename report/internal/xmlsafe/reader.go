@@ -276,25 +276,10 @@ func (r *Reader) validate() error {
 			s = r.buf[r.validated:r.w]
 		}
 	}
-	if !r.latin1 {
-		// The usual case, clean bytes, in one pass; the checks below
-		// tell what is wrong, and where, otherwise.
-		end := len(s)
-		if !r.eof {
-			end = CompleteRunes(s)
-		}
-		if cleanUTF8(s[:end]) {
-			r.validated += end
-			if r.pre != nil {
-				r.pre.readerChecked(r.consumed + int64(r.validated))
-			}
-			return nil
-		}
-	}
-	if i := bytes.IndexByte(s, 0); i >= 0 {
-		return r.syntax(r.validated+i, Reason(ErrBinary, "NUL byte: binary content, not a text report"))
-	}
 	if r.latin1 {
+		if i := bytes.IndexByte(s, 0); i >= 0 {
+			return r.syntax(r.validated+i, Reason(ErrBinary, "NUL byte: binary content, not a text report"))
+		}
 		if i, c := forbiddenChar(s, true); i >= 0 {
 			return r.syntax(r.validated+i, Reason(ErrChar, "character U+%04X is not allowed in XML", c))
 		}
@@ -303,28 +288,34 @@ func (r *Reader) validate() error {
 	}
 	end := len(s)
 	if !r.eof {
-		end = CompleteRunes(s)
+		end = CompleteRunes(s) // the bytes after end begin a rune: none is NUL
 	}
-	if !utf8.Valid(s[:end]) {
-		p := r.validated
-		for i := 0; i < end; {
-			c, size := utf8.DecodeRune(s[i:end])
-			if c == utf8.RuneError && size <= 1 {
-				p += i
-				break
-			}
-			i += size
-		}
-		return r.syntax(p, Reason(ErrBinary, "invalid UTF-8: binary content or a wrong encoding declaration"))
-	}
-	if i, c := forbiddenChar(s[:end], false); i >= 0 {
-		return r.syntax(r.validated+i, Reason(ErrChar, "character U+%04X is not allowed in XML", c))
+	if !cleanUTF8(s[:end]) {
+		return r.utf8Fault(s[:end])
 	}
 	r.validated += end
 	if r.pre != nil {
 		r.pre.readerChecked(r.consumed + int64(r.validated))
 	}
 	return nil
+}
+
+// utf8Fault names the first fault in s, at r.validated, which cleanUTF8
+// has refused: a NUL byte anywhere first, then invalid UTF-8, then a
+// character XML forbids.
+func (r *Reader) utf8Fault(s []byte) error {
+	if i := bytes.IndexByte(s, 0); i >= 0 {
+		return r.syntax(r.validated+i, Reason(ErrBinary, "NUL byte: binary content, not a text report"))
+	}
+	for i := 0; i < len(s); {
+		c, size := utf8.DecodeRune(s[i:])
+		if c == utf8.RuneError && size <= 1 {
+			return r.syntax(r.validated+i, Reason(ErrBinary, "invalid UTF-8: binary content or a wrong encoding declaration"))
+		}
+		i += size
+	}
+	i, c := forbiddenChar(s, false)
+	return r.syntax(r.validated+i, Reason(ErrChar, "character U+%04X is not allowed in XML", c))
 }
 
 // Next returns the next token, or io.EOF after the root element has been
