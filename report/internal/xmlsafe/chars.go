@@ -244,8 +244,7 @@ func cleanUTF8(s []byte) bool {
 		if ((x-0x20*ones)&^x|(z-0x20*ones)&^z)&highs != 0 && (!allowedControls(x) || !allowedControls(z)) {
 			return false
 		}
-		hi := (x | z) & highs
-		if hi == 0 {
+		if (x|z)&highs == 0 {
 			s = s[16:]
 			continue
 		}
@@ -258,8 +257,8 @@ func cleanUTF8(s []byte) bool {
 				k++
 				continue
 			}
-			c, size := utf8.DecodeRune(s[k:])
-			if c == utf8.RuneError && size <= 1 || c == 0xFFFE || c == 0xFFFF {
+			size, ok := nonASCIIRune(s[k:])
+			if !ok {
 				return false
 			}
 			k += size
@@ -274,13 +273,22 @@ func cleanUTF8(s []byte) bool {
 			s = s[1:]
 			continue
 		}
-		c, size := utf8.DecodeRune(s)
-		if c == utf8.RuneError && size <= 1 || c == 0xFFFE || c == 0xFFFF {
+		size, ok := nonASCIIRune(s)
+		if !ok {
 			return false
 		}
 		s = s[size:]
 	}
 	return true
+}
+
+// nonASCIIRune reads the rune at the start of s, whose first byte is not
+// ASCII, and reports its length and whether it is valid UTF-8 and a
+// character XML allows (all are but U+FFFE and U+FFFF; surrogates are not
+// valid UTF-8).
+func nonASCIIRune(s []byte) (int, bool) {
+	c, size := utf8.DecodeRune(s)
+	return size, !(c == utf8.RuneError && size <= 1 || c == 0xFFFE || c == 0xFFFF)
 }
 
 // allowedC0 has bit c set for each C0 control c XML allows.
