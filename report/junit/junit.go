@@ -170,10 +170,7 @@ func localName(b []byte) []byte {
 	if bytes.IndexByte(b, ':') < 0 {
 		return b
 	}
-	if i := bytes.LastIndexByte(b, ':'); i >= 0 {
-		return b[i+1:]
-	}
-	return b
+	return b[bytes.LastIndexByte(b, ':')+1:]
 }
 
 func (p *parser) run() error {

@@ -256,7 +256,3 @@ func valueRun(s []byte, q byte) int {
 	}
 	return n
 }
-
-// zeroByte sets the high bit of the lowest zero byte of x, and perhaps of
-// bytes above it.
-func zeroByte(x uint64) uint64 { return (x - ones) &^ x & highs }
