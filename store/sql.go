@@ -203,12 +203,12 @@ func (s *sqlStore) Record(ctx context.Context, repo, env string, r *testrun.Run)
 		if n, err := res.RowsAffected(); err != nil || n == 0 {
 			return err // recorded before: nothing to add
 		}
-		history, err := s.recordTree(ctx, tx, repo, env, r, obs, now)
+		flips, err := s.recordTree(ctx, tx, repo, env, r, obs, now)
 		if err != nil {
 			return err
 		}
 		out.Observed = len(obs)
-		sightings := testrun.RunSightings(r, history, now)
+		sightings := testrun.RunSightings(r, flips, now)
 		if len(sightings) == 0 {
 			return nil
 		}
@@ -242,13 +242,18 @@ func (s *sqlStore) Record(ctx context.Context, repo, env string, r *testrun.Run)
 }
 
 // recordTree adds r's observations to the history of its tree and
-// returns the history of each test r observed. The tree's rows are read
-// once and only the rows that change are written: a rerun on a tree seen
-// before writes almost nothing.
+// returns the history of each test that r made flip: it had not both
+// passed and failed on the tree before r, and has now. A test that had
+// flipped already is left out, so that the same evidence shown again by
+// a later run is no new sighting (it neither counts again nor pushes the
+// entry's expiry forward). The tree's rows are read once and only the
+// rows that change are written: a rerun on a tree seen before writes
+// almost nothing.
 func (s *sqlStore) recordTree(ctx context.Context, tx *sql.Tx, repo, env string, r *testrun.Run, obs []testrun.TreeObservation, now time.Time) (map[string]testrun.TreeHistory, error) {
 	history := make(map[string]testrun.TreeHistory, len(obs))
+	flips := map[string]testrun.TreeHistory{}
 	if len(obs) == 0 {
-		return history, nil
+		return flips, nil
 	}
 	existing := map[string]testrun.TreeHistory{}
 	rows, err := tx.QueryContext(ctx, s.q(`SELECT test_id, passed_run, failed_run FROM tree_outcomes
@@ -279,6 +284,9 @@ func (s *sqlStore) recordTree(ctx context.Context, tx *sql.Tx, repo, env string,
 		if !had || nh != h {
 			changed = append(changed, o.TestID)
 		}
+		if nh.Flipped() && !h.Flipped() {
+			flips[o.TestID] = nh
+		}
 	}
 	for start := 0; start < len(changed); start += chunk {
 		part := changed[start:min(start+chunk, len(changed))]
@@ -300,7 +308,7 @@ func (s *sqlStore) recordTree(ctx context.Context, tx *sql.Tx, repo, env string,
 		repo, env, r.Tree, now.UnixMicro()); err != nil {
 		return nil, err
 	}
-	return history, nil
+	return flips, nil
 }
 
 // putEntries writes entries whole, replacing the rows they update.

@@ -1,0 +1,78 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/hangar-dev/testresults/testrun"
+)
+
+// TestSightingIsANewFlip: a flip on a tree is one sighting. Later runs on
+// the same tree show the same pass and fail again and add nothing: the
+// entry's sightings and last seen stay, so it expires 30 days after the
+// flip. A flip on another tree is a new sighting. Both stores agree.
+func TestSightingIsANewFlip(t *testing.T) {
+	forEach(t, func(t *testing.T, b backend) {
+		c := newClock()
+		s := open(t, b.location(t), c)
+		ctx := context.Background()
+		rec := func(id, tree string, o testrun.Outcome) Recorded {
+			t.Helper()
+			got, err := s.Record(ctx, "r", "e", run(id, tree, testrun.KindRerun, map[string]testrun.Outcome{"t": o, "steady": pass}))
+			require.NoError(t, err)
+			return got
+		}
+		assert.Empty(t, rec("p", "X", pass).Flaky)
+		c.Advance(time.Minute)
+		assert.Equal(t, map[string][]testrun.FlakyHow{"t": {testrun.FlakySameTree}}, rec("f", "X", fail).Flaky)
+		flipAt := c.Now()
+
+		// 40 daily runs on the same tree, passing and failing by turns.
+		for i := range 40 {
+			c.Advance(24 * time.Hour)
+			o := pass
+			if i%2 == 1 {
+				o = fail
+			}
+			assert.Empty(t, rec(fmt.Sprintf("again-%d", i), "X", o).Flaky, "run %d shows no new flip", i)
+		}
+		got, err := s.Lookup(ctx, "r", "e", []string{"t"})
+		require.NoError(t, err)
+		e := got["t"]
+		assert.Equal(t, int64(1), e.Sightings, "one flip, one sighting")
+		assert.Equal(t, flipAt, e.LastSeen, "evidence shown again does not push the expiry forward")
+		require.Len(t, e.Seen, 1)
+		assert.Equal(t, []string{"p", "f"}, e.Seen[0].Runs)
+		list, err := s.List(ctx, Filter{})
+		require.NoError(t, err)
+		assert.Empty(t, list, "expired 30 days after the flip")
+
+		// A real new flip, on another tree, is a sighting: the test is on
+		// the list again, last seen now.
+		c.Advance(time.Hour)
+		assert.Empty(t, rec("p2", "Y", pass).Flaky)
+		assert.Equal(t, map[string][]testrun.FlakyHow{"t": {testrun.FlakySameTree}}, rec("f2", "Y", fail).Flaky)
+		got, err = s.Lookup(ctx, "r", "e", []string{"t"})
+		require.NoError(t, err)
+		assert.Equal(t, int64(1), got["t"].Sightings, "a fresh entry: the old one had expired")
+		assert.Equal(t, c.Now(), got["t"].LastSeen)
+		assert.Equal(t, c.Now(), got["t"].FirstSeen)
+		list, err = s.List(ctx, Filter{})
+		require.NoError(t, err)
+		require.Len(t, list, 1)
+
+		// And a new flip on a third tree while it is live adds to it.
+		c.Advance(time.Hour)
+		rec("p3", "Z", fail)
+		rec("f3", "Z", pass)
+		got, err = s.Lookup(ctx, "r", "e", []string{"t"})
+		require.NoError(t, err)
+		assert.Equal(t, int64(2), got["t"].Sightings)
+		assert.Equal(t, c.Now(), got["t"].LastSeen)
+	})
+}
