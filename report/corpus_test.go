@@ -69,8 +69,9 @@ var refusedCorpus = map[string]error{
 	"hostile/nunit-xxe-https.xml":                ErrEntity,
 	// An external DTD is allowed and never fetched; the document is XHTML.
 	"hostile/defusedxml-dtd.xml": ErrNotReport,
-	// A foreign root element.
-	"hostile/enricomi-non-junit.xml": ErrNotReport,
+	// An unknown root element (<suites>), named directly: refused with its
+	// root named (found by a walk, it would be skipped).
+	"hostile/enricomi-non-junit.xml": ErrUnknownRoot,
 	// CTest's own dashboard format, not JUnit (ctest --output-junit is).
 	"ctest/xunit-plugin-native-case2.xml": ErrNotReport,
 	// Not well-formed: </methods> and </lines> close elements never opened

@@ -77,8 +77,15 @@ var (
 	// coverage report is skipped (not refused: it does not make the run
 	// incomplete).
 	ErrNotReport = errors.New("report: not a test or coverage report")
+	// ErrUnknownRoot is the reason a well-formed XML file whose root
+	// element is neither a report's nor one known not to be a report (a
+	// Maven POM, an NUnit file: those are skipped, ErrNotReport) is refused
+	// when it was named directly or lies in the run's own report folder
+	// (WithOwnFolder). Found by a search (a folder walked, WithFound), it is
+	// skipped with ErrNotReport instead.
+	ErrUnknownRoot = errors.New("report: unknown root element")
 	// ErrStale is the reason a file older than WithNewerThan's time is
-	// skipped.
+	// skipped, or refused in the run's own report folder (WithOwnFolder).
 	ErrStale = errors.New("report: older than the run")
 	// ErrNoReports is returned by ReadRun when no report could be read at
 	// all: none was found, or every input was refused or skipped.

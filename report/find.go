@@ -16,10 +16,15 @@ type Entry struct {
 	// Size is the file's size in bytes when known.
 	Size int64
 	// Err is nil for a file to read. Otherwise it says why the path is not
-	// read: refused (a symbolic link, not a regular file, unreadable) or,
-	// when Skip is set, skipped (ErrStale).
+	// read: refused (a symbolic link, not a regular file, unreadable, older
+	// than the run in the run's own report folder) or, when Skip is set,
+	// skipped (ErrStale).
 	Err  error
 	Skip bool
+	// found is set for a file a search found (in a folder walked, or marked
+	// by WithFound) outside the run's own report folder: a well-formed file
+	// with an unknown root is skipped rather than refused.
+	found bool
 }
 
 // Found is what Find found, in the order of the paths given (files in a
@@ -53,9 +58,12 @@ func IsCandidate(name string) bool {
 // content decides), folders walked for candidate names (see IsCandidate),
 // never into .git or node_modules. A path with a symbolic link in it (in
 // any component, or a link found in a folder) is refused, as is anything
-// that is not a regular file. At most 16 times the files limit
-// (WithMaxFiles) are listed; more make the run incomplete. The files limit
-// itself counts reports, not candidates: ReadRun applies it.
+// that is not a regular file. A file older than WithNewerThan's time is
+// listed as skipped when named, passed over when found in a folder, and
+// refused wherever it is in the run's own report folder (WithOwnFolder).
+// At most 16 times the files limit (WithMaxFiles) are listed; more make
+// the run incomplete. The files limit itself counts reports, not
+// candidates: ReadRun applies it.
 func Find(paths []string, opts ...Option) *Found {
 	cfg := newConfig(opts)
 	return find(paths, &cfg)
@@ -98,11 +106,13 @@ func find(paths []string, cfg *config) *Found {
 		}
 		switch {
 		case fi.Mode().IsRegular():
+			abs := absPath(p)
+			own := cfg.inOwnFolder(abs)
 			if cfg.stale(fi) {
-				add(Entry{Path: p, Size: fi.Size(), Err: staleErr(fi), Skip: true})
+				add(staleEntry(p, fi, own))
 				continue
 			}
-			add(Entry{Path: p, Size: fi.Size()})
+			add(Entry{Path: p, Size: fi.Size(), found: cfg.found[abs] && !own})
 		case fi.IsDir():
 			walk(p, cfg, add)
 		default:
@@ -116,8 +126,17 @@ func find(paths []string, cfg *config) *Found {
 	return f
 }
 
-func staleErr(fi fs.FileInfo) error {
-	return fmt.Errorf("%w: modified %s", ErrStale, fi.ModTime().UTC().Format("2006-01-02T15:04:05Z"))
+// staleEntry lists a file older than the run: skipped, or refused when it
+// lies in the run's own report folder. That folder was made empty for the
+// run, so an older file in it was copied in with its time kept (cp -p, a
+// restored cache): evidence from another run, never this one's.
+func staleEntry(path string, fi fs.FileInfo, own bool) Entry {
+	modified := fi.ModTime().UTC().Format("2006-01-02T15:04:05Z")
+	if own {
+		return Entry{Path: path, Size: fi.Size(),
+			Err: fmt.Errorf("%w: modified %s, in the run's own report folder, which the run made empty: copied in, not written by the run", ErrStale, modified)}
+	}
+	return Entry{Path: path, Size: fi.Size(), Err: fmt.Errorf("%w: modified %s", ErrStale, modified), Skip: true}
 }
 
 func (c *config) stale(fi fs.FileInfo) bool {
@@ -164,10 +183,14 @@ func walk(root string, cfg *config, add func(Entry)) {
 			add(Entry{Path: path, Err: fmt.Errorf("report: %w", err)})
 			return nil
 		}
+		own := cfg.inOwnFolder(absPath(path))
 		if cfg.stale(fi) {
+			if own {
+				add(staleEntry(path, fi, true))
+			}
 			return nil
 		}
-		add(Entry{Path: path, Size: fi.Size()})
+		add(Entry{Path: path, Size: fi.Size(), found: !own})
 		return nil
 	})
 	if err != nil {

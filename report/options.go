@@ -3,6 +3,7 @@ package report
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/hangar-dev/testresults/testrun"
@@ -15,6 +16,13 @@ type config struct {
 	maxMessage  int
 	newerThan   time.Time
 	workDir     string
+	// ownFolder is the run's own report folder, absolute ("" when none).
+	ownFolder string
+	// found holds the absolute paths a search found (WithFound).
+	found map[string]bool
+	// lenientRoot is set while a file found by a search is read: a
+	// well-formed file with an unknown root is then skipped, not refused.
+	lenientRoot bool
 	runOpts     []testrun.Option
 	// feed, when set, is handed a JUnit report's executions as they are
 	// read, on the hasher's goroutine (see testrun.Feed).
@@ -80,9 +88,38 @@ func WithMaxMessage(n int) Option {
 // WithNewerThan keeps only files modified at or after t: the reports a run
 // wrote, not stale ones from an earlier run. A file named explicitly that is
 // older is listed as skipped (ErrStale); older files found in a folder are
-// passed over silently. The zero time (default) keeps every file.
+// passed over silently, except in the run's own report folder
+// (WithOwnFolder), where an older file is refused. The zero time (default)
+// keeps every file.
 func WithNewerThan(t time.Time) Option {
 	return optionFunc(func(c *config) { c.newerThan = t })
+}
+
+// WithOwnFolder names the run's own report folder: the folder made empty
+// for the run, where only the run writes. A file in it (found there or
+// named) that predates WithNewerThan's time is old evidence copied in (cp
+// -p, a restored cache), not the run's: it is refused with ErrStale and
+// makes the run incomplete. A well-formed file in it with an unknown root
+// element is refused with its root named (ErrUnknownRoot), as when it is
+// named directly. A relative dir is taken from the working directory.
+func WithOwnFolder(dir string) Option {
+	return optionFunc(func(c *config) { c.ownFolder = dir })
+}
+
+// WithFound marks paths as found by a search (such as a walk over the
+// repository for the usual places) rather than named: a well-formed file
+// among them with an unknown root element is skipped (ErrNotReport), as one
+// found in a folder is, not refused. The paths must also be given to
+// ReadRun or Find.
+func WithFound(paths ...string) Option {
+	return optionFunc(func(c *config) {
+		if c.found == nil {
+			c.found = make(map[string]bool, len(paths))
+		}
+		for _, p := range paths {
+			c.found[absPath(p)] = true
+		}
+	})
 }
 
 // WithWorkDir names the check's working directory, the folder coverage
@@ -121,5 +158,26 @@ func newConfig(opts []Option) config {
 	if abs, err := filepath.Abs(c.workDir); err == nil {
 		c.workDir = abs
 	}
+	if c.ownFolder != "" {
+		c.ownFolder = absPath(c.ownFolder)
+	}
 	return c
+}
+
+// absPath is path made absolute and clean (as given when that fails).
+func absPath(path string) string {
+	if abs, err := filepath.Abs(path); err == nil {
+		return abs
+	}
+	return filepath.Clean(path)
+}
+
+// inOwnFolder reports whether the absolute path abs is the run's own report
+// folder or lies under it.
+func (c *config) inOwnFolder(abs string) bool {
+	if c.ownFolder == "" {
+		return false
+	}
+	rel, err := filepath.Rel(c.ownFolder, abs)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }

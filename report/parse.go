@@ -122,23 +122,37 @@ func sniffFile(path string, cfg *config) error {
 	if err != nil {
 		return err
 	}
-	return rootKind(root)
+	return rootKind(root, cfg)
 }
 
 // rootKind returns nil for the root element of a report (JUnit, Cobertura)
-// and an error wrapping ErrNotReport, saying what the file is, for any
-// other.
-func rootKind(root string) error {
+// and an error saying what the file is for any other: one wrapping
+// ErrNotReport (skipped) for a root known not to be a report (foreignRoots)
+// and for an unknown root in a file a search found, one wrapping
+// ErrUnknownRoot (refused) for an unknown root in a file named directly or
+// in the run's own report folder.
+func rootKind(root string, cfg *config) error {
 	local := root[strings.LastIndexByte(root, ':')+1:]
 	switch local {
-	case "testsuites", "testsuite", "coverage":
+	case "testsuites", "testsuite", "testrun", "coverage":
 		return nil
 	}
+	return notReport(root, cfg)
+}
+
+// notReport is rootKind's error for a root that is not a report's.
+func notReport(root string, cfg *config) error {
+	local := root[strings.LastIndexByte(root, ':')+1:]
+	name := xmlsafe.QuoteName([]byte(root))
 	what, ok := foreignRoots[local]
-	if !ok {
+	switch {
+	case ok:
+	case cfg.lenientRoot:
 		what = "XML of another kind"
+	default:
+		return fmt.Errorf("%w <%s>: not JUnit XML, Cobertura or lcov", ErrUnknownRoot, name)
 	}
-	return fmt.Errorf("%w: %s (root element <%s>)", ErrNotReport, what, xmlsafe.QuoteName([]byte(root)))
+	return fmt.Errorf("%w: %s (root element <%s>)", ErrNotReport, what, name)
 }
 
 // checkPath refuses a path with a symbolic link in any of its components,
@@ -206,9 +220,15 @@ func parseInto(r io.Reader, name string, cfg *config, res *Result, popts ...pars
 	}
 	local := root[strings.LastIndexByte(root, ':')+1:]
 	switch local {
-	case "testsuites", "testsuite":
+	case "testsuites", "testsuite", "testrun":
+		// <testrun> is the Eclipse and Ant JUnit export's root; a JUnit
+		// reader that does not know it refuses it before reading a case,
+		// and it is then told about as any unknown root.
 		opts := append([]junit.Option{junit.WithLimits(cfg.limits), junit.WithMaxMessage(cfg.maxMessage)}, popts...)
 		rep, err := junit.Parse(replay, name, opts...)
+		if local == "testrun" && errors.Is(err, junit.ErrNotJUnit) {
+			return notReport(root, cfg)
+		}
 		res.Info.Dialect = rep.Dialect
 		res.Executions = rep.Executions
 		n := rep.Len()
@@ -225,7 +245,7 @@ func parseInto(r io.Reader, name string, cfg *config, res *Result, popts ...pars
 		res.Coverage = cov
 		return err
 	}
-	return rootKind(root)
+	return rootKind(root, cfg)
 }
 
 type format int

@@ -14,9 +14,10 @@ import (
 // identity and metadata.
 //
 // A report refused (hostile, over a limit, truncated, binary, malformed, a
-// symbolic link) is listed with its reason and makes the run incomplete; a
-// file that is not a report (ErrNotReport) or is stale (ErrStale) is listed
-// as skipped. The run is always returned. The error is ErrNoReports (with
+// symbolic link, an unknown root named or in the run's own report folder,
+// stale in that folder) is listed with its reason and makes the run
+// incomplete; a file that is not a report (ErrNotReport) or is stale
+// (ErrStale) is listed as skipped. The run is always returned. The error is ErrNoReports (with
 // the count of refused and skipped files) when not one report could be read,
 // so that a caller can reject the input as a whole.
 func ReadRun(paths []string, opts ...Option) (*testrun.Run, error) {
@@ -49,6 +50,7 @@ func ReadRun(paths []string, opts ...Option) (*testrun.Run, error) {
 		case total+e.Size > cfg.maxRunBytes:
 			over = &LimitError{Limit: LimitRunBytes, Max: cfg.maxRunBytes}
 		}
+		cfg.lenientRoot = e.found
 		if over != nil {
 			if err := sniffFile(e.Path, &cfg); errors.Is(err, ErrNotReport) {
 				b.AddReport(testrun.ReportInfo{Path: e.Path, Bytes: e.Size, Error: Describe(err), Skipped: true}, nil, nil)
