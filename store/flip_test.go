@@ -76,3 +76,37 @@ func TestSightingIsANewFlip(t *testing.T) {
 		assert.Equal(t, c.Now(), got["t"].LastSeen)
 	})
 }
+
+// TestRecordConflict: a run recorded on the flaky list again adds
+// nothing; another run under its id (another kind or tree) is refused,
+// never silently taken for it.
+func TestRecordConflict(t *testing.T) {
+	forEach(t, func(t *testing.T, b backend) {
+		c := newClock()
+		s := open(t, b.location(t), c)
+		ctx := context.Background()
+		_, err := s.Record(ctx, "r", "e", run("r1", "X", testrun.KindBase, map[string]testrun.Outcome{"t": pass}))
+		require.NoError(t, err)
+		again, err := s.Record(ctx, "r", "e", run("r1", "X", testrun.KindBase, map[string]testrun.Outcome{"t": pass}))
+		require.NoError(t, err)
+		assert.Empty(t, again.Flaky)
+		assert.Zero(t, again.Observed, "recorded before: nothing added")
+
+		for name, tc := range map[string]struct {
+			r    *testrun.Run
+			want string
+		}{
+			"kind": {run("r1", "X", testrun.KindRerun, map[string]testrun.Outcome{"t": fail}), `recorded as kind "base", not "rerun"`},
+			"tree": {run("r1", "Y", testrun.KindBase, map[string]testrun.Outcome{"t": fail}), `recorded with tree "X", not "Y"`},
+		} {
+			t.Run(name, func(t *testing.T) {
+				_, err := s.Record(ctx, "r", "e", tc.r)
+				require.ErrorIs(t, err, ErrRunConflict)
+				assert.ErrorContains(t, err, tc.want)
+			})
+		}
+		list, err := s.List(ctx, Filter{})
+		require.NoError(t, err)
+		assert.Empty(t, list, "the refused runs' failures flipped nothing")
+	})
+}

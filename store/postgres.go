@@ -37,7 +37,7 @@ func openPostgres(ctx context.Context, url string, cfg config) (Store, error) {
 		lock:    advisoryLock,
 		collate: ` COLLATE "C"`,
 	}}
-	if err := s.migrate(ctx); err != nil {
+	if err := s.migrateTo(ctx, cfg.schema); err != nil {
 		db.Close()
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"time"
 
@@ -35,20 +36,29 @@ var ErrNotFound = errors.New("store: not found")
 
 // RunStore keeps whole runs, tagged with where they ran.
 type RunStore interface {
-	// RecordRun stores r.Run with its tags. Recording a run id again
-	// changes nothing and reports false.
+	// RecordRun stores r.Run with its tags. A run id stored already is
+	// tagged with r's job, session and turn too, so that each job and
+	// session it was recorded for lists it; recording it again with tags
+	// it has changes nothing. It reports whether anything was added (the
+	// run or a tagging). A run id stored with different content, or for
+	// another repository, is refused with an error wrapping
+	// ErrRunConflict, and the stored run is kept as it was.
 	RecordRun(ctx context.Context, r StoredRun) (bool, error)
 	// JobRuns returns the runs of a job in the order they were recorded
-	// (at most MaxRunsPerQuery, the latest), without their per-case maps.
+	// for it (at most MaxRunsPerQuery, the latest), without their
+	// per-case maps. Each carries the tags and time it was first recorded
+	// with for that job.
 	JobRuns(ctx context.Context, jobID string) ([]StoredRun, error)
 	// SessionRuns is JobRuns for the runs of a session.
 	SessionRuns(ctx context.Context, ref string) ([]StoredRun, error)
 	// Run returns one run with its per-case map (nil after retention
-	// dropped it); an unknown id wraps ErrNotFound.
+	// dropped it) and the tags it was first recorded with; an unknown id
+	// wraps ErrNotFound.
 	Run(ctx context.Context, id string) (StoredRun, error)
-	// PruneRuns applies retention at now: runs recorded more than RunTTL
-	// before go, and per-case maps older than CasesTTL (BaseCasesTTL for
-	// base runs) are dropped. It says how many runs and maps went.
+	// PruneRuns applies retention at now: runs last recorded (for any
+	// job or session) more than RunTTL before go, and per-case maps of
+	// runs last recorded more than CasesTTL before (BaseCasesTTL for base
+	// runs) are dropped. It says how many runs and maps went.
 	PruneRuns(ctx context.Context, now time.Time) (PrunedRuns, error)
 }
 
@@ -130,9 +140,16 @@ func (s *sqlStore) RecordRun(ctx context.Context, sr StoredRun) (bool, error) {
 	if c := r.Counts; c != nil {
 		counts = [6]any{c.Total, c.Passed, c.Failed, c.Errors, c.Skipped, c.Flaky}
 	}
-	var turn any
+	turn := int64(-1)
 	if sr.Turn != nil {
+		if *sr.Turn < 0 {
+			return false, fmt.Errorf("store: run %q: turn %d: want 0 or more", r.ID, *sr.Turn)
+		}
 		turn = int64(*sr.Turn)
+	}
+	var turnColumn any
+	if turn >= 0 {
+		turnColumn = turn
 	}
 	counted := 0
 	if r.Counted() {
@@ -140,24 +157,124 @@ func (s *sqlStore) RecordRun(ctx context.Context, sr StoredRun) (bool, error) {
 	}
 	added := false
 	err = s.inTx(ctx, "runs", func(tx *sql.Tx) error {
+		now := s.now().UnixMicro()
 		var seq int64
-		if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) + 1 FROM runs`).Scan(&seq); err != nil {
+		if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) + 1 FROM run_tags`).Scan(&seq); err != nil {
 			return err
 		}
-		res, err := tx.ExecContext(ctx, s.q(`INSERT INTO runs (run_id, kind, repository, job_id, session_ref, turn,
-			started_at, ended_at, recorded_at, seq, counted, total, passed, failed, errors, skipped, flaky, run_json, cases_json, durations_json)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (run_id) DO NOTHING`),
-			r.ID, string(r.Kind), sr.Repo, sr.JobID, sr.SessionRef, turn,
-			microOrNil(r.StartedAt), microOrNil(r.EndedAt), s.now().UnixMicro(), seq, counted,
-			counts[0], counts[1], counts[2], counts[3], counts[4], counts[5], string(runJSON), casesJSON, durationsJSON)
+		var stored struct {
+			found                bool
+			repo                 string
+			runJSON              string
+			casesJSON, durations sql.NullString
+		}
+		err := tx.QueryRowContext(ctx, s.q(`SELECT repository, run_json, cases_json, durations_json FROM runs WHERE run_id = ?`), r.ID).
+			Scan(&stored.repo, &stored.runJSON, &stored.casesJSON, &stored.durations)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO runs (run_id, kind, repository, job_id, session_ref, turn,
+				started_at, ended_at, recorded_at, last_recorded_at, seq, counted, total, passed, failed, errors, skipped, flaky,
+				run_json, cases_json, durations_json)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+				r.ID, string(r.Kind), sr.Repo, sr.JobID, sr.SessionRef, turnColumn,
+				microOrNil(r.StartedAt), microOrNil(r.EndedAt), now, now, seq, counted,
+				counts[0], counts[1], counts[2], counts[3], counts[4], counts[5], string(runJSON), casesJSON, durationsJSON); err != nil {
+				return err
+			}
+		case err != nil:
+			return err
+		default:
+			// Stored before: the same run, or a refusal.
+			stored.found = true
+			if stored.repo != "" && sr.Repo != "" && stored.repo != sr.Repo {
+				return fmt.Errorf("%w: run %q is stored for repository %q, not %q", ErrRunConflict, r.ID, stored.repo, sr.Repo)
+			}
+			if why, err := s.runDiffers(stored.runJSON, string(runJSON), &bare); err != nil {
+				return err
+			} else if why != "" {
+				return fmt.Errorf("%w: run %q: %s", ErrRunConflict, r.ID, why)
+			}
+			if c, ok := casesJSON.(string); ok && stored.casesJSON.Valid && c != stored.casesJSON.String {
+				return fmt.Errorf("%w: run %q: its per-case outcomes differ", ErrRunConflict, r.ID)
+			}
+			if d, ok := durationsJSON.(string); ok && stored.durations.Valid && d != stored.durations.String {
+				return fmt.Errorf("%w: run %q: its case durations differ", ErrRunConflict, r.ID)
+			}
+		}
+		res, err := tx.ExecContext(ctx, s.q(`INSERT INTO run_tags (run_id, job_id, session_ref, turn, recorded_at, seq)
+			VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, job_id, session_ref, turn) DO NOTHING`),
+			r.ID, sr.JobID, sr.SessionRef, turn, now, seq)
 		if err != nil {
 			return err
 		}
 		n, err := res.RowsAffected()
-		added = n > 0
+		if err != nil || n == 0 {
+			return err // stored with these tags already: nothing changes
+		}
+		added = true
+		if !stored.found {
+			return nil // a new run
+		}
+		// A new tagging of a stored run: retention counts from now, a
+		// repository unknown until now is filled in, and a per-case map
+		// that retention had dropped (the same, by the counts) is kept
+		// again.
+		_, err = tx.ExecContext(ctx, s.q(`UPDATE runs SET last_recorded_at = ?,
+			repository = CASE WHEN repository = '' THEN ? ELSE repository END,
+			cases_json = COALESCE(cases_json, ?),
+			durations_json = CASE WHEN cases_json IS NULL THEN ? ELSE durations_json END
+			WHERE run_id = ?`), now, sr.Repo, casesJSON, durationsJSON, r.ID)
 		return err
 	})
 	return added, err
+}
+
+// runDiffers compares the stored form of a run with the form of the run
+// being recorded under the same id (bare, without cases), and says how
+// they differ ("" when they are the same run). A stored form written by
+// an older version is compared by what it reads back as.
+func (s *sqlStore) runDiffers(stored, form string, bare *testrun.Run) (string, error) {
+	if stored == form {
+		return "", nil
+	}
+	old, err := s.parsed.read(stored)
+	if err != nil {
+		return "", fmt.Errorf("run %q: %w", bare.ID, err)
+	}
+	again, err := json.Marshal(old)
+	if err != nil {
+		return "", fmt.Errorf("run %q: %w", bare.ID, err)
+	}
+	if string(again) == form {
+		return "", nil
+	}
+	return runDifference(old, bare), nil
+}
+
+// runDifference names the first field in which run b differs from the
+// stored run a.
+func runDifference(a, b *testrun.Run) string {
+	switch {
+	case a.Kind != b.Kind:
+		return fmt.Sprintf("stored as kind %q, not %q", a.Kind, b.Kind)
+	case a.Tree != b.Tree:
+		return fmt.Sprintf("stored with tree %q, not %q", a.Tree, b.Tree)
+	case a.Commit != b.Commit:
+		return fmt.Sprintf("stored with commit %q, not %q", a.Commit, b.Commit)
+	case a.Grade != b.Grade:
+		return fmt.Sprintf("stored with grade %q, not %q", a.Grade, b.Grade)
+	case !reflect.DeepEqual(a.Counts, b.Counts):
+		return "its counts differ"
+	case !reflect.DeepEqual(a.Reports, b.Reports):
+		return "its reports (paths, digests or sizes) differ"
+	case a.Status != b.Status || !reflect.DeepEqual(a.ExitCode, b.ExitCode):
+		return "its status or exit code differ"
+	case !a.StartedAt.Equal(b.StartedAt) || !a.EndedAt.Equal(b.EndedAt):
+		return "its start or end time differ"
+	case !reflect.DeepEqual(a.Failures, b.Failures):
+		return "its failures differ"
+	}
+	return "its recorded form differs"
 }
 
 const runColumns = `repository, job_id, session_ref, turn, recorded_at, run_json`
@@ -204,9 +321,14 @@ func (s *sqlStore) scanRun(sc scanner, cases *sql.NullString) (StoredRun, error)
 	return sr, nil
 }
 
+// runsWhere returns the runs tagged with value in column (of run_tags),
+// each once, with its first tagging there, in the order of those.
 func (s *sqlStore) runsWhere(ctx context.Context, column, value string) ([]StoredRun, error) {
-	rows, err := s.db.QueryContext(ctx, s.q(`SELECT `+runColumns+`, cases_json IS NOT NULL FROM runs WHERE `+column+` = ?
-		ORDER BY seq DESC LIMIT `+fmt.Sprint(MaxRunsPerQuery)), value)
+	rows, err := s.db.QueryContext(ctx, s.q(`SELECT r.repository, t.job_id, t.session_ref, t.turn, t.recorded_at, r.run_json,
+		r.cases_json IS NOT NULL
+		FROM run_tags t JOIN runs r ON r.run_id = t.run_id
+		WHERE t.seq IN (SELECT MIN(seq) FROM run_tags WHERE `+column+` = ? GROUP BY run_id)
+		ORDER BY t.seq DESC LIMIT `+fmt.Sprint(MaxRunsPerQuery)), value)
 	if err != nil {
 		return nil, fmt.Errorf("store: %s: %w", s.d.name, err)
 	}
@@ -239,7 +361,7 @@ func (s *sqlStore) scanRunWith(rows *sql.Rows, has *bool) (StoredRun, error) {
 	if err := rows.Scan(&sr.Repo, &sr.JobID, &sr.SessionRef, &turn, &recorded, &runJSON, has); err != nil {
 		return sr, err
 	}
-	if turn.Valid {
+	if turn.Valid && turn.Int64 >= 0 {
 		n := int(turn.Int64)
 		sr.Turn = &n
 	}
@@ -275,7 +397,12 @@ func (s *sqlStore) Run(ctx context.Context, id string) (StoredRun, error) {
 func (s *sqlStore) PruneRuns(ctx context.Context, now time.Time) (PrunedRuns, error) {
 	var p PrunedRuns
 	err := s.inTx(ctx, "runs", func(tx *sql.Tx) error {
-		res, err := tx.ExecContext(ctx, s.q(`DELETE FROM runs WHERE recorded_at < ?`), now.Add(-RunTTL).UnixMicro())
+		cut := now.Add(-RunTTL).UnixMicro()
+		if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM run_tags WHERE run_id IN
+			(SELECT run_id FROM runs WHERE last_recorded_at < ?)`), cut); err != nil {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, s.q(`DELETE FROM runs WHERE last_recorded_at < ?`), cut)
 		if err != nil {
 			return err
 		}
@@ -283,7 +410,7 @@ func (s *sqlStore) PruneRuns(ctx context.Context, now time.Time) (PrunedRuns, er
 			return err
 		}
 		res, err = tx.ExecContext(ctx, s.q(`UPDATE runs SET cases_json = NULL, durations_json = NULL WHERE cases_json IS NOT NULL AND (
-			(kind <> ? AND recorded_at < ?) OR (kind = ? AND recorded_at < ?))`),
+			(kind <> ? AND last_recorded_at < ?) OR (kind = ? AND last_recorded_at < ?))`),
 			string(testrun.KindBase), now.Add(-CasesTTL).UnixMicro(),
 			string(testrun.KindBase), now.Add(-BaseCasesTTL).UnixMicro())
 		if err != nil {

@@ -28,8 +28,8 @@ func TestRecordRunAndQueries(t *testing.T) {
 		require.NoError(t, err)
 		assert.True(t, added)
 
-		// Recording again is a no-op, whatever the tags.
-		added, err = s.RecordRun(ctx, StoredRun{Run: after, Repo: "other", JobID: "job-2"})
+		// Recording again with the same tags is a no-op.
+		added, err = s.RecordRun(ctx, StoredRun{Run: after, Repo: "acme/api", JobID: "job-1", SessionRef: "sess-1", Turn: &turn})
 		require.NoError(t, err)
 		assert.False(t, added)
 
@@ -128,5 +128,175 @@ func TestPruneRuns(t *testing.T) {
 		p, err = s.PruneRuns(ctx, c.Now())
 		require.NoError(t, err)
 		assert.Equal(t, PrunedRuns{}, p)
+	})
+}
+
+// TestRecordRunForTwoJobs: the same run (same reports, same id) recorded
+// for a second job and session is stored for both: each lists it, with
+// its own tags, and the first keeps its own.
+func TestRecordRunForTwoJobs(t *testing.T) {
+	forEach(t, func(t *testing.T, b backend) {
+		c := newClock()
+		s := open(t, b.location(t), c)
+		ctx := context.Background()
+		r := run("same", "tree", testrun.KindAfterTurn, map[string]testrun.Outcome{"a": pass, "b": fail})
+		one, two := 1, 2
+		added, err := s.RecordRun(ctx, StoredRun{Run: r, Repo: "acme/api", JobID: "job-A", SessionRef: "sess-A", Turn: &one})
+		require.NoError(t, err)
+		assert.True(t, added)
+		firstAt := c.Now()
+		c.Advance(time.Minute)
+		other := run("other", "tree", testrun.KindBase, map[string]testrun.Outcome{"a": pass})
+		_, err = s.RecordRun(ctx, StoredRun{Run: other, Repo: "acme/api", JobID: "job-B"})
+		require.NoError(t, err)
+		c.Advance(time.Minute)
+		again := run("same", "tree", testrun.KindAfterTurn, map[string]testrun.Outcome{"a": pass, "b": fail})
+		added, err = s.RecordRun(ctx, StoredRun{Run: again, Repo: "acme/api", JobID: "job-B", SessionRef: "sess-B", Turn: &two})
+		require.NoError(t, err)
+		assert.True(t, added, "a new tagging is an addition")
+
+		for _, tc := range []struct {
+			query   func(context.Context, string) ([]StoredRun, error)
+			key     string
+			ids     []string
+			job     string
+			session string
+			turn    int
+			at      time.Time
+		}{
+			{s.JobRuns, "job-A", []string{"same"}, "job-A", "sess-A", 1, firstAt},
+			{s.SessionRuns, "sess-A", []string{"same"}, "job-A", "sess-A", 1, firstAt},
+			{s.JobRuns, "job-B", []string{"other", "same"}, "job-B", "sess-B", 2, c.Now()},
+			{s.SessionRuns, "sess-B", []string{"same"}, "job-B", "sess-B", 2, c.Now()},
+		} {
+			runs, err := tc.query(ctx, tc.key)
+			require.NoError(t, err)
+			var ids []string
+			for _, sr := range runs {
+				ids = append(ids, sr.Run.ID)
+			}
+			require.Equal(t, tc.ids, ids, tc.key)
+			got := runs[len(runs)-1]
+			assert.Equal(t, tc.job, got.JobID, tc.key)
+			assert.Equal(t, tc.session, got.SessionRef, tc.key)
+			require.NotNil(t, got.Turn, tc.key)
+			assert.Equal(t, tc.turn, *got.Turn, tc.key)
+			assert.Equal(t, tc.at, got.RecordedAt, tc.key)
+			assert.Equal(t, r.Counts, got.Run.Counts, tc.key)
+			assert.True(t, got.HasCases, tc.key)
+		}
+
+		// A job that records it twice lists it once.
+		added, err = s.RecordRun(ctx, StoredRun{Run: r, Repo: "acme/api", JobID: "job-A"})
+		require.NoError(t, err)
+		assert.True(t, added)
+		runs, err := s.JobRuns(ctx, "job-A")
+		require.NoError(t, err)
+		require.Len(t, runs, 1)
+		assert.Equal(t, "sess-A", runs[0].SessionRef, "its first tagging in the job")
+
+		full, err := s.Run(ctx, "same")
+		require.NoError(t, err)
+		assert.Equal(t, "job-A", full.JobID, "Run gives the first tags")
+		assert.Equal(t, r.Cases, full.Run.Cases)
+	})
+}
+
+// TestRecordRunConflict: a run id stored already, recorded with other
+// content (another kind, counts, reports, ...), is refused with the
+// reason, and the stored run stays as it was, for its job only.
+func TestRecordRunConflict(t *testing.T) {
+	forEach(t, func(t *testing.T, b backend) {
+		c := newClock()
+		s := open(t, b.location(t), c)
+		ctx := context.Background()
+		mk := func() *testrun.Run {
+			return run("r1", "tree", testrun.KindGate, map[string]testrun.Outcome{"a": pass, "b": fail})
+		}
+		_, err := s.RecordRun(ctx, StoredRun{Run: mk(), Repo: "acme/api", JobID: "job-A"})
+		require.NoError(t, err)
+
+		otherDigest := mk()
+		otherDigest.Reports[0].SHA256 = "ff"
+		otherDurations := mk()
+		otherDurations.Durations["a"] = 5 * time.Millisecond
+		for name, tc := range map[string]struct {
+			sr   StoredRun
+			want string
+		}{
+			"kind":       {StoredRun{Run: run("r1", "tree", testrun.KindAfterTurn, map[string]testrun.Outcome{"a": pass, "b": fail}), Repo: "acme/api", JobID: "job-B"}, `stored as kind "gate", not "after_turn"`},
+			"tree":       {StoredRun{Run: run("r1", "tree2", testrun.KindGate, map[string]testrun.Outcome{"a": pass, "b": fail}), Repo: "acme/api", JobID: "job-B"}, `stored with tree "tree", not "tree2"`},
+			"counts":     {StoredRun{Run: run("r1", "tree", testrun.KindGate, map[string]testrun.Outcome{"a": pass, "b": pass}), Repo: "acme/api", JobID: "job-B"}, "its counts differ"},
+			"digest":     {StoredRun{Run: otherDigest, Repo: "acme/api", JobID: "job-B"}, "its reports (paths, digests or sizes) differ"},
+			"failures":   {StoredRun{Run: run("r1", "tree", testrun.KindGate, map[string]testrun.Outcome{"a": fail, "b": pass}), Repo: "acme/api", JobID: "job-B"}, "its failures differ"},
+			"durations":  {StoredRun{Run: otherDurations, Repo: "acme/api", JobID: "job-B"}, "its case durations differ"},
+			"repository": {StoredRun{Run: mk(), Repo: "acme/web", JobID: "job-B"}, `stored for repository "acme/api", not "acme/web"`},
+		} {
+			t.Run(name, func(t *testing.T) {
+				added, err := s.RecordRun(ctx, tc.sr)
+				require.ErrorIs(t, err, ErrRunConflict)
+				assert.False(t, added)
+				assert.ErrorContains(t, err, "run ID is already stored with different content")
+				assert.ErrorContains(t, err, tc.want)
+				assert.ErrorContains(t, err, `"r1"`)
+			})
+		}
+		none, err := s.JobRuns(ctx, "job-B")
+		require.NoError(t, err)
+		assert.Empty(t, none, "a refused run is not tagged")
+		kept, err := s.Run(ctx, "r1")
+		require.NoError(t, err)
+		assert.Equal(t, testrun.KindGate, kept.Run.Kind)
+		assert.Equal(t, mk().Counts, kept.Run.Counts)
+		assert.Equal(t, mk().Cases, kept.Run.Cases)
+		assert.Equal(t, "acme/api", kept.Repo)
+		runs, err := s.JobRuns(ctx, "job-A")
+		require.NoError(t, err)
+		require.Len(t, runs, 1)
+	})
+}
+
+// TestRecordRunRefreshesRetention: a run recorded for a new job is kept
+// as long as one recorded then, its per-case map included, and gets back
+// a per-case map that retention had dropped.
+func TestRecordRunRefreshesRetention(t *testing.T) {
+	forEach(t, func(t *testing.T, b backend) {
+		c := newClock()
+		s := open(t, b.location(t), c)
+		ctx := context.Background()
+		mk := func() *testrun.Run {
+			return run("r1", "tree", testrun.KindAfterTurn, map[string]testrun.Outcome{"a": pass})
+		}
+		_, err := s.RecordRun(ctx, StoredRun{Run: mk(), JobID: "job-A"})
+		require.NoError(t, err)
+		c.Advance(CasesTTL + time.Hour)
+		p, err := s.PruneRuns(ctx, c.Now())
+		require.NoError(t, err)
+		assert.Equal(t, PrunedRuns{Cases: 1}, p)
+
+		_, err = s.RecordRun(ctx, StoredRun{Run: mk(), JobID: "job-B"})
+		require.NoError(t, err)
+		got, err := s.Run(ctx, "r1")
+		require.NoError(t, err)
+		assert.Equal(t, mk().Cases, got.Run.Cases, "the same cases are kept again")
+		assert.Equal(t, mk().Durations, got.Run.Durations)
+
+		c.Advance(RunTTL - CasesTTL)
+		p, err = s.PruneRuns(ctx, c.Now())
+		require.NoError(t, err)
+		assert.Equal(t, PrunedRuns{Cases: 1}, p, "RunTTL after the first recording, CasesTTL after the second")
+		runs, err := s.JobRuns(ctx, "job-B")
+		require.NoError(t, err)
+		require.Len(t, runs, 1)
+
+		c.Advance(CasesTTL + time.Hour)
+		p, err = s.PruneRuns(ctx, c.Now())
+		require.NoError(t, err)
+		assert.Equal(t, PrunedRuns{Runs: 1}, p)
+		for _, job := range []string{"job-A", "job-B"} {
+			runs, err := s.JobRuns(ctx, job)
+			require.NoError(t, err)
+			assert.Empty(t, runs, job)
+		}
 	})
 }

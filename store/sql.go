@@ -117,6 +117,29 @@ var migrations = [][]string{
 		// dropped with the per-case map.
 		`ALTER TABLE runs ADD COLUMN durations_json TEXT`,
 	},
+	4: {
+		// A run can belong to several jobs and sessions (the same reports
+		// recorded for each): one row per tagging, in the order they were
+		// recorded (seq). turn is -1 when unknown, so that it can be part
+		// of the key. The tags runs held are carried over.
+		`CREATE TABLE run_tags (
+			run_id      TEXT   NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
+			job_id      TEXT   NOT NULL,
+			session_ref TEXT   NOT NULL,
+			turn        BIGINT NOT NULL,
+			recorded_at BIGINT NOT NULL,
+			seq         BIGINT NOT NULL UNIQUE,
+			PRIMARY KEY (run_id, job_id, session_ref, turn))`,
+		`CREATE INDEX run_tags_job ON run_tags (job_id, seq)`,
+		`CREATE INDEX run_tags_session ON run_tags (session_ref, seq)`,
+		`INSERT INTO run_tags (run_id, job_id, session_ref, turn, recorded_at, seq)
+			SELECT run_id, job_id, session_ref, COALESCE(turn, -1), recorded_at, seq FROM runs`,
+		// Retention counts from the latest tagging: a run recorded for a
+		// new job is kept as long as a run recorded then.
+		`ALTER TABLE runs ADD COLUMN last_recorded_at BIGINT`,
+		`UPDATE runs SET last_recorded_at = recorded_at`,
+		`CREATE INDEX runs_last_recorded_at ON runs (last_recorded_at)`,
+	},
 }
 
 // SchemaVersion is the newest schema version this package writes.
@@ -124,10 +147,12 @@ var SchemaVersion = len(migrations) - 1
 
 func (s *sqlStore) q(query string) string { return s.d.rebind(query) }
 
-// migrate applies the migrations the database lacks, in one transaction,
-// with the writers' lock held so that two processes opening a new store
-// at once do not both create it.
-func (s *sqlStore) migrate(ctx context.Context) error {
+// migrateTo applies the migrations the database lacks up to version
+// target (SchemaVersion but in tests, which build stores as older
+// versions wrote them), in one transaction, with the writers' lock held
+// so that two processes opening a new store at once do not both create
+// it.
+func (s *sqlStore) migrateTo(ctx context.Context, target int) error {
 	return s.inTx(ctx, "schema", func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
 			version    BIGINT NOT NULL PRIMARY KEY,
@@ -141,7 +166,7 @@ func (s *sqlStore) migrate(ctx context.Context) error {
 		if current > SchemaVersion {
 			return fmt.Errorf("the database is at schema version %d, newer than this program's %d", current, SchemaVersion)
 		}
-		for v := current + 1; v <= SchemaVersion; v++ {
+		for v := current + 1; v <= target; v++ {
 			for _, stmt := range migrations[v] {
 				if _, err := tx.ExecContext(ctx, stmt); err != nil {
 					return fmt.Errorf("migration %d: %w", v, err)
@@ -167,6 +192,9 @@ func (s *sqlStore) inTx(ctx context.Context, key string, fn func(*sql.Tx) error)
 		return fmt.Errorf("store: %s: lock: %w", s.d.name, err)
 	}
 	if err := fn(tx); err != nil {
+		if errors.Is(err, ErrRunConflict) {
+			return err // it names the store's rule, not the database's fault
+		}
 		return fmt.Errorf("store: %s: %w", s.d.name, err)
 	}
 	if err := tx.Commit(); err != nil {
@@ -200,8 +228,22 @@ func (s *sqlStore) Record(ctx context.Context, repo, env string, r *testrun.Run)
 		if err != nil {
 			return err
 		}
-		if n, err := res.RowsAffected(); err != nil || n == 0 {
-			return err // recorded before: nothing to add
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
+			// Recorded before: nothing to add, if it is the same run.
+			var kind, tree string
+			if err := tx.QueryRowContext(ctx, s.q(`SELECT kind, tree FROM recorded_runs
+				WHERE repository = ? AND environment = ? AND run_id = ?`), repo, env, r.ID).Scan(&kind, &tree); err != nil {
+				return err
+			}
+			switch {
+			case kind != string(r.Kind):
+				return fmt.Errorf("%w: run %q was recorded as kind %q, not %q", ErrRunConflict, r.ID, kind, r.Kind)
+			case tree != r.Tree:
+				return fmt.Errorf("%w: run %q was recorded with tree %q, not %q", ErrRunConflict, r.ID, tree, r.Tree)
+			}
+			return nil
 		}
 		flips, err := s.recordTree(ctx, tx, repo, env, r, obs, now)
 		if err != nil {

@@ -32,7 +32,7 @@ func openSQLite(ctx context.Context, path string, cfg config) (Store, error) {
 		rebind: func(q string) string { return q },
 		lock:   func(context.Context, *sql.Tx, string) error { return nil },
 	}}
-	if err := s.migrate(ctx); err != nil {
+	if err := s.migrateTo(ctx, cfg.schema); err != nil {
 		db.Close()
 		return nil, err
 	}

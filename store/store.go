@@ -14,11 +14,13 @@ import (
 // Store is the flaky list of every repository and environment.
 type Store interface {
 	// Record adds what run r (of repository repo in environment env)
-	// shows: its runner-retried tests, and the tests that passed and failed
-	// on its tree across the recorded runs. It returns the tests it saw
-	// flaky. A run testrun.CheckRecordable refuses (a gate run, an
-	// untrusted grader) adds nothing and the error wraps
-	// testrun.ErrNotRecordable.
+	// shows: its runner-retried tests, and the tests it made flip (pass
+	// and fail on its tree across the recorded runs, for the first time).
+	// It returns the tests it saw flaky. A run testrun.CheckRecordable
+	// refuses (a gate run, an untrusted grader) adds nothing and the
+	// error wraps testrun.ErrNotRecordable. A run recorded before adds
+	// nothing again; one recorded before under the same id with another
+	// kind or tree is refused with an error wrapping ErrRunConflict.
 	Record(ctx context.Context, repo, env string, r *testrun.Run) (Recorded, error)
 	// List returns the live entries (not expired at the store's clock),
 	// sorted by repository, environment and test id; empty fields of f
@@ -61,6 +63,8 @@ type Option interface {
 
 type config struct {
 	now func() time.Time
+	// schema is the version migrations stop at (tests only).
+	schema int
 }
 
 type optionFunc func(config) config
@@ -91,7 +95,7 @@ func IsPostgres(location string) bool {
 // "sqlite:"), created with its folder when missing. It applies the
 // migrations the database lacks.
 func Open(ctx context.Context, location string, opts ...Option) (Store, error) {
-	cfg := config{now: time.Now}
+	cfg := config{now: time.Now, schema: SchemaVersion}
 	for _, o := range opts {
 		cfg = o.apply(cfg)
 	}

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -274,35 +275,109 @@ func TestMigrations(t *testing.T) {
 			versions = append(versions, v)
 		}
 		require.NoError(t, rows.Close())
-		assert.Equal(t, []int{1, 2, 3}, versions)
-		assert.Equal(t, 3, SchemaVersion)
+		assert.Equal(t, []int{1, 2, 3, 4}, versions)
+		assert.Equal(t, 4, SchemaVersion)
 
 		// Opening again applies nothing twice.
 		s2 := open(t, loc, c)
 		require.NoError(t, s2.Close())
 
-		// A store at version 2, with a run in it, is brought to version 3:
-		// the run reads back with its cases and no durations.
-		ctx := context.Background()
-		r := run("v2", "t", testrun.KindBase, map[string]testrun.Outcome{"a": pass})
-		_, err = s.RecordRun(ctx, StoredRun{Run: r, JobID: "j"})
-		require.NoError(t, err)
-		_, err = db.Exec(`ALTER TABLE runs DROP COLUMN durations_json`)
-		require.NoError(t, err)
-		_, err = db.Exec(`DELETE FROM schema_migrations WHERE version = 3`)
-		require.NoError(t, err)
-		s3 := open(t, loc, c)
-		got, err := s3.Run(ctx, "v2")
-		require.NoError(t, err)
-		assert.Equal(t, r.Cases, got.Run.Cases)
-		assert.Nil(t, got.Run.Durations)
-		require.NoError(t, s3.Close())
-
 		// A database written by a newer program is refused.
 		_, err = db.Exec(s.(*sqlStore).q(`INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)`), 99, 0)
 		require.NoError(t, err)
 		_, err = Open(context.Background(), loc, WithClock(c.Now))
-		assert.ErrorContains(t, err, "schema version 99, newer than this program's 3")
+		assert.ErrorContains(t, err, "schema version 99, newer than this program's 4")
+	})
+}
+
+// withSchema stops the migrations at version v, to build a store as an
+// older version wrote it.
+func withSchema(v int) Option {
+	return optionFunc(func(c config) config {
+		c.schema = v
+		return c
+	})
+}
+
+// TestMigrationsCarryRuns: runs stored at schema version 2 (before case
+// durations, when a run had one job and one session) read back at the
+// newest version, with their cases and no durations, listed by their job
+// and session with their turn; one can then be recorded for another job
+// too, and retention counts from when they were recorded.
+func TestMigrationsCarryRuns(t *testing.T) {
+	forEach(t, func(t *testing.T, b backend) {
+		loc := b.location(t)
+		c := newClock()
+		ctx := context.Background()
+		old, err := Open(ctx, loc, WithClock(c.Now), withSchema(2))
+		require.NoError(t, err)
+		ss := old.(*sqlStore)
+		three := 3
+		for i, sr := range []StoredRun{
+			{Run: run("v2a", "t", testrun.KindBase, map[string]testrun.Outcome{"a": pass}), Repo: "acme/api", JobID: "j"},
+			{Run: run("v2b", "t", testrun.KindAfterTurn, map[string]testrun.Outcome{"a": fail}), Repo: "acme/api", JobID: "j", SessionRef: "s", Turn: &three},
+		} {
+			bare := *sr.Run
+			bare.Cases, bare.Durations = nil, nil
+			runJSON, err := json.Marshal(bare)
+			require.NoError(t, err)
+			cases, err := json.Marshal(sr.Run.Cases)
+			require.NoError(t, err)
+			var turn any
+			if sr.Turn != nil {
+				turn = *sr.Turn
+			}
+			cn := sr.Run.Counts
+			_, err = ss.db.Exec(ss.q(`INSERT INTO runs (run_id, kind, repository, job_id, session_ref, turn,
+				started_at, ended_at, recorded_at, seq, counted, total, passed, failed, errors, skipped, flaky, run_json, cases_json)
+				VALUES (?, ?, ?, ?, ?, ?, NULL, NULL, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?)`),
+				sr.Run.ID, string(sr.Run.Kind), sr.Repo, sr.JobID, sr.SessionRef, turn, c.Now().UnixMicro(), i+1,
+				cn.Total, cn.Passed, cn.Failed, cn.Errors, cn.Skipped, cn.Flaky, string(runJSON), string(cases))
+			require.NoError(t, err)
+		}
+		require.NoError(t, old.Close())
+
+		c.Advance(time.Hour)
+		s := open(t, loc, c)
+		got, err := s.Run(ctx, "v2a")
+		require.NoError(t, err)
+		assert.Equal(t, map[string]testrun.Outcome{"a": pass}, got.Run.Cases)
+		assert.Nil(t, got.Run.Durations)
+
+		runs, err := s.JobRuns(ctx, "j")
+		require.NoError(t, err)
+		require.Len(t, runs, 2)
+		assert.Equal(t, "v2a", runs[0].Run.ID)
+		assert.Equal(t, "v2b", runs[1].Run.ID)
+		assert.Equal(t, c.Now().Add(-time.Hour), runs[1].RecordedAt)
+		sess, err := s.SessionRuns(ctx, "s")
+		require.NoError(t, err)
+		require.Len(t, sess, 1)
+		require.NotNil(t, sess[0].Turn)
+		assert.Equal(t, 3, *sess[0].Turn)
+		assert.Nil(t, runs[0].Turn)
+
+		// Recorded again (as it read back) for another job.
+		added, err := s.RecordRun(ctx, StoredRun{Run: got.Run, Repo: "acme/api", JobID: "k"})
+		require.NoError(t, err)
+		assert.True(t, added)
+		k, err := s.JobRuns(ctx, "k")
+		require.NoError(t, err)
+		require.Len(t, k, 1)
+		assert.Equal(t, "v2a", k[0].Run.ID)
+		// Another run under a carried-over id is refused.
+		_, err = s.RecordRun(ctx, StoredRun{Run: run("v2b", "t", testrun.KindBase, map[string]testrun.Outcome{"a": fail}), Repo: "acme/api", JobID: "k"})
+		require.ErrorIs(t, err, ErrRunConflict)
+
+		c.Advance(RunTTL)
+		p, err := s.PruneRuns(ctx, c.Now())
+		require.NoError(t, err)
+		assert.Equal(t, PrunedRuns{Runs: 1}, p, "v2b recorded 14 days ago goes; v2a, a base run recorded again since, stays whole")
+		_, err = s.Run(ctx, "v2b")
+		require.ErrorIs(t, err, ErrNotFound)
+		got, err = s.Run(ctx, "v2a")
+		require.NoError(t, err)
+		assert.True(t, got.HasCases)
 	})
 }
 
