@@ -21,7 +21,7 @@ const PostgresMaxConns = 16
 func openPostgres(ctx context.Context, url string, cfg config) (Store, error) {
 	db, err := sql.Open("pgx", url)
 	if err != nil {
-		return nil, fmt.Errorf("store: postgres: %w", err)
+		return nil, fmt.Errorf("store: postgres: %s: %w", redactLocation(url), err)
 	}
 	// Bounded, so that many concurrent readers (testresults serve) wait
 	// for a connection instead of exceeding the server's max_connections.
@@ -29,9 +29,9 @@ func openPostgres(ctx context.Context, url string, cfg config) (Store, error) {
 	db.SetMaxIdleConns(PostgresMaxConns)
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("store: postgres: %s: %w", redactURL(url), err)
+		return nil, fmt.Errorf("store: postgres: %s: %w", redactLocation(url), err)
 	}
-	s := &sqlStore{db: db, now: cfg.now, parsed: newRunCache(maxCachedRunBytes), d: dialect{
+	s := &sqlStore{db: db, now: cfg.now, parsed: newRunCache(maxCachedRunBytes), redact: newRedactor(url), d: dialect{
 		name:    "postgres",
 		rebind:  dollarPlaceholders,
 		lock:    advisoryLock,

@@ -330,7 +330,7 @@ func (s *sqlStore) runsWhere(ctx context.Context, column, value string) ([]Store
 		WHERE t.seq IN (SELECT MIN(seq) FROM run_tags WHERE `+column+` = ? GROUP BY run_id)
 		ORDER BY t.seq DESC LIMIT `+fmt.Sprint(MaxRunsPerQuery)), value)
 	if err != nil {
-		return nil, fmt.Errorf("store: %s: %w", s.d.name, err)
+		return nil, s.fail("", err)
 	}
 	defer rows.Close()
 	out := []StoredRun{}
@@ -338,13 +338,13 @@ func (s *sqlStore) runsWhere(ctx context.Context, column, value string) ([]Store
 		var has bool
 		sr, err := s.scanRunWith(rows, &has)
 		if err != nil {
-			return nil, fmt.Errorf("store: %s: %w", s.d.name, err)
+			return nil, s.fail("", err)
 		}
 		sr.HasCases = has
 		out = append(out, sr)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("store: %s: %w", s.d.name, err)
+		return nil, s.fail("", err)
 	}
 	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
 		out[i], out[j] = out[j], out[i]
@@ -389,7 +389,7 @@ func (s *sqlStore) Run(ctx context.Context, id string) (StoredRun, error) {
 	case errors.Is(err, sql.ErrNoRows):
 		return StoredRun{}, fmt.Errorf("%w: run %q", ErrNotFound, id)
 	case err != nil:
-		return StoredRun{}, fmt.Errorf("store: %s: %w", s.d.name, err)
+		return StoredRun{}, s.fail("", err)
 	}
 	return sr, nil
 }

@@ -37,6 +37,14 @@ type sqlStore struct {
 	now func() time.Time
 	// parsed keeps runs read back from run_json (see runCache).
 	parsed *runCache
+	// redact hides the credentials of the store's location in errors.
+	redact redactor
+}
+
+// fail is err as the store returns it: named by the database, with the
+// credentials of the location hidden from its message.
+func (s *sqlStore) fail(what string, err error) error {
+	return s.redact.error(fmt.Errorf("store: %s: %s%w", s.d.name, what, err))
 }
 
 // migrations are the schema's versions, applied in order, each in the
@@ -185,20 +193,20 @@ func (s *sqlStore) migrateTo(ctx context.Context, target int) error {
 func (s *sqlStore) inTx(ctx context.Context, key string, fn func(*sql.Tx) error) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("store: %s: %w", s.d.name, err)
+		return s.fail("", err)
 	}
 	defer tx.Rollback() //nolint:errcheck // after Commit it is a no-op
 	if err := s.d.lock(ctx, tx, key); err != nil {
-		return fmt.Errorf("store: %s: lock: %w", s.d.name, err)
+		return s.fail("lock: ", err)
 	}
 	if err := fn(tx); err != nil {
 		if errors.Is(err, ErrRunConflict) {
 			return err // it names the store's rule, not the database's fault
 		}
-		return fmt.Errorf("store: %s: %w", s.d.name, err)
+		return s.fail("", err)
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("store: %s: commit: %w", s.d.name, err)
+		return s.fail("commit: ", err)
 	}
 	return nil
 }
@@ -448,7 +456,7 @@ func (s *sqlStore) lookup(ctx context.Context, q querier, repo, env string, ids 
 func (s *sqlStore) Lookup(ctx context.Context, repo, env string, ids []string) (map[string]testrun.FlakyEntry, error) {
 	out, err := s.lookup(ctx, s.db, repo, env, ids)
 	if err != nil {
-		return nil, fmt.Errorf("store: %s: %w", s.d.name, err)
+		return nil, s.fail("", err)
 	}
 	return out, nil
 }
@@ -471,19 +479,19 @@ func (s *sqlStore) List(ctx context.Context, f Filter) ([]testrun.FlakyEntry, er
 	query += ` ORDER BY repository` + c + `, environment` + c + `, test_id` + c
 	rows, err := s.db.QueryContext(ctx, s.q(query), args...)
 	if err != nil {
-		return nil, fmt.Errorf("store: %s: %w", s.d.name, err)
+		return nil, s.fail("", err)
 	}
 	defer rows.Close()
 	out := []testrun.FlakyEntry{}
 	for rows.Next() {
 		e, err := scanEntry(rows)
 		if err != nil {
-			return nil, fmt.Errorf("store: %s: %w", s.d.name, err)
+			return nil, s.fail("", err)
 		}
 		out = append(out, e)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("store: %s: %w", s.d.name, err)
+		return nil, s.fail("", err)
 	}
 	return out, nil
 }
@@ -517,20 +525,20 @@ func (s *sqlStore) Summary(ctx context.Context, limit int) ([]testrun.FlakyRepoS
 	rows, err := s.db.QueryContext(ctx, s.q(`SELECT repository, COUNT(*) FROM flaky_entries WHERE last_seen >= ?
 		GROUP BY repository ORDER BY COUNT(*) DESC, repository`+s.d.collate+` LIMIT `+strconv.Itoa(limit)), cut)
 	if err != nil {
-		return nil, fmt.Errorf("store: %s: %w", s.d.name, err)
+		return nil, s.fail("", err)
 	}
 	out := []testrun.FlakyRepoSummary{}
 	for rows.Next() {
 		var r testrun.FlakyRepoSummary
 		if err := rows.Scan(&r.Repository, &r.Tests); err != nil {
 			rows.Close()
-			return nil, fmt.Errorf("store: %s: %w", s.d.name, err)
+			return nil, s.fail("", err)
 		}
 		out = append(out, r)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("store: %s: %w", s.d.name, err)
+		return nil, s.fail("", err)
 	}
 	for i := range out {
 		// The order of testrun.Worse.
@@ -538,7 +546,7 @@ func (s *sqlStore) Summary(ctx context.Context, limit int) ([]testrun.FlakyRepoS
 			WHERE repository = ? AND last_seen >= ?
 			ORDER BY sightings DESC, last_seen DESC, environment`+s.d.collate+`, test_id`+s.d.collate+` LIMIT 1`), out[i].Repository, cut))
 		if err != nil {
-			return nil, fmt.Errorf("store: %s: %w", s.d.name, err)
+			return nil, s.fail("", err)
 		}
 		out[i].Worst = e
 	}

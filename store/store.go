@@ -3,8 +3,8 @@ package store
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -90,40 +90,69 @@ func IsPostgres(location string) bool {
 	return strings.HasPrefix(location, "postgres://") || strings.HasPrefix(location, "postgresql://")
 }
 
-// Open opens the store at location: a PostgreSQL URL (postgres://... or
-// postgresql://...), or a SQLite file path (optionally prefixed with
-// "sqlite:"), created with its folder when missing. It applies the
-// migrations the database lacks.
+// Open opens the store at location, which is one of:
+//   - a PostgreSQL URL, postgres://... or postgresql://... (pgx reads
+//     it, query parameters included);
+//   - a SQLite file path, optionally prefixed with "sqlite:", taken as
+//     written: never URL-decoded (p%41q.db is the file p%41q.db), and
+//     created with its folder when missing.
+//
+// A location that a reader could take for something else is refused
+// with an error wrapping ErrUnsupported, rather than guessed at: another
+// URL (mysql://...), a SQLite URI (file:...), a path holding '?', '#' or
+// a NUL byte, SQLite's :memory:, a PostgreSQL key=value connection
+// string (host=... dbname=...: give a postgres:// URL), and a relative
+// path that starts like a URL scheme (name:...; write ./name:... for a
+// file of that name). No error shows a credential of location (see
+// redactLocation). Open applies the migrations the database lacks.
 func Open(ctx context.Context, location string, opts ...Option) (Store, error) {
 	cfg := config{now: time.Now, schema: SchemaVersion}
 	for _, o := range opts {
 		cfg = o.apply(cfg)
 	}
-	switch {
-	case location == "":
-		return nil, fmt.Errorf("%w: empty location", ErrUnsupported)
-	case IsPostgres(location):
-		return openPostgres(ctx, location, cfg)
-	case strings.Contains(location, "://"):
-		return nil, fmt.Errorf("%w: %q (want a file path or a postgres:// URL)", ErrUnsupported, redactURL(location))
-	}
-	path := strings.TrimPrefix(location, "sqlite:")
-	if strings.ContainsAny(path, "?#") {
-		return nil, fmt.Errorf("%w: a SQLite path must not hold ? or #: %q", ErrUnsupported, path)
-	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, fmt.Errorf("store: %w", err)
-	}
-	return openSQLite(ctx, path, cfg)
-}
-
-// redactURL drops the user information of a URL for messages.
-func redactURL(s string) string {
-	if i := strings.Index(s, "://"); i >= 0 {
-		rest := s[i+3:]
-		if at := strings.LastIndex(rest, "@"); at >= 0 {
-			return s[:i+3] + "…@" + rest[at+1:]
+	var st Store
+	var err error
+	if IsPostgres(location) {
+		st, err = openPostgres(ctx, location, cfg)
+	} else {
+		var path string
+		if path, err = sqlitePath(location); err == nil {
+			st, err = openSQLite(ctx, path, cfg)
 		}
 	}
-	return s
+	return st, newRedactor(location).error(err)
+}
+
+// urlScheme matches the start of a URL or URI: a scheme of two or more
+// characters and a colon (one letter and a colon is a Windows drive).
+var urlScheme = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]+:`)
+
+// pgKeyword matches a setting of a PostgreSQL key=value connection
+// string.
+var pgKeyword = regexp.MustCompile(`(?i)(^|\s)(host|hostaddr|port|dbname|user|password|passfile|sslmode|sslpassword|service|connect_timeout|application_name|options|target_session_attrs)\s*=`)
+
+// sqlitePath returns the SQLite file path that location names (see Open),
+// or why it names none.
+func sqlitePath(location string) (string, error) {
+	refuse := func(why string) (string, error) {
+		return "", fmt.Errorf("%w: %q: %s", ErrUnsupported, redactLocation(location), why)
+	}
+	path := strings.TrimPrefix(location, "sqlite:")
+	switch {
+	case location == "" || path == "":
+		return "", fmt.Errorf("%w: empty location", ErrUnsupported)
+	case strings.Contains(location, "://"):
+		return refuse("want a file path or a postgres:// URL")
+	case pgKeyword.MatchString(location):
+		return refuse("a PostgreSQL key=value connection string: give a postgres:// URL")
+	case len(path) >= 5 && strings.EqualFold(path[:5], "file:"):
+		return refuse("a SQLite URI, not a path: give the file's path")
+	case strings.ContainsAny(path, "?#\x00"):
+		return refuse("a SQLite path must not hold ?, # or a NUL byte")
+	case path == ":memory:":
+		return refuse("an in-memory database keeps nothing: give a file path")
+	case urlScheme.MatchString(path):
+		return refuse("it starts like a URL scheme: write ./ before a file name of that form")
+	}
+	return path, nil
 }
