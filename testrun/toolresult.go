@@ -49,7 +49,8 @@ func toolResultSchema() (*jsonschema.Schema, error) {
 }
 
 // JUnitEvidence is what the gate's caller found of the JUnit file a tool
-// result names: testrun reads no file itself.
+// result names: testrun reads no file itself (report.ToolEvidence reads
+// one).
 type JUnitEvidence struct {
 	// Path is the JUnit file the gate was given, absolute and clean.
 	Path string
@@ -63,9 +64,15 @@ type JUnitEvidence struct {
 	Bytes int64
 	// SHA256 is the digest of the bytes that were parsed.
 	SHA256 string
-	// Failing is the number of failing and erroring test cases the file
-	// holds (failures + errors); nil when unknown.
+	// Total, Passed, Failing and Skipped count the test cases the file
+	// holds by test id, as a run counts them (retries of one test are one
+	// test): all of them, the passing ones, the failing and erroring ones
+	// (failures + errors), the skipped ones. Each is nil when unknown;
+	// absence is never zero.
+	Total   *int
+	Passed  *int
 	Failing *int
+	Skipped *int
 }
 
 // ToolVerdict is the gate's answer. Accepted is true only when Reasons is
@@ -79,6 +86,8 @@ type toolResult struct {
 	OK          *bool        `json:"ok"`
 	ReturnCode  *json.Number `json:"returncode"`
 	Failed      *json.Number `json:"failed"`
+	Passed      *json.Number `json:"passed"`
+	Skipped     *json.Number `json:"skipped"`
 	JUnitSHA256 *string      `json:"junit_sha256"`
 	JUnitPath   *string      `json:"junit_path"`
 }
@@ -102,9 +111,11 @@ func intField(n *json.Number) (int64, bool) {
 // CheckToolResult is the fail-closed gate for a test tool's JSON result.
 // It accepts only when raw matches ToolResultSchema (every field present,
 // no other, no key twice), ok is true, returncode and failed are 0, and
-// the JUnit file exists, is non-empty, its sha256 and path match, and its
-// failures + errors equal failed. Every other case rejects, with one
-// reason per broken rule.
+// the JUnit file exists, is non-empty, its sha256 and path match, it holds
+// at least one test case (a tool that ran nothing is not "0 failures"),
+// its failures + errors equal failed, and its passed and skipped tests
+// equal passed and skipped. Every other case rejects, with one reason per
+// broken rule.
 func CheckToolResult(raw []byte, junit JUnitEvidence) ToolVerdict {
 	var reasons []string
 	reject := func(format string, a ...any) { reasons = append(reasons, fmt.Sprintf(format, a...)) }
@@ -168,12 +179,7 @@ func CheckToolResult(raw []byte, junit JUnitEvidence) ToolVerdict {
 		if r.JUnitSHA256 != nil && isHex64(*r.JUnitSHA256) && !strings.EqualFold(*r.JUnitSHA256, junit.SHA256) {
 			reject("junit_sha256 %s does not match the JUnit file's sha256 %s", *r.JUnitSHA256, junit.SHA256)
 		}
-		switch {
-		case junit.Failing == nil:
-			reject("the JUnit file's failures and errors are unknown")
-		case failedOK && int64(*junit.Failing) != failed:
-			reject("the JUnit file has %d failures + errors, the result says failed %d", *junit.Failing, failed)
-		}
+		checkJUnitCounts(junit, r, reject)
 	}
 	if r.JUnitPath != nil && *r.JUnitPath != "" {
 		p := *r.JUnitPath
@@ -185,6 +191,39 @@ func CheckToolResult(raw []byte, junit JUnitEvidence) ToolVerdict {
 		}
 	}
 	return done()
+}
+
+// checkJUnitCounts rejects a JUnit file that holds no test case, whose
+// counts are unknown or contradict each other, or whose failing, passed
+// and skipped tests differ from what the result says.
+func checkJUnitCounts(junit JUnitEvidence, r toolResult, reject func(string, ...any)) {
+	switch {
+	case junit.Total == nil:
+		reject("the JUnit file's test cases are unknown")
+	case *junit.Total == 0:
+		reject("the JUnit file %s holds no test case: a tool that ran nothing is not 0 failures", junit.Path)
+	case junit.Passed != nil && junit.Failing != nil && junit.Skipped != nil &&
+		*junit.Passed+*junit.Failing+*junit.Skipped != *junit.Total:
+		reject("the JUnit file's counts contradict each other: %d passed + %d failing + %d skipped is not %d tests",
+			*junit.Passed, *junit.Failing, *junit.Skipped, *junit.Total)
+	}
+	for _, c := range []struct {
+		field, what string
+		file        *int
+		result      *json.Number
+	}{
+		{"failed", "failures + errors", junit.Failing, r.Failed},
+		{"passed", "passed tests", junit.Passed, r.Passed},
+		{"skipped", "skipped tests", junit.Skipped, r.Skipped},
+	} {
+		n, ok := intField(c.result)
+		switch {
+		case c.file == nil:
+			reject("the JUnit file's %s are unknown", c.what)
+		case ok && int64(*c.file) != n:
+			reject("the JUnit file has %d %s, the result says %s %d", *c.file, c.what, c.field, n)
+		}
+	}
 }
 
 func isHex64(s string) bool { return isSHA256(strings.ToLower(s)) }
@@ -205,11 +244,13 @@ func decodeFields(raw []byte) toolResult {
 		}
 	}
 	var ok bool
-	var rc, failed json.Number
+	var rc, failed, passed, skipped json.Number
 	var sum, path string
 	dec("ok", &ok)
 	dec("returncode", &rc)
 	dec("failed", &failed)
+	dec("passed", &passed)
+	dec("skipped", &skipped)
 	dec("junit_sha256", &sum)
 	dec("junit_path", &path)
 	if v, found := fields["ok"]; found && (string(v) == "true" || string(v) == "false") {
@@ -220,6 +261,12 @@ func decodeFields(raw []byte) toolResult {
 	}
 	if failed != "" {
 		r.Failed = &failed
+	}
+	if passed != "" {
+		r.Passed = &passed
+	}
+	if skipped != "" {
+		r.Skipped = &skipped
 	}
 	if sum != "" {
 		r.JUnitSHA256 = &sum

@@ -18,10 +18,14 @@ func goodResult() map[string]any {
 	}
 }
 
+// goodEvidence is the file goodResult describes: 13 tests, 12 passed, 1
+// skipped.
 func goodEvidence() JUnitEvidence {
-	zero := 0
-	return JUnitEvidence{Path: "/repo/out/junit.xml", Dir: "/repo", Bytes: 512, SHA256: junitSum, Failing: &zero}
+	return JUnitEvidence{Path: "/repo/out/junit.xml", Dir: "/repo", Bytes: 512, SHA256: junitSum,
+		Total: ptr(13), Passed: ptr(12), Failing: ptr(0), Skipped: ptr(1)}
 }
+
+func ptr(n int) *int { return &n }
 
 func TestCheckToolResult(t *testing.T) {
 	two := 2
@@ -46,7 +50,21 @@ func TestCheckToolResult(t *testing.T) {
 			reasons: []string{`junit_path "other/junit.xml" is not the JUnit file given (/repo/out/junit.xml)`}},
 		{name: "count mismatch", ev: func(e *JUnitEvidence) { e.Failing = &two },
 			reasons: []string{"the JUnit file has 2 failures + errors, the result says failed 0"}},
-		{name: "count unknown", ev: func(e *JUnitEvidence) { e.Failing = nil }, reasons: []string{"failures and errors are unknown"}},
+		{name: "count unknown", ev: func(e *JUnitEvidence) { e.Failing = nil }, reasons: []string{"the JUnit file's failures + errors are unknown"}},
+		{name: "no test case: a tool that ran nothing is not 0 failures",
+			edit:    func(m map[string]any) { m["passed"], m["skipped"] = 0, 0 },
+			ev:      func(e *JUnitEvidence) { e.Total, e.Passed, e.Skipped = ptr(0), ptr(0), ptr(0) },
+			reasons: []string{"the JUnit file /repo/out/junit.xml holds no test case"}},
+		{name: "test cases unknown", ev: func(e *JUnitEvidence) { e.Total = nil }, reasons: []string{"the JUnit file's test cases are unknown"}},
+		{name: "passed mismatch", edit: func(m map[string]any) { m["passed"] = 999 },
+			reasons: []string{"the JUnit file has 12 passed tests, the result says passed 999"}},
+		{name: "skipped mismatch", edit: func(m map[string]any) { m["skipped"] = 0 },
+			reasons: []string{"the JUnit file has 1 skipped tests, the result says skipped 0"}},
+		{name: "passed unknown", ev: func(e *JUnitEvidence) { e.Passed = nil }, reasons: []string{"the JUnit file's passed tests are unknown"}},
+		{name: "skipped unknown", ev: func(e *JUnitEvidence) { e.Skipped = nil }, reasons: []string{"the JUnit file's skipped tests are unknown"}},
+		{name: "evidence that contradicts itself", ev: func(e *JUnitEvidence) { e.Total = ptr(20) },
+			reasons: []string{"12 passed + 0 failing + 1 skipped is not 20 tests"}},
+		{name: "passed as a string", edit: func(m map[string]any) { m["passed"] = "12" }, reasons: []string{"/passed: got string, want integer"}},
 		{name: "empty file", ev: func(e *JUnitEvidence) { e.Bytes = 0 }, reasons: []string{"the JUnit file /repo/out/junit.xml is empty"}},
 		{name: "missing file", ev: func(e *JUnitEvidence) { e.Err = "no such file or directory" },
 			reasons: []string{"the JUnit file /repo/out/junit.xml: no such file or directory"}},
@@ -58,8 +76,8 @@ func TestCheckToolResult(t *testing.T) {
 		{name: "extra field", edit: func(m map[string]any) { m["warn"] = true }, reasons: []string{"additional properties 'warn' not allowed"}},
 		{name: "ok false", edit: func(m map[string]any) { m["ok"] = false }, reasons: []string{"ok is false"}},
 		{name: "ok as a string", edit: func(m map[string]any) { m["ok"] = "true" }, reasons: []string{"/ok: got string, want boolean"}},
-		{name: "ok true with failures", edit: func(m map[string]any) { m["failed"] = 2 },
-			ev:      func(e *JUnitEvidence) { e.Failing = &two },
+		{name: "ok true with failures", edit: func(m map[string]any) { m["failed"], m["passed"] = 2, 10 },
+			ev:      func(e *JUnitEvidence) { e.Passed, e.Failing = ptr(10), &two },
 			reasons: []string{"failed is 2, not 0", "ok is true beside failed 2: the result contradicts itself"}},
 		{name: "empty cmd", edit: func(m map[string]any) { m["cmd"] = []any{} }, reasons: []string{"/cmd: minItems"}},
 		{name: "cmd not strings", edit: func(m map[string]any) { m["cmd"] = []any{"pytest", 3} }, reasons: []string{"/cmd/1: got number, want string"}},

@@ -4,12 +4,9 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -33,8 +30,11 @@ toolresult.schema.json: ok, returncode 0-255, failed, passed, skipped,
 junit_sha256, junit_path, cmd, every one required, no other field, no key
 twice), ok is true, returncode is 0, failed is 0, and JUNIT.xml exists, is
 non-empty, has that sha256, is the file junit_path names (relative to --dir),
-and its failures + errors equal failed. Every broken rule is printed, one a
-line. There is no warning outcome.
+holds at least one test case (a tool that ran nothing is not "0 failures",
+whatever the suites' attributes say), its failures + errors equal failed,
+and its passed and skipped tests equal passed and skipped (tests counted by
+id, as a run counts them). Every broken rule is printed, one a line. There
+is no warning outcome.
 
 --schema prints the schema.
 
@@ -61,46 +61,6 @@ func newValidateFlags() (*pflag.FlagSet, *validateOptions) {
 	fs.StringVar(&o.dir, "dir", "", "the directory a relative junit_path is relative to (default: the current directory)")
 	fs.BoolVar(&o.json, "json", false, "print the verdict as JSON on stdout")
 	return fs, o
-}
-
-// junitEvidence reads what the gate needs of the JUnit file at path with
-// package report's parser: size, sha256 of the bytes parsed, and failures
-// + errors counted by test id.
-func junitEvidence(path, dir string) testrun.JUnitEvidence {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		abs = filepath.Clean(path)
-	}
-	ev := testrun.JUnitEvidence{Path: abs, Dir: dir}
-	fi, err := os.Lstat(abs)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		ev.Err = "does not exist"
-		return ev
-	case err != nil:
-		ev.Err = err.Error()
-		return ev
-	case fi.Mode().IsRegular() && fi.Size() == 0:
-		return ev // empty: Bytes 0
-	}
-	res, err := report.ParseFile(abs)
-	ev.Bytes = res.Info.Bytes
-	if err != nil {
-		ev.Err = report.Describe(err)
-		return ev
-	}
-	if res.Coverage != nil || res.Info.Dialect == report.DialectCobertura || res.Info.Dialect == report.DialectLcov {
-		ev.Err = "is a coverage report, not a JUnit report"
-		return ev
-	}
-	ev.SHA256 = res.Info.SHA256
-	b := testrun.NewBuilder()
-	b.AddReport(res.Info, res.Executions, nil)
-	if c := b.Build().Counts; c != nil {
-		n := c.Failed + c.Errors
-		ev.Failing = &n
-	}
-	return ev
 }
 
 // shadowRecord is one line of the shadow log.
@@ -177,7 +137,7 @@ func runValidate(_ context.Context, args []string, env Env) error {
 	if readErr != nil {
 		v = testrun.ToolVerdict{Reasons: []string{"the result could not be read: " + readErr.Error()}}
 	} else {
-		v = testrun.CheckToolResult(raw, junitEvidence(fs.Arg(1), dir))
+		v = testrun.CheckToolResult(raw, report.ToolEvidence(fs.Arg(1), dir))
 	}
 
 	if o.shadow != "" {

@@ -19,6 +19,12 @@ const junitPass = `<?xml version="1.0"?>
 <testcase classname="pkg.T" name="ok2"/>
 </testsuite></testsuites>`
 
+const junitSkip = `<?xml version="1.0"?>
+<testsuite name="pkg" tests="2" skipped="1">
+<testcase classname="pkg.T" name="ok"/>
+<testcase classname="pkg.T" name="later"><skipped message="not yet"/></testcase>
+</testsuite>`
+
 func sum(s string) string {
 	h := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(h[:])
@@ -29,6 +35,10 @@ func TestValidateCommand(t *testing.T) {
 	pass := writeReport(t, dir, "pass.xml", junitPass)
 	fail := writeReport(t, dir, "fail.xml", junitDoc)
 	empty := writeReport(t, dir, "empty.xml", "")
+	// A tool that ran nothing: no test case, whatever the attributes say.
+	const noSuites, noCases = `<testsuites/>`, `<testsuite name="pkg" tests="5" failures="3" errors="0"></testsuite>`
+	nothing := writeReport(t, dir, "nothing.xml", noSuites)
+	claims := writeReport(t, dir, "claims.xml", noCases)
 	result := func(edit func(m map[string]any)) string {
 		m := map[string]any{"ok": true, "returncode": 0, "failed": 0, "passed": 2, "skipped": 0,
 			"junit_sha256": sum(junitPass), "junit_path": "pass.xml", "cmd": []string{"pytest"}}
@@ -62,6 +72,19 @@ func TestValidateCommand(t *testing.T) {
 		{"missing file", result(func(m map[string]any) { m["junit_path"] = "gone.xml" }), filepath.Join(dir, "gone.xml"), exitFailed, []string{"gone.xml: does not exist"}},
 		{"returncode 124", result(func(m map[string]any) { m["returncode"] = 124 }), pass, exitFailed, []string{"returncode is 124, not 0"}},
 		{"extra field", result(func(m map[string]any) { m["warning"] = "x" }), pass, exitFailed, []string{"additional properties 'warning' not allowed"}},
+		{"no test case (<testsuites/>)", result(func(m map[string]any) {
+			m["passed"], m["junit_sha256"], m["junit_path"] = 0, sum(noSuites), "nothing.xml"
+		}), nothing, exitFailed, []string{"nothing.xml holds no test case"}},
+		{"no test case beside attributes that count 5", result(func(m map[string]any) {
+			m["failed"], m["passed"], m["junit_sha256"], m["junit_path"] = 0, 0, sum(noCases), "claims.xml"
+		}), claims, exitFailed, []string{"claims.xml holds no test case"}},
+		{"passed 999 against 2 tests", result(func(m map[string]any) { m["passed"] = 999 }), pass, exitFailed,
+			[]string{"the JUnit file has 2 passed tests, the result says passed 999"}},
+		{"skipped mismatch", result(func(m map[string]any) { m["skipped"] = 1 }), pass, exitFailed,
+			[]string{"the JUnit file has 0 skipped tests, the result says skipped 1"}},
+		{"accepted: every count matches a file with a skipped test", result(func(m map[string]any) {
+			m["passed"], m["skipped"], m["junit_sha256"], m["junit_path"] = 1, 1, sum(junitSkip), "skip.xml"
+		}), writeReport(t, dir, "skip.xml", junitSkip), exitOK, nil},
 		{"ok true with failures", result(func(m map[string]any) {
 			m["failed"], m["junit_sha256"], m["junit_path"] = 1, sum(junitDoc), "fail.xml"
 		}), fail, exitFailed, []string{"failed is 1, not 0", "ok is true beside failed 1"}},
