@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -54,8 +55,36 @@ const (
 const MinPairedRuns = 2
 
 // ErrVerdictInput is returned (wrapped) by PairedVerdict for input it
-// cannot judge: fewer than MinPairedRuns runs on a side, or a nil run.
+// cannot judge: fewer than MinPairedRuns runs on a side, a nil run, or one
+// run given twice on one side (a *SameRunError).
 var ErrVerdictInput = errors.New("testrun: invalid paired input")
+
+// SameRunError is PairedVerdict's error for one run given twice on one
+// side: two runs with the same id, or (WithCopiesRefused) two runs whose
+// reports have the same sha256 digests. Two copies of a run can never
+// disagree, so they would pass for agreement and a flaky test would never
+// be frozen. It wraps ErrVerdictInput.
+type SameRunError struct {
+	// Side is "parent" or "patch"; First and Second are the positions of
+	// the two runs on it, from 1.
+	Side          string
+	First, Second int
+	// ID is the id both runs carry; "" when their report digests matched.
+	ID string
+	// IDs are the two runs' ids when their report digests matched.
+	IDs [2]string
+}
+
+func (e *SameRunError) Error() string {
+	why := fmt.Sprintf("id %q", e.ID)
+	if e.ID == "" {
+		why = fmt.Sprintf("runs %q and %q read reports with the same sha256 digests", e.IDs[0], e.IDs[1])
+	}
+	return fmt.Sprintf("%v: %s runs %d and %d are the same run (%s): two copies of a run can never disagree",
+		ErrVerdictInput, e.Side, e.First, e.Second, why)
+}
+
+func (e *SameRunError) Unwrap() error { return ErrVerdictInput }
 
 // TestVerdict is the verdict on one test with the outcomes it had, in the
 // order of the runs ("" where a run did not list it).
@@ -93,6 +122,7 @@ type VerdictOption interface {
 type verdictConfig struct {
 	parentPins, patchPins Pins
 	pinsGiven             bool
+	refuseCopies          bool
 }
 
 type verdictOptionFunc func(verdictConfig) verdictConfig
@@ -109,9 +139,25 @@ func WithPins(parent, patch Pins) VerdictOption {
 	})
 }
 
+// WithCopiesRefused also refuses, as the same run, two runs on one side
+// whose reports have the same set of sha256 digests (non-empty): one
+// report read twice, or a run's file copied under another id. Pass it for
+// runs read back from files or a store, which may be copies of one
+// another. A caller that executed each run itself (testresults pair)
+// leaves it out: a deterministic check can write byte-identical reports on
+// two honest executions, and those are two runs that agreed.
+func WithCopiesRefused() VerdictOption {
+	return verdictOptionFunc(func(c verdictConfig) verdictConfig {
+		c.refuseCopies = true
+		return c
+	})
+}
+
 // PairedVerdict judges every test of N >= 2 runs of the parent and N >= 2
 // runs of the patch. Only a broken test rejects; a test the runs cannot
-// judge is inconclusive, never unchanged.
+// judge is inconclusive, never unchanged. The same run given twice on one
+// side (the same non-empty id; with WithCopiesRefused, the same report
+// digests) is refused with a *SameRunError.
 func PairedVerdict(parent, patch []*Run, opts ...VerdictOption) (*Paired, error) {
 	var cfg verdictConfig
 	for _, o := range opts {
@@ -125,14 +171,18 @@ func PairedVerdict(parent, patch []*Run, opts ...VerdictOption) (*Paired, error)
 		Broken: []TestVerdict{}, Repaired: []TestVerdict{}, Frozen: []TestVerdict{}, Inconclusive: []TestVerdict{},
 	}
 	for _, side := range []struct {
+		name string
 		runs []*Run
 		ids  *[]string
-	}{{parent, &p.ParentRuns}, {patch, &p.PatchRuns}} {
+	}{{"parent", parent, &p.ParentRuns}, {"patch", patch, &p.PatchRuns}} {
 		for i, r := range side.runs {
 			if r == nil {
 				return nil, fmt.Errorf("%w: run %d is missing", ErrVerdictInput, i+1)
 			}
 			*side.ids = append(*side.ids, r.ID)
+		}
+		if err := sameRun(side.name, side.runs, cfg.refuseCopies); err != nil {
+			return nil, err
 		}
 	}
 	if cfg.pinsGiven {
@@ -193,6 +243,45 @@ func PairedVerdict(parent, patch []*Run, opts ...VerdictOption) (*Paired, error)
 		p.Decision = DecisionAllow
 	}
 	return p, nil
+}
+
+// sameRun returns a *SameRunError for the first run of a side that is an
+// earlier one again: the same id (an empty id names no run), or, with
+// digests, the same non-empty set of report digests.
+func sameRun(side string, runs []*Run, digests bool) error {
+	byID := make(map[string]int, len(runs))
+	byDigests := make(map[string]int, len(runs))
+	for i, r := range runs {
+		if r.ID != "" {
+			if j, ok := byID[r.ID]; ok {
+				return &SameRunError{Side: side, First: j + 1, Second: i + 1, ID: r.ID}
+			}
+			byID[r.ID] = i
+		}
+		if !digests {
+			continue
+		}
+		if key := reportDigests(r); key != "" {
+			if j, ok := byDigests[key]; ok {
+				return &SameRunError{Side: side, First: j + 1, Second: i + 1, IDs: [2]string{runs[j].ID, r.ID}}
+			}
+			byDigests[key] = i
+		}
+	}
+	return nil
+}
+
+// reportDigests is the set of a run's report digests (lower case, sorted,
+// each once) as one string; "" when no report has one.
+func reportDigests(r *Run) string {
+	sums := make([]string, 0, len(r.Reports))
+	for _, info := range r.Reports {
+		if info.SHA256 != "" {
+			sums = append(sums, strings.ToLower(info.SHA256))
+		}
+	}
+	sort.Strings(sums)
+	return strings.Join(slices.Compact(sums), ",")
 }
 
 // outcomeOf is a run's outcome for id: its case outcome, or its failure's

@@ -162,6 +162,73 @@ func TestPairedVerdictRuns(t *testing.T) {
 	}
 }
 
+// TestPairedVerdictSameRun: one run given twice on one side can never
+// disagree with itself, so it would pass for agreement (and never be
+// frozen). The same id is refused always; the same report digests when the
+// runs were read back (WithCopiesRefused).
+func TestPairedVerdictSameRun(t *testing.T) {
+	withReports := func(id string, outcome Outcome, sums ...string) *Run {
+		r := outcomeRun(t, id, map[string]Outcome{"a": outcome, "b": OutcomePassed})
+		r.Reports = nil
+		for i, s := range sums {
+			r.Reports = append(r.Reports, ReportInfo{Path: "r" + string(rune('0'+i)) + ".xml", SHA256: s})
+		}
+		return r
+	}
+	pass := func(id string, sums ...string) *Run { return withReports(id, OutcomePassed, sums...) }
+	fail := func(id string, sums ...string) *Run { return withReports(id, OutcomeFailed, sums...) }
+	const sumC = "cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc"
+	const sumD = "dddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddd"
+	for _, tc := range []struct {
+		name          string
+		parent, patch []*Run
+		opts          []VerdictOption
+		want          string // "" when the comparison stands
+	}{
+		{name: "the same run object twice on the parent", parent: func() []*Run { r := pass("p1", sumA); return []*Run{r, r} }(),
+			patch: []*Run{fail("q1", sumC), fail("q2", sumD)}, want: `parent runs 1 and 2 are the same run (id "p1")`},
+		{name: "the same id on the parent", parent: []*Run{pass("p1", sumA), pass("p2", sumB), pass("p1", sumC)},
+			patch: []*Run{fail("q1", sumC), fail("q2", sumD)}, want: `parent runs 1 and 3 are the same run (id "p1")`},
+		{name: "the same id on the patch", parent: []*Run{pass("p1", sumA), pass("p2", sumB)},
+			patch: []*Run{fail("q1", sumC), fail("q1", sumD)}, want: `patch runs 1 and 2 are the same run (id "q1")`},
+		{name: "the same id without digests", parent: []*Run{pass("p1"), pass("p1")},
+			patch: []*Run{fail("q1"), fail("q2")}, want: `parent runs 1 and 2 are the same run (id "p1")`},
+		{name: "the same digests on the parent", parent: []*Run{pass("p1", sumA, sumB), pass("p2", sumB, sumA, sumA)},
+			patch: []*Run{fail("q1", sumC), fail("q2", sumD)}, opts: []VerdictOption{WithCopiesRefused()},
+			want: `parent runs 1 and 2 are the same run (runs "p1" and "p2" read reports with the same sha256 digests)`},
+		{name: "the same digests on the patch", parent: []*Run{pass("p1", sumA), pass("p2", sumB)},
+			patch: []*Run{fail("q1", sumC), fail("q2", sumD), fail("q3", sumC)}, opts: []VerdictOption{WithCopiesRefused()},
+			want: `patch runs 1 and 3 are the same run (runs "q1" and "q3" read reports with the same sha256 digests)`},
+		{name: "digests that differ in case are the same", parent: []*Run{pass("p1", sumA), pass("p2", strings.ToUpper(sumA))},
+			patch: []*Run{fail("q1", sumC), fail("q2", sumD)}, opts: []VerdictOption{WithCopiesRefused()},
+			want: `parent runs 1 and 2 are the same run`},
+		{name: "one report shared is not the same run", parent: []*Run{pass("p1", sumA, sumB), pass("p2", sumA)},
+			patch: []*Run{fail("q1", sumC), fail("q2", sumD)}, opts: []VerdictOption{WithCopiesRefused()}},
+		{name: "no digests are not the same digests", parent: []*Run{pass("p1"), pass("p2")},
+			patch: []*Run{fail("q1"), fail("q2")}, opts: []VerdictOption{WithCopiesRefused()}},
+		{name: "the same digests across the sides", parent: []*Run{pass("p1", sumA), pass("p2", sumB)},
+			patch: []*Run{fail("q1", sumA), fail("q2", sumB)}, opts: []VerdictOption{WithCopiesRefused()}},
+		{name: "the same digests from runs the caller executed itself", parent: []*Run{pass("p1", sumA), pass("p2", sumA)},
+			patch: []*Run{fail("q1", sumC), fail("q2", sumC)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p, err := PairedVerdict(tc.parent, tc.patch, tc.opts...)
+			if tc.want == "" {
+				require.NoError(t, err)
+				assert.Equal(t, DecisionReject, p.Decision, "a is broken")
+				return
+			}
+			assert.Nil(t, p)
+			require.Error(t, err)
+			assert.True(t, errors.Is(err, ErrVerdictInput), "%v", err)
+			var same *SameRunError
+			require.True(t, errors.As(err, &same), "%v", err)
+			assert.Contains(t, err.Error(), tc.want)
+			assert.Contains(t, err.Error(), "two copies of a run can never disagree")
+		})
+	}
+}
+
 const (
 	sumA = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 	sumB = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"

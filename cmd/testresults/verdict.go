@@ -32,6 +32,11 @@ patch:
 The decision is reject (a test is broken), block (one is inconclusive),
 allow, or invalid.
 
+The same run given twice on one side is refused: two runs with the same id,
+or two whose reports have the same sha256 digests (one report parsed twice,
+a run file copied under another id). Two copies of a run can never
+disagree, so they would hide a flaky test from the frozen rule.
+
 Fixture pins (a JSON object: fixture path -> sha256) guard the comparison:
 any pinned fixture that differs between parent and patch makes it invalid.
   --parent-pins F --patch-pins F     compare the pins recorded on each side
@@ -41,8 +46,8 @@ any pinned fixture that differs between parent and patch makes it invalid.
                                      patch's
 
 Exit codes: 0 allow or block; 1 a test is broken; 2 usage error; 3 a run or
-pins file could not be read, or a fixture pin changed (the comparison is
-invalid).
+pins file could not be read, the same run was given twice on one side, or a
+fixture pin changed (the comparison is invalid).
 
 With --export the verdict is also exported as OpenTelemetry spans: one
 job.verify span (hangar.job.id from --job) carrying the patch runs' test.run
@@ -197,7 +202,8 @@ func runVerdict(ctx context.Context, args []string, env Env) error {
 	if err == nil {
 		var patch []*testrun.Run
 		if patch, err = read(o.patches); err == nil {
-			var opts []testrun.VerdictOption
+			// Runs read from files may be copies of one another.
+			opts := []testrun.VerdictOption{testrun.WithCopiesRefused()}
 			if pinOpt != nil {
 				opts = append(opts, pinOpt)
 			}

@@ -90,6 +90,52 @@ func TestVerdictCommand(t *testing.T) {
 			assert.Equal(t, exitUsage, code, errs)
 		})
 	}
+	t.Run("the same run file twice on one side exits 3", func(t *testing.T) {
+		for side, args := range map[string][]string{
+			"parent": {"--parent", p1, "--parent", p1, "--patch", b1, "--patch", b2},
+			"patch":  {"--parent", p1, "--parent", p2, "--patch", b1, "--patch", b1},
+		} {
+			code, out, errs := runCmd(t, append([]string{"verdict"}, args...)...)
+			assert.Equal(t, exitRejected, code, "%s: %s%s", side, out, errs)
+			assert.Empty(t, out, side)
+			assert.Contains(t, errs, side+" runs 1 and 2 are the same run (id ", side)
+			assert.Contains(t, errs, "two copies of a run can never disagree", side)
+		}
+	})
+	t.Run("two runs of one report on one side exit 3", func(t *testing.T) {
+		// parse gives a report's run an id derived from its sha256: parsing
+		// one report twice is the same id; with --id, the same digests.
+		parse := func(report string, extra ...string) string {
+			code, out, errs := runCmd(t, append([]string{"parse", "-q", "--kind", "base"}, append(extra, report)...)...)
+			require.Equal(t, exitOK, code, errs)
+			f, err := os.CreateTemp(dir, "parsed-*.json")
+			require.NoError(t, err)
+			_, err = f.WriteString(out)
+			require.NoError(t, err)
+			require.NoError(t, f.Close())
+			return f.Name()
+		}
+		rep := writeReport(t, dir, "once.xml", junitPass)
+		other := writeReport(t, dir, "other.xml", junitPass+"\n")
+		third := writeReport(t, dir, "third.xml", junitPass+"\n\n")
+		for name, tc := range map[string]struct {
+			args []string
+			want string
+		}{
+			"parent, derived ids": {[]string{"--parent", parse(rep), "--parent", parse(rep), "--patch", parse(other), "--patch", parse(third)},
+				"parent runs 1 and 2 are the same run (id "},
+			"parent, ids given": {[]string{"--parent", parse(rep, "--id", "p-a"), "--parent", parse(rep, "--id", "p-b"), "--patch", parse(other), "--patch", parse(third)},
+				`parent runs 1 and 2 are the same run (runs "p-a" and "p-b" read reports with the same sha256 digests)`},
+			"patch, ids given": {[]string{"--parent", parse(other), "--parent", parse(third), "--patch", parse(rep, "--id", "q-a"), "--patch", parse(rep, "--id", "q-b")},
+				`patch runs 1 and 2 are the same run (runs "q-a" and "q-b" read reports with the same sha256 digests)`},
+		} {
+			code, out, errs := runCmd(t, append([]string{"verdict"}, tc.args...)...)
+			assert.Equal(t, exitRejected, code, "%s: %s%s", name, out, errs)
+			assert.Contains(t, errs, tc.want, name)
+		}
+		code, out, errs := runCmd(t, "verdict", "--parent", parse(rep), "--parent", parse(other), "--patch", parse(rep, "--id", "q-a"), "--patch", parse(other, "--id", "q-b"))
+		assert.Equal(t, exitOK, code, "distinct reports on each side: %s%s", out, errs)
+	})
 	t.Run("bad pins file exits 3", func(t *testing.T) {
 		bad := filepath.Join(dir, "bad-pins.json")
 		require.NoError(t, os.WriteFile(bad, []byte(`{"a": "x", "a": "y"}`), 0o644))
