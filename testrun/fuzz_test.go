@@ -18,6 +18,8 @@ func runSeeds(f *testing.F) {
 	for _, tt := range hostileRuns {
 		f.Add([]byte(strings.Replace(validRunJSON, tt.old, tt.new, 1)))
 	}
+	f.Add([]byte(validNotRunJSON))
+	f.Add([]byte(strings.Replace(validNotRunJSON, `"not_run_count":2`, `"not_run_count":1`, 1)))
 	for _, pat := range []string{
 		"../report/testdata/golden/*/expected.json",
 		"../translate/testdata/*/*.json",
@@ -81,6 +83,33 @@ func FuzzRunJSON(f *testing.F) {
 		}
 		if string(again) != string(out) {
 			t.Fatalf("JSON form is not a fixed point:\n%s\n%s", out, again)
+		}
+	})
+}
+
+// FuzzReadExpectedIDs: reading never panics, and what is accepted is
+// between one and MaxExpectedIDs ids, sorted and distinct, none empty or
+// holding a line break when read from lines.
+func FuzzReadExpectedIDs(f *testing.F) {
+	for _, s := range []string{"a::b\nc::d\n", "\r\n\n  x\r\n", "b\na\nb", "", "\xff", validRunJSON, validNotRunJSON, " {\"id\":1}"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		ids, err := ReadExpectedIDs(strings.NewReader(string(data)))
+		if err != nil {
+			return
+		}
+		if len(ids) == 0 || len(ids) > MaxExpectedIDs {
+			t.Fatalf("accepted %d ids", len(ids))
+		}
+		fromRun := strings.HasPrefix(strings.TrimLeft(string(data), " \t\r\n"), "{")
+		for i, id := range ids {
+			if id == "" || (i > 0 && id <= ids[i-1]) {
+				t.Fatalf("ids not sorted, distinct and non-empty: %q", ids)
+			}
+			if !fromRun && strings.ContainsAny(id, "\r\n\x00") {
+				t.Fatalf("id %q holds a line break or NUL", id)
+			}
 		}
 	})
 }

@@ -32,6 +32,8 @@ type jsonRun struct {
 	Cases             map[string]Outcome `json:"cases"`
 	Durations         map[string]float64 `json:"durations,omitempty"`
 	Flaky             []string           `json:"flaky"`
+	NotRun            *[]string          `json:"not_run,omitempty"`
+	NotRunCount       *int               `json:"not_run_count,omitempty"`
 	Coverage          *Coverage          `json:"coverage"`
 	Reports           []jsonReport       `json:"reports"`
 }
@@ -113,6 +115,12 @@ func (r Run) MarshalJSON() ([]byte, error) {
 		if j.Cases == nil {
 			j.Cases = map[string]Outcome{}
 		}
+	}
+	// not_run and not_run_count are there only when the run was checked
+	// against the tests it was expected to run, and then together.
+	if nr := r.NotRun; nr != nil {
+		ids, n := nonNil(nr.IDs), nr.Count
+		j.NotRun, j.NotRunCount = &ids, &n
 	}
 	for i, rep := range r.Reports {
 		j.Reports[i] = jsonReport{
@@ -252,6 +260,12 @@ func (r *Run) UnmarshalJSON(data []byte) error {
 		out.Cases = nil // {} and null are both no cases, as [] and null are no failures
 	}
 	out.Durations = durationsOf(j.Durations)
+	switch {
+	case (j.NotRun == nil) != (j.NotRunCount == nil):
+		return fmt.Errorf("%w: not_run and not_run_count are given together or not at all", ErrInvalidRun)
+	case j.NotRun != nil:
+		out.NotRun = &NotRun{Count: *j.NotRunCount, IDs: nilIfEmpty(*j.NotRun)}
+	}
 	for _, rep := range j.Reports {
 		out.Reports = append(out.Reports, ReportInfo{
 			Path:    rep.Path,

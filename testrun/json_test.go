@@ -124,13 +124,19 @@ var hostileRuns = []struct {
 	{"null run", validRunJSON, `null`, `run is null`},
 	// A run that contradicts itself.
 	{"complete with reasons", `"incomplete_reasons":[]`, `"incomplete_reasons":["r.xml: too large"]`, `complete is true beside incomplete_reasons`},
-	{"complete with refused report", `"error":null`, `"error":"too large"`, `complete is true beside report "r.xml" refused`},
+	{"complete with refused report", `"sha256":"ab","tests":3,"error":null`, `"sha256":null,"tests":null,"error":"too large"`, `complete is true beside report "r.xml" refused`},
 	{"more failures than failing", `"failures":[`, `"failures":[{"id":"t::x","outcome":"error","message":"","flaky":false},`, `failures hold 2 distinct ids, more than failed + errors (1)`},
 	{"more failing cases than failing", `"t::c":"skipped"`, `"t::c":"error"`, `cases hold 2 failing ids, more than failed + errors (1)`},
 	{"failure outcome against case", `"t::b":"failed"`, `"t::b":"error"`, `failure "t::b" has outcome "failed" but cases say "error"`},
 	{"more flaky than counted", `"flaky":["t::a"]`, `"flaky":["t::a","t::c"]`, `flaky holds 2 distinct ids`},
 	{"failures without counts", `"counts":{"total":3,"passed":1,"failed":1,"errors":0,"skipped":1,"flaky":1}`, `"counts":null`, `counts are null but failures, cases or flaky are not empty`},
 	{"negative report bytes", `"bytes":10`, `"bytes":-1`, `negative bytes`},
+	// A report entry not read (skipped: stale, not a report) adds nothing:
+	// it states no tests and no digest, and says why it was skipped.
+	{"skipped report with tests", `"tests":3,"error":null}`, `"tests":3,"error":"stale: written before the run started","skipped":true}`, `report "r.xml" is skipped (stale: written before the run started) but states 3 tests`},
+	{"skipped report with sha256", `"tests":3,"error":null}`, `"tests":null,"error":"not a report","skipped":true}`, `report "r.xml" is skipped (not a report) but has a sha256`},
+	{"skipped report without reason", `"tests":3,"error":null}`, `"tests":null,"error":null,"skipped":true}`, `report "r.xml" is skipped without a reason`},
+	{"complete beside expected tests not run", `"flaky":["t::a"]`, `"flaky":["t::a"],"not_run":["t::x"],"not_run_count":1`, `complete is true beside expected tests that never ran (1)`},
 	// trusted and counted are never believed.
 	{"forged trusted", `"kind":"after_turn"`, `"kind":"gate"`, `trusted is true but the rules give false for kind "gate"`},
 	{"forged counted", `"counted":true`, `"counted":false`, `counted is false but the rules give true`},

@@ -64,6 +64,10 @@ type Run struct {
 	// Flaky lists, sorted, the ids that failed and passed within this run, or
 	// that the runner retried and then passed.
 	Flaky []string
+	// NotRun is nil unless the run was checked against the tests it was
+	// expected to run (ExpectIDs): then it lists those no report mentions.
+	// nil is also unknown (a run whose cases were capped cannot tell).
+	NotRun *NotRun
 	// Coverage is nil when no coverage report was read.
 	Coverage *Coverage
 	// Reports describes every file that was read or refused.
@@ -222,13 +226,17 @@ func (c Coverage) Valid() bool {
 // Validate reports, wrapping ErrInvalidRun, what makes r unusable: an
 // unknown kind or status, counts that do not add up, coverage out of range,
 // an unknown case outcome, a failure that is not failing, a negative report
-// size, a duration out of range or of an id not in cases, or a run that
-// contradicts itself. A run contradicts itself when it
-// is complete beside incomplete reasons or beside a refused report (one
-// with an error that is not skipped); when failures, cases or flaky are
-// not empty but counts are unknown; when failures or cases hold more
-// distinct failing ids than failed + errors, or flaky more ids than the
-// flaky count; or when a failure's outcome differs from its case's. Every
+// size, a duration out of range or of an id not in cases, not_run ids that
+// are not sorted and distinct, or a run that contradicts itself. A run
+// contradicts itself when it is complete beside incomplete reasons, beside
+// a refused report (one with an error that is not skipped) or beside
+// expected tests that never ran; when failures, cases or flaky are not
+// empty but counts are unknown; when failures or cases hold more distinct
+// failing ids than failed + errors, or flaky more ids than the flaky
+// count; when a failure's outcome differs from its case's; when not_run
+// names an id that is in cases or counts fewer ids than it lists; or when
+// a report entry that was not read (refused or skipped) states tests or a
+// digest, or a skipped one gives no reason. Every
 // reader of a run (its JSON form, the export, the processor) checks it the
 // same way. A run without id is valid here; readers that need one check it.
 func (r *Run) Validate() error {
@@ -271,10 +279,13 @@ func (r *Run) Validate() error {
 			return fmt.Errorf("%w: failure %q has outcome %q but cases say %q", ErrInvalidRun, f.ID, f.Outcome, o)
 		}
 	}
-	for _, rep := range r.Reports {
-		if rep.Bytes < 0 || (rep.Tests != nil && *rep.Tests < 0) {
-			return fmt.Errorf("%w: report %q has a negative bytes or tests", ErrInvalidRun, rep.Path)
+	for i := range r.Reports {
+		if err := r.Reports[i].validate(); err != nil {
+			return err
 		}
+	}
+	if err := r.validateNotRun(); err != nil {
+		return err
 	}
 	return r.validateAgreement()
 }

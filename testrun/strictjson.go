@@ -105,6 +105,8 @@ var runSpec = object(false,
 	"cases", &spec{kind: kindMap, null: true, elem: jsonString},
 	"durations?", &spec{kind: kindMap, elem: jsonNumber},
 	"flaky", &spec{kind: kindArray, null: true, elem: jsonString},
+	"not_run?", &spec{kind: kindArray, elem: jsonString},
+	"not_run_count?", jsonInt,
 	"coverage", object(true,
 		"line_rate", jsonNullNumber,
 		"lines_covered", jsonNullInt,
@@ -140,8 +142,9 @@ func ReadRun(r io.Reader) (*Run, error) {
 // checkJSON checks that data is exactly one value of the run's JSON form:
 // at most MaxJSONBytes of valid UTF-8; every key of an object given once
 // and spelled exactly as the form spells it (no unknown field, no case
-// variant of a known one); every field present (reports' skipped may be
-// absent), of its type, and null only where the form allows it; every
+// variant of a known one); every field present (reports' skipped, the
+// run's durations, not_run and not_run_count may be absent), of its type,
+// and null only where the form allows it; every
 // count an integer. It reads data with the same decoder json.Unmarshal
 // uses, so it judges the keys and strings the decoder then sees.
 func checkJSON(data []byte) error {

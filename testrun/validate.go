@@ -51,3 +51,31 @@ func (r *Run) validateAgreement() error {
 	}
 	return nil
 }
+
+// validate reports what makes one report entry unusable: a negative size
+// or number of tests, or an entry that contradicts itself. A report that
+// was not read whole (refused: an error; skipped: listed but not read, as
+// stale or not a report) adds nothing to the run, so it states no tests
+// and no digest; a skipped entry says why in its error.
+func (rep *ReportInfo) validate() error {
+	switch {
+	case rep.Bytes < 0 || (rep.Tests != nil && *rep.Tests < 0):
+		return fmt.Errorf("%w: report %q has a negative bytes or tests", ErrInvalidRun, rep.Path)
+	case rep.Skipped && rep.Error == "":
+		return fmt.Errorf("%w: report %q is skipped without a reason (error is null)", ErrInvalidRun, rep.Path)
+	}
+	if rep.Error == "" {
+		return nil
+	}
+	state := "refused"
+	if rep.Skipped {
+		state = "skipped"
+	}
+	switch {
+	case rep.Tests != nil:
+		return fmt.Errorf("%w: report %q is %s (%s) but states %d tests: a report not read adds none", ErrInvalidRun, rep.Path, state, rep.Error, *rep.Tests)
+	case rep.SHA256 != "":
+		return fmt.Errorf("%w: report %q is %s (%s) but has a sha256: only a report read whole has one", ErrInvalidRun, rep.Path, state, rep.Error)
+	}
+	return nil
+}
