@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -109,4 +111,53 @@ func TestRecordConflict(t *testing.T) {
 		require.NoError(t, err)
 		assert.Empty(t, list, "the refused runs' failures flipped nothing")
 	})
+}
+
+// TestStoresAgree records one sequence of runs (three trees, tests that
+// pass, fail and are retried at random, hours to weeks apart) into a
+// SQLite and a PostgreSQL store: both give the same flaky list, entry
+// for entry, after every run.
+func TestStoresAgree(t *testing.T) {
+	c := newClock()
+	lite := open(t, backends(t)[0].location(t), c)
+	pg := open(t, backends(t)[1].location(t), c)
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(1, 2))
+	sameTree := 0
+	tests := []string{"a", "b", "c", "d"}
+	outcomes := []testrun.Outcome{pass, pass, fail, testrun.OutcomeError, testrun.OutcomeSkipped}
+	for i := range 120 {
+		o := map[string]testrun.Outcome{}
+		for _, id := range tests {
+			o[id] = outcomes[rng.IntN(len(outcomes))]
+		}
+		var retried []string
+		if rng.IntN(5) == 0 {
+			retried = append(retried, "r"+tests[rng.IntN(len(tests))])
+		}
+		tree := fmt.Sprintf("T%d", rng.IntN(3))
+		env := []string{"linux", "mac"}[rng.IntN(2)]
+		for _, s := range []Store{lite, pg} {
+			_, err := s.Record(ctx, "acme/api", env, run(fmt.Sprintf("run-%03d", i), tree, testrun.KindRerun, o, retried...))
+			require.NoError(t, err)
+		}
+		want, err := lite.List(ctx, Filter{})
+		require.NoError(t, err)
+		got, err := pg.List(ctx, Filter{})
+		require.NoError(t, err)
+		require.Equal(t, want, got, "after run %d", i)
+		for _, e := range want {
+			if slices.Contains(e.How, testrun.FlakySameTree) {
+				sameTree++
+			}
+		}
+		if rng.IntN(10) == 0 {
+			for _, s := range []Store{lite, pg} {
+				_, err := s.Prune(ctx)
+				require.NoError(t, err)
+			}
+		}
+		c.Advance(time.Duration(1+rng.IntN(24*7)) * time.Hour)
+	}
+	assert.Positive(t, sameTree, "the sequence makes same-tree flips")
 }

@@ -84,6 +84,7 @@ func TestRedactorHidesCredentialsInErrors(t *testing.T) {
 // there (a closed port on 127.0.0.1), or a location refused, fails with
 // messages that show no credential of the location.
 func TestOpenErrorsShowNoCredential(t *testing.T) {
+	t.Chdir(t.TempDir()) // were one taken for a path, the file lands there
 	ctx := context.Background()
 	for _, loc := range []string{
 		"postgres://u:topsecret1@127.0.0.1:1/db?connect_timeout=5",
