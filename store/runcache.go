@@ -97,6 +97,11 @@ func cloneRun(r *testrun.Run) *testrun.Run {
 	out.IncompleteReasons = slices.Clone(r.IncompleteReasons)
 	out.Failures = slices.Clone(r.Failures)
 	out.Flaky = slices.Clone(r.Flaky)
+	if r.NotRun != nil {
+		nr := *r.NotRun
+		nr.IDs = slices.Clone(nr.IDs)
+		out.NotRun = &nr
+	}
 	out.Cases = maps.Clone(r.Cases)
 	out.Durations = maps.Clone(r.Durations)
 	if r.Coverage != nil {

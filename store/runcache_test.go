@@ -22,9 +22,13 @@ func fullRun(t *testing.T) *testrun.Run {
 	r.Grade, r.Command, r.Status, r.ExitCode = "", "go test ./...", testrun.StatusFailure, &code
 	r.Commit, r.AgentRunID = "abc", "agent-1"
 	r.StartedAt, r.EndedAt = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), time.Date(2026, 1, 2, 3, 5, 5, 0, time.UTC)
-	r.Complete, r.IncompleteReasons = false, []string{"r.xml: too large"}
+	r.Complete, r.IncompleteReasons = false, []string{"r.xml: too large", testrun.NotRunReason(1)}
+	r.NotRun = &testrun.NotRun{Count: 1, IDs: []string{"c"}}
 	r.Coverage = &testrun.Coverage{LineRate: &rate, LinesCovered: &covered, LinesValid: &valid, Reason: "stated"}
-	r.Reports = []testrun.ReportInfo{{Path: "r.xml", Dialect: "junit", Bytes: 10, SHA256: "ab", Tests: &tests, Error: "e", Skipped: true}}
+	r.Reports = []testrun.ReportInfo{
+		{Path: "r.xml", Dialect: "junit", Bytes: 10, SHA256: "ab", Tests: &tests},
+		{Path: "old.xml", Error: "stale", Skipped: true},
+	}
 	require.NoError(t, r.Validate())
 	v := reflect.ValueOf(*r)
 	for i := range v.NumField() {
@@ -75,8 +79,7 @@ func TestCloneRunIsDeep(t *testing.T) {
 
 func TestRunCache(t *testing.T) {
 	r := fullRun(t)
-	r.Reports[0].Skipped, r.Reports[0].Error = false, ""
-	r.IncompleteReasons = nil
+	r.IncompleteReasons, r.NotRun = nil, nil
 	r.Complete = true
 	require.NoError(t, r.Validate())
 	b, err := json.Marshal(r)
