@@ -39,8 +39,10 @@ type RunStore interface {
 	// RecordRun stores r.Run with its tags. A run id stored already is
 	// tagged with r's job, session and turn too, so that each job and
 	// session it was recorded for lists it; recording it again with tags
-	// it has changes nothing. It reports whether anything was added (the
-	// run or a tagging). A run id stored with different content, or for
+	// it has changes nothing. A new tagging also fills in a repository the
+	// run lacked, and restarts its retention (see PruneRuns). It reports
+	// whether anything was added (the run or a tagging). A run id stored
+	// with different content, or for
 	// another repository, is refused with an error wrapping
 	// ErrRunConflict, and the stored run is kept as it was.
 	RecordRun(ctx context.Context, r StoredRun) (bool, error)

@@ -199,6 +199,23 @@ func TestRecordRunForTwoJobs(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, "job-A", full.JobID, "Run gives the first tags")
 		assert.Equal(t, r.Cases, full.Run.Cases)
+
+		// A run stored without a per-case map, and without tags.
+		bare := func() *testrun.Run {
+			r := run("bare", "tree", testrun.KindBase, map[string]testrun.Outcome{"a": pass})
+			r.Cases, r.Durations = nil, nil
+			return r
+		}
+		_, err = s.RecordRun(ctx, StoredRun{Run: bare()})
+		require.NoError(t, err)
+		added, err = s.RecordRun(ctx, StoredRun{Run: bare(), Repo: "acme/api", JobID: "job-C"})
+		require.NoError(t, err)
+		assert.True(t, added)
+		runs, err = s.JobRuns(ctx, "job-C")
+		require.NoError(t, err)
+		require.Len(t, runs, 1)
+		assert.False(t, runs[0].HasCases)
+		assert.Equal(t, "acme/api", runs[0].Repo, "a repository unknown until now is filled in")
 	})
 }
 
