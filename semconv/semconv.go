@@ -72,6 +72,10 @@ const (
 	TestRunTrustedKey     = attribute.Key("hangar.test.run.trusted")
 	TestRunCountedKey     = attribute.Key("hangar.test.run.counted")
 	RunIDKey              = attribute.Key("hangar.run.id")
+	// TestNotRunKey is on the test.run event of a run checked against the
+	// tests it was expected to run: how many of them no report mentions (0
+	// when all ran; absent when the run was not checked or cannot tell).
+	TestNotRunKey = attribute.Key("hangar.test.not_run")
 
 	TestOutcomeKey    = attribute.Key("hangar.test.outcome")
 	TestFlakyKey      = attribute.Key("hangar.test.flaky")

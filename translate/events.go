@@ -305,6 +305,9 @@ func runEvent(p *runPlan, omitted int64) Event {
 		)
 	}
 	attrs = append(attrs, semconv.TestCompleteKey.Bool(r.Complete))
+	if r.NotRun != nil {
+		attrs = append(attrs, semconv.TestNotRunKey.Int64(int64(r.NotRun.Count)))
+	}
 	if c := r.Coverage; c != nil && c.LineRate != nil {
 		attrs = append(attrs, semconv.TestCoverageLineRate.Float64(*c.LineRate))
 	}

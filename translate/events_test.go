@@ -114,7 +114,7 @@ func TestRunEventOmits(t *testing.T) {
 				semconv.TestPassedKey, semconv.TestFailedKey, semconv.TestErrorsKey, semconv.TestSkippedKey,
 				semconv.TestFlakyCountKey, semconv.TestCoverageLineRate, semconv.TestRunKindKey,
 				semconv.TestRunGradeKey, semconv.TestCaseEventsOmitted, semconv.TestExitCodeKey,
-				semconv.VCSRefHeadRevisionKey, semconv.RunIDKey,
+				semconv.VCSRefHeadRevisionKey, semconv.RunIDKey, semconv.TestNotRunKey,
 			},
 			present: map[attribute.Key]any{
 				semconv.TestRunIDKey: "r1", semconv.TestCompleteKey: false,
@@ -148,6 +148,20 @@ func TestRunEventOmits(t *testing.T) {
 			run:  testrun.Run{ID: "r5", Kind: testrun.KindGrader, Grade: "container", Complete: true, Counts: &testrun.Counts{Total: 1, Passed: 1}},
 			present: map[attribute.Key]any{
 				semconv.TestRunGradeKey: "container", semconv.TestRunTrustedKey: false, semconv.TestRunCountedKey: false,
+			},
+		},
+		{
+			name: "checked against the expected tests, all ran: a known 0",
+			run: testrun.Run{ID: "r7", Kind: testrun.KindAttempt, Complete: true,
+				Counts: &testrun.Counts{Total: 2, Passed: 2}, NotRun: &testrun.NotRun{}},
+			present: map[attribute.Key]any{semconv.TestNotRunKey: int64(0), semconv.TestRunCountedKey: true},
+		},
+		{
+			name: "expected tests that never ran: their count, and the run not counted",
+			run: testrun.Run{ID: "r8", Kind: testrun.KindAttempt, IncompleteReasons: []string{testrun.NotRunReason(3)},
+				Counts: &testrun.Counts{Total: 2, Passed: 2}, NotRun: &testrun.NotRun{Count: 3, IDs: []string{"a::x", "a::y", "a::z"}}},
+			present: map[attribute.Key]any{
+				semconv.TestNotRunKey: int64(3), semconv.TestCompleteKey: false, semconv.TestRunCountedKey: false,
 			},
 		},
 		{

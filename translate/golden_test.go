@@ -73,6 +73,7 @@ var goldenCases = []goldenCase{
 	{name: "grader", runs: []string{"run.json"}, job: translate.Job{ID: "job-46"}},
 	{name: "grader_lower", runs: []string{"run.json"}, job: translate.Job{ID: "job-47"}},
 	{name: "incomplete", runs: []string{"run.json"}, job: translate.Job{ID: "job-48"}},
+	{name: "not_run", runs: []string{"run.json"}, job: translate.Job{ID: "job-54"}},
 	{name: "new_failure", runs: []string{"run.json"}, base: "base.json", job: translate.Job{ID: "job-49"}},
 	{name: "base_incomplete", runs: []string{"run.json"}, base: "base.json", job: translate.Job{ID: "job-50"}},
 	{name: "capped", runs: []string{"run.json"}, opts: func(testing.TB) []translate.Option {
