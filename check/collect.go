@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 )
@@ -33,7 +34,8 @@ var skipDirs = map[string]bool{
 // report: Maven surefire and failsafe and Gradle (TEST-*.xml under
 // target/surefire-reports, target/failsafe-reports, build/test-results),
 // cargo-nextest (target/nextest/<profile>/junit.xml), vitest, jest and
-// others (*junit*.xml), anything in test-results/ or test-reports/, and
+// others (*junit*.xml), Bazel (bazel-testlogs/**/test.xml, each test
+// target's report), anything in test-results/ or test-reports/, and
 // coverage: coverage.xml, cobertura*.xml, lcov.info and *.lcov.
 func usualPlace(rel string) bool {
 	parts := strings.Split(rel, "/")
@@ -59,11 +61,46 @@ func usualPlace(rel string) bool {
 		}
 	}
 	for _, d := range dirs {
-		if d == "test-results" || d == "test-reports" {
+		if d == "test-results" || d == "test-reports" || (d == bazelTestlogs && name == bazelReport) {
 			return true
 		}
 	}
 	return false
+}
+
+// Bazel leaves at the workspace root a symbolic link, bazel-testlogs, to
+// the test logs in its output base:
+// <output_base>/execroot/<workspace>/bazel-out/<config>/testlogs, where
+// each test target's report is <package>/<target>/test.xml (and, for a
+// sharded or repeated target, shard_N_of_M/ or run_N_of_M/ below it).
+// The output base is under the user's cache (~/.cache/bazel/_bazel_<user>/
+// <hash>), or where --output_base or --output_user_root put it.
+const (
+	bazelTestlogs = "bazel-testlogs"
+	bazelReport   = "test.xml"
+)
+
+// bazelOutputTree matches the end of a path that is Bazel's test logs
+// folder in an output base.
+var bazelOutputTree = regexp.MustCompile(`/execroot/[^/]+/bazel-out/[^/]+/testlogs$`)
+
+// bazelLogs resolves the bazel-testlogs link at the repository root. It
+// returns the folder the link leads to when that is Bazel's test logs
+// folder (see bazelOutputTree), "" when the link leads nowhere (the output
+// base was removed: no report can be there), and an error naming the
+// target for a link to anything else, which is not followed.
+func bazelLogs(link string) (string, error) {
+	target, err := filepath.EvalSymlinks(link)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("%s could not be followed: %v", bazelTestlogs, err)
+	}
+	if fi, err := os.Stat(target); err != nil || !fi.IsDir() || !bazelOutputTree.MatchString(filepath.ToSlash(target)) {
+		return "", fmt.Errorf("%s is a symbolic link to %s, not to Bazel's test logs (<output_base>/execroot/<workspace>/bazel-out/<config>/testlogs): not followed", bazelTestlogs, target)
+	}
+	return target, nil
 }
 
 // glob is a pattern relative to the repository, split at "/"; "**" stands
@@ -128,11 +165,18 @@ type walkResult struct {
 // walkRepository lists the files under root that a declared glob or a
 // usual place names and that changed at or after start (their own
 // modification time: a symbolic link is listed by its own time, and
-// report then refuses it). Links are never followed.
+// report then refuses it). Files that predate start are passed over: a
+// repository's earlier builds leave them, and they are not this run's.
+// Links are never followed, but for one: bazel-testlogs at the root, when
+// it leads to Bazel's test logs folder (see bazelLogs), whose test.xml
+// files are listed by the path the link leads to (no link in it, so report
+// reads them), links inside it again not followed. A bazel-testlogs link
+// to anything else is refused: the run is incomplete with the reason.
 func walkRepository(root string, globs []glob, start time.Time) walkResult {
 	var res walkResult
 	entries := 0
 	stopped := false
+	bazel := ""
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if p == root {
@@ -156,6 +200,14 @@ func walkRepository(root string, globs []glob, start time.Time) walkResult {
 			return nil
 		}
 		rel = filepath.ToSlash(rel)
+		if rel == bazelTestlogs && d.Type()&fs.ModeSymlink != 0 {
+			target, err := bazelLogs(p)
+			if err != nil {
+				res.reasons = append(res.reasons, err.Error())
+			}
+			bazel = target
+			return nil
+		}
 		if d.IsDir() {
 			if skipDirs[d.Name()] || strings.Count(rel, "/")+1 >= MaxWalkDepth {
 				return filepath.SkipDir
@@ -183,10 +235,64 @@ func walkRepository(root string, globs []glob, start time.Time) walkResult {
 	if err != nil {
 		res.reasons = append(res.reasons, fmt.Sprintf("the repository could not be searched for reports: %v", err))
 	}
+	if bazel != "" && !stopped {
+		stopped = walkBazelLogs(bazel, start, &entries, &res)
+	}
 	if stopped {
 		res.reasons = append(res.reasons, fmt.Sprintf("the search for reports stopped after %d files and folders: a report may have been missed", MaxWalkEntries))
 	}
 	return res
+}
+
+// walkBazelLogs lists the test.xml files under Bazel's test logs folder
+// dir that changed at or after start, within the walk's bounds (entries is
+// the count so far); it reports whether the bound on entries stopped it.
+// Links are not followed (WalkDir never does); one named test.xml is
+// listed, and report refuses it.
+func walkBazelLogs(dir string, start time.Time, entries *int, res *walkResult) (stopped bool) {
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == dir {
+				return err
+			}
+			if d != nil && d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if p == dir {
+			return nil
+		}
+		*entries++
+		if *entries > MaxWalkEntries {
+			stopped = true
+			return filepath.SkipAll
+		}
+		rel, rerr := filepath.Rel(dir, p)
+		if rerr != nil {
+			return nil
+		}
+		if d.IsDir() {
+			// The logs folder counts as one level below the repository.
+			if strings.Count(filepath.ToSlash(rel), "/")+2 >= MaxWalkDepth {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.Name() != bazelReport {
+			return nil
+		}
+		fi, err := d.Info()
+		if err != nil || fi.ModTime().Before(start) {
+			return nil
+		}
+		res.paths = append(res.paths, p)
+		return nil
+	})
+	if err != nil {
+		res.reasons = append(res.reasons, fmt.Sprintf("Bazel's test logs could not be searched for reports: %v", err))
+	}
+	return stopped
 }
 
 // declaredGlobs reads the repository's verify_reports globs from

@@ -1,0 +1,3 @@
+#!/bin/sh
+echo "parse: expected 3 fields, got 2" >&2
+exit 1
