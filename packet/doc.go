@@ -1,5 +1,6 @@
-// Package packet renders the review packet of a run: its counts, the new
-// failures against its base, its flaky tests and its coverage change, as
+// Package packet renders the review packet of a run: its counts, the
+// expected tests that never ran, the new failures against its base, its
+// flaky tests and its coverage change, as
 // GitHub-flavoured Markdown (a pull-request comment or a CI step summary)
 // or as an HTML page. It renders and decides nothing: what is a new
 // failure, whether the comparison is exact and which flaky tests are on the

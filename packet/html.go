@@ -33,6 +33,11 @@ pre { background: #f4f4f4; padding: 0.6em; overflow-x: auto; white-space: pre-wr
 {{range .V.Incomplete.Items}}<li>{{.}}</li>
 {{end}}</ul>
 {{if .V.Incomplete.Left}}<p>…and {{.V.Incomplete.Left}} more not shown.</p>
+{{end}}{{end}}{{if .V.NotRun.Total}}<h2>Expected tests that never ran ({{.V.NotRun.Total}})</h2>
+<ul>
+{{range .V.NotRun.Items}}<li>{{.}}</li>
+{{end}}</ul>
+{{if .V.NotRun.Left}}<p>…and {{.V.NotRun.Left}} more not shown.</p>
 {{end}}{{end}}{{if .V.HasBase}}<p>Base {{.V.BaseID}}: its own failures: {{.BaseFailures}}.</p>
 {{end}}<p>Line coverage: {{.V.Coverage}}{{if .V.HasBase}}, change against the base: {{.V.Delta}}{{end}}.</p>
 {{if .V.CoverageReason}}<p>Coverage unknown because: {{.V.CoverageReason}}</p>

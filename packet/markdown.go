@@ -20,7 +20,8 @@ const mdReserve = 6000
 const mdMessages = MaxMarkdownBytes / 2
 
 // Markdown writes the packet as GitHub-flavoured Markdown: a table of
-// counts, the comparison, the new failures with their messages in fenced
+// counts, the comparison, why the run is incomplete and which expected
+// tests never ran, the new failures with their messages in fenced
 // code blocks, fixed and flaky tests in collapsible sections, and the
 // coverage change. It writes at most MaxMarkdownBytes: entries beyond the
 // list caps or that size are counted as left out.
@@ -54,6 +55,13 @@ func Markdown(w io.Writer, in Input, opts ...Option) error {
 		b.blank()
 		n := items(&b, v.Incomplete.Items, func(s string) string { return "- " + mdText(s) + "\n" })
 		b.leftOut(v.Incomplete.Total - n)
+	}
+	if v.NotRun.Total > 0 {
+		b.blank()
+		b.line(fmt.Sprintf("### Expected tests that never ran (%d)", v.NotRun.Total))
+		b.blank()
+		n := items(&b, v.NotRun.Items, func(id string) string { return "- " + mdText(id) + "\n" })
+		b.leftOut(v.NotRun.Total - n)
 	}
 	b.blank()
 	if v.HasBase {

@@ -116,3 +116,48 @@ func TestFenceFor(t *testing.T) {
 		})
 	}
 }
+
+// TestNotRunShown: the expected tests that never ran are listed with how
+// many there are, beyond the run's own list too; a run not checked, or one
+// whose expected tests all ran, shows no such list.
+func TestNotRunShown(t *testing.T) {
+	var ids []string
+	for i := range 1000 {
+		ids = append(ids, fmt.Sprintf("pkg.T::never_%04d|`<b>", i))
+	}
+	run := func(expect []string) *testrun.Run {
+		n := 1
+		b := testrun.NewBuilder()
+		b.AddReport(testrun.ReportInfo{Path: "r.xml", Dialect: "junit", Tests: &n}, []testrun.Execution{{ID: "pkg.T::ran", Scope: "s", Outcome: testrun.OutcomePassed}}, nil)
+		r := b.Build()
+		r.ID, r.Kind = "after", testrun.KindAfterTurn
+		if expect != nil {
+			r.ExpectIDs(expect)
+		}
+		return r
+	}
+	render := func(r *testrun.Run) (string, string) {
+		in := Input{After: r, Comparison: testrun.Compare(nil, r)}
+		var md, html bytes.Buffer
+		require.NoError(t, Markdown(&md, in))
+		require.NoError(t, HTML(&html, in))
+		return md.String(), html.String()
+	}
+
+	md, html := render(run(append([]string{"pkg.T::ran"}, ids...)))
+	assert.Contains(t, md, "### Expected tests that never ran (1000)\n\n- pkg\\.T\\:\\:never\\_0000\\|\\`\\<b\\>\n")
+	assert.Contains(t, md, "…and 950 more not shown")
+	assert.NotContains(t, md, "never\\_0050", "the list shows DefaultMaxItems entries")
+	assert.Contains(t, md, "1000 expected tests never ran")
+	assert.Contains(t, md, "incomplete, not counted")
+	assert.Contains(t, html, "<h2>Expected tests that never ran (1000)</h2>")
+	assert.Contains(t, html, "<li>pkg.T::never_0000|`&lt;b&gt;</li>")
+	assert.Contains(t, html, "<p>…and 950 more not shown.</p>")
+
+	for name, r := range map[string]*testrun.Run{"not checked": run(nil), "all ran": run([]string{"pkg.T::ran"})} {
+		md, html := render(r)
+		assert.NotContains(t, md, "never ran", name)
+		assert.NotContains(t, html, "never ran", name)
+		assert.Contains(t, md, "complete, counted", name)
+	}
+}

@@ -3,7 +3,8 @@ package packet
 // Defaults of the limits a packet applies to what it shows.
 const (
 	// DefaultMaxItems is how many entries each list shows (new failures,
-	// fixed, flaky, incomplete reasons); the rest are counted as left out.
+	// fixed, flaky, incomplete reasons, expected tests that never ran); the
+	// rest are counted as left out.
 	DefaultMaxItems = 50
 	// DefaultMaxMessage is the length, in characters, a failure message is
 	// clipped to when shown.

@@ -71,6 +71,10 @@ type view struct {
 	Counted         bool
 	Trusted         bool
 	Incomplete      list[string]
+	// NotRun lists the expected tests that never ran; NotRunKnown is
+	// false when the run was not checked against its expected tests.
+	NotRunKnown bool
+	NotRun      list[string]
 
 	HasBase      bool
 	Available    bool
@@ -113,6 +117,19 @@ func newView(in Input, c config) view {
 		reasons[i] = c.msg(s)
 	}
 	v.Incomplete = capList(reasons, c.maxItems)
+	if nr := r.NotRun; nr != nil {
+		v.NotRunKnown = true
+		ids := make([]string, len(nr.IDs))
+		for i, id := range nr.IDs {
+			ids[i] = c.id(id)
+		}
+		v.NotRun = capList(ids, c.maxItems)
+		// The run lists the first of them only; the count says how many.
+		if nr.Count > v.NotRun.Total {
+			v.NotRun.Left += nr.Count - v.NotRun.Total
+			v.NotRun.Total = nr.Count
+		}
+	}
 
 	if in.Base != nil {
 		v.BaseID = c.id(in.Base.ID)
