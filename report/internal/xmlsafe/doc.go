@@ -3,6 +3,7 @@
 //
 // It reads untrusted documents through a bounded, growing window: nothing is
 // expanded (entity declarations and undefined entity references are refused,
-// no DTD is fetched), element count, nesting depth and total size are capped,
+// no DTD is fetched, an internal DTD subset is checked and never applied),
+// element count, nesting depth and total size are capped,
 // and text is handed out in chunks so that callers keep only what they need.
 package xmlsafe

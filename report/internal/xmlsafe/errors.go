@@ -13,9 +13,13 @@ var (
 	// subset or anywhere else), a parameter entity reference or a reference
 	// to an entity other than the five predefined ones.
 	ErrEntity = errors.New("report: entity declarations and references are refused")
-	// ErrDTD is returned for an internal DTD subset that declares anything
-	// (elements, attribute lists, notations). A DOCTYPE that only names an
-	// external DTD is allowed and ignored; no DTD is ever fetched.
+	// ErrDTD is returned for an internal DTD subset that holds anything but
+	// element and attribute-list declarations, comments and processing
+	// instructions (a notation, a conditional section, other content), or
+	// for a DOCTYPE over 64 KiB. A DOCTYPE that names an external DTD, and
+	// an internal subset of element and attribute-list declarations, are
+	// allowed and ignored: no DTD is ever fetched, and no attribute default
+	// is applied.
 	ErrDTD = errors.New("report: internal DTD declarations are refused")
 	// ErrEncoding is returned for a document that is neither UTF-8, US-ASCII
 	// nor ISO-8859-1.

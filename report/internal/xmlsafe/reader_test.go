@@ -175,7 +175,7 @@ func TestReaderRefuses(t *testing.T) {
 		{"entity at top level", "<!ENTITY % p \"<!ENTITY x 'y'>\">", ErrEntity},
 		{"undefined entity in text", "<a>&nbsp;</a>", ErrEntity},
 		{"undefined entity in attribute", "<a b=\"&x;\"/>", ErrEntity},
-		{"element declaration", "<!DOCTYPE a [<!ELEMENT a ANY>]><a/>", ErrDTD},
+		{"notation declaration", "<!DOCTYPE a [<!NOTATION n SYSTEM \"x\">]><a/>", ErrDTD},
 		{"utf-16 bom", "\xff\xfe<\x00a\x00/\x00>\x00", ErrEncoding},
 		{"unsupported encoding", "<?xml version=\"1.0\" encoding=\"Shift_JIS\"?><a/>", ErrEncoding},
 		{"depth", strings.Repeat("<a>", 65) + strings.Repeat("</a>", 65), ErrLimit},
@@ -291,6 +291,9 @@ func FuzzReader(f *testing.F) {
 		}
 	}
 	f.Add([]byte("<a b='&amp;&#x41;'>x<![CDATA[y]]><!--c--><?p q?><c/></a>"))
+	f.Add([]byte(xcresultHeader + `<coverage line-rate="1"><line number="1" hits="0"/></coverage>`))
+	f.Add([]byte(`<!DOCTYPE r SYSTEM 'r.dtd' [<!-- %p; --><?pi ]>?><!ATTLIST r a CDATA "]>&amp;" b (x|y) 'x'><!ELEMENT r (#PCDATA|s)*>]><r/>`))
+	f.Add([]byte(`<!DOCTYPE r PUBLIC "-//X//EN" "r.dtd" [<![INCLUDE[<!ELEMENT r ANY>]]><!NOTATION n SYSTEM "x">]><r/>`))
 	lim := Limits{MaxBytes: 64 << 10, MaxElements: 500, MaxDepth: 8}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		rd := NewReader(bytes.NewReader(data), "f.xml", lim)
