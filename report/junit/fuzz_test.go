@@ -29,7 +29,8 @@ func seedFuzz(f *testing.F, globs ...string) {
 }
 
 func FuzzJUnit(f *testing.F) {
-	seedFuzz(f, filepath.Join("..", "testdata", "hostile", "*"), filepath.Join("..", "..", "..", "shared", "corpus", "*", "*.xml"))
+	seedFuzz(f, filepath.Join("..", "testdata", "hostile", "*"), filepath.Join("..", "..", "testdata", "producers", "*", "*.xml"),
+		filepath.Join("..", "..", "..", "shared", "corpus", "*", "*.xml"))
 	f.Add([]byte(`<testsuites><testsuite name="s"><testcase classname="c" name="t"><failure message="m">b</failure><flakyError/></testcase></testsuite></testsuites>`))
 	f.Add([]byte(`<testsuite name="s"><error message="x"/><testcase name="a" status="disabled"/><testcase name="a"><rerunFailure/></testcase></testsuite>`))
 	lim := Limits{MaxBytes: 256 << 10, MaxElements: 2000, MaxDepth: 16, MaxCases: 50}

@@ -96,9 +96,13 @@ type testCase struct {
 	scope    int32 // index in execs.scopes
 	seen     [nResults]bool
 	msg      [nResults]string
-	statusAs testrun.Outcome // outcome the status/result attribute states, "" when none
-	dur      time.Duration   // the time attribute, when timed
-	timed    bool
+	statusAs testrun.Outcome // failure or error a status/result attribute states, "" when none
+	// notRun is set when a status or result attribute says the case did
+	// not run (disabled, notrun, skipped...): it is skipped, as if it
+	// carried <skipped>, whatever else it carries.
+	notRun bool
+	dur    time.Duration // the time attribute, when timed
+	timed  bool
 }
 
 type parser struct {
@@ -279,7 +283,14 @@ func (p *parser) startCase(tok *xmlsafe.Token, depth int) error {
 		case "class":
 			class = a
 		case "status", "result":
-			tc.statusAs = statusOutcome(p.rd.Value(a), tc.statusAs)
+			switch o := statusOutcome(p.rd.Value(a)); {
+			case o == testrun.OutcomeSkipped:
+				tc.notRun = true
+			case o.Severity() > tc.statusAs.Severity():
+				// The worst statement wins (testrun's order; an unset
+				// outcome is below all).
+				tc.statusAs = o
+			}
 		case "time":
 			tc.dur, tc.timed = parseSeconds(p.rd.Value(a))
 		}
@@ -327,26 +338,19 @@ func (p *parser) startCase(tok *xmlsafe.Token, depth int) error {
 }
 
 // statusOutcome reads a testcase's status= or result= attribute (CTest,
-// Google Test, Bazel and other C++ runners): a test that says it did not
-// run is skipped, one that says it failed is failed. Values that say
-// nothing (run, completed, passed) change nothing.
-func statusOutcome(v []byte, prev testrun.Outcome) testrun.Outcome {
-	var o testrun.Outcome
+// Google Test, Bazel, TST and other C++ runners), in any case: a test that
+// says it did not run is skipped, one that says it failed is failed. Values
+// that say nothing (run, completed, passed) are "".
+func statusOutcome(v []byte) testrun.Outcome {
 	switch strings.ToLower(string(v)) {
 	case "disabled", "notrun", "not_run", "not run", "skip", "skipped", "suppressed", "ignored", "pending":
-		o = testrun.OutcomeSkipped
+		return testrun.OutcomeSkipped
 	case "fail", "failed", "failure":
-		o = testrun.OutcomeFailed
+		return testrun.OutcomeFailed
 	case "error", "errored":
-		o = testrun.OutcomeError
-	default:
-		return prev
+		return testrun.OutcomeError
 	}
-	// The worst statement wins (testrun's order; an unset prev is below all).
-	if o.Severity() > prev.Severity() {
-		return o
-	}
-	return prev
+	return ""
 }
 
 // inCase handles an element inside the current test case.
@@ -465,8 +469,9 @@ func joinMessage(attr string, text []byte, max int) string {
 }
 
 // finishCase decides the current case's outcome: skipped when it carries
-// <skipped>, else the worst of what its children and status say (error >
-// failed > skipped > passed); a retry that
+// <skipped> or an attribute says it did not run (status="disabled", ...),
+// else the worst of what its children and status say (error > failed >
+// passed); a retry that
 // failed and then passed (flakyFailure, flakyError) is passed and flaky,
 // and stays failed when a failure is also written (nextest configured to
 // fail flaky tests); rerunFailure and rerunError (failed on every retry)
@@ -477,10 +482,12 @@ func (p *parser) finishCase() {
 	p.suiteLevel = false
 	out := oPassed
 	switch {
-	case tc.seen[rSkipped]:
+	case tc.seen[rSkipped] || tc.notRun:
 		// A case that carries <skipped> is skipped whatever else it
 		// carries: node:test writes a failing todo test as <skipped> plus
-		// <failure>, an expected failure.
+		// <failure>, an expected failure. So is one whose status says it
+		// did not run, even with a <failure> or <error> (a failing
+		// disabled test, written status="disabled" with a <failure>).
 		out = oSkipped
 	case tc.seen[rError] || tc.seen[rRerunError] || tc.statusAs == testrun.OutcomeError:
 		out = oError
@@ -488,8 +495,6 @@ func (p *parser) finishCase() {
 		out = oFailed
 	case tc.seen[rFlakyFailure] || tc.seen[rFlakyError]:
 		out = oPassed
-	case tc.seen[rSkipped] || tc.statusAs == testrun.OutcomeSkipped:
-		out = oSkipped
 	}
 	var order []int
 	switch out {
