@@ -237,7 +237,7 @@ func oracle(m pcommon.Map, sourceTrusted bool) (trusted, counted bool) {
 		}
 		return true
 	})
-	// Mistyped, negative or repeated: neither.
+	// Mistyped or repeated: neither.
 	for k, s := range read {
 		if s.n > 1 {
 			return false, false
@@ -252,7 +252,7 @@ func oracle(m pcommon.Map, sourceTrusted bool) (trusted, counted bool) {
 				return false, false
 			}
 		default:
-			if s.v.Type() != pcommon.ValueTypeInt || s.v.Int() < 0 {
+			if s.v.Type() != pcommon.ValueTypeInt {
 				return false, false
 			}
 		}
@@ -261,26 +261,27 @@ func oracle(m pcommon.Map, sourceTrusted bool) (trusted, counted bool) {
 	if !ok || !testrun.Kind(kind.v.Str()).Valid() {
 		return false, false
 	}
-	grade := ""
-	if g, ok := read[keyGrade]; ok {
-		grade = g.v.Str()
-	}
-	if !sourceTrusted {
-		return false, false
-	}
-	trusted = testrun.IsTrusted(testrun.Kind(kind.v.Str()), grade)
+	// A missing count or complete, or counts that are not valid: neither.
 	var counts [nCounts]int64
 	for i, k := range []string{keyTotal, keyPassed, keyFailed, keyErrors, keySkipped, keyFlaky} {
 		s, ok := read[k]
 		if !ok {
-			return trusted, false
+			return false, false
 		}
 		counts[i] = s.v.Int()
 	}
 	complete, ok := read[keyComplete]
 	if !ok || !testrun.ValidCounts(counts[0], counts[1], counts[2], counts[3], counts[4], counts[5]) {
-		return trusted, false
+		return false, false
 	}
+	if !sourceTrusted {
+		return false, false
+	}
+	grade := ""
+	if g, ok := read[keyGrade]; ok {
+		grade = g.v.Str()
+	}
+	trusted = testrun.IsTrusted(testrun.Kind(kind.v.Str()), grade)
 	return trusted, trusted && counts[cTotal] > 0 && complete.v.Bool()
 }
 

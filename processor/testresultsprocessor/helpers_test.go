@@ -12,7 +12,10 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/collector/processor"
 	"go.opentelemetry.io/collector/processor/processortest"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
+	"github.com/hangar-dev/testresults/processor/testresultsprocessor/internal/metadata"
 	"github.com/hangar-dev/testresults/semconv"
 )
 
@@ -205,4 +208,46 @@ func (a authData) GetAttributeNames() []string {
 	}
 	slices.Sort(names)
 	return names
+}
+
+// consumeCounting runs td (a copy of it) through a new processor whose
+// MeterProvider is read back by a ManualReader, and returns what came out
+// with the counts the processor's telemetry recorded.
+func consumeCounting(t testing.TB, ctx context.Context, cfg *Config, td ptrace.Traces) (ptrace.Traces, stats) {
+	t.Helper()
+	reader := sdkmetric.NewManualReader()
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+	t.Cleanup(func() { require.NoError(t, mp.Shutdown(context.Background())) })
+	set := processortest.NewNopSettings(Type)
+	set.TelemetrySettings.MeterProvider = mp
+	sink := new(consumertest.TracesSink)
+	p, err := NewFactory().CreateTraces(context.Background(), set, cfg, sink)
+	require.NoError(t, err)
+	in := ptrace.NewTraces()
+	td.CopyTo(in)
+	require.NoError(t, p.ConsumeTraces(ctx, in))
+	require.NoError(t, p.Shutdown(context.Background()))
+	require.Len(t, sink.AllTraces(), 1)
+
+	var rm metricdata.ResourceMetrics
+	require.NoError(t, reader.Collect(context.Background(), &rm))
+	var st stats
+	fields := map[string]*int64{
+		metricRunsSeen: &st.seen, metricRunsTrusted: &st.trusted, metricRunsCounted: &st.counted,
+		metricRunsMalformed: &st.malformed, metricRunsUntrustedFrom: &st.untrustedSource,
+		metricFlagsOverwritten: &st.overwritten, metricFlagsRemoved: &st.removed,
+	}
+	for _, sm := range rm.ScopeMetrics {
+		if sm.Scope.Name != metadata.ScopeName {
+			continue
+		}
+		for _, m := range sm.Metrics {
+			f, ok := fields[m.Name]
+			require.True(t, ok, m.Name)
+			for _, dp := range m.Data.(metricdata.Sum[int64]).DataPoints {
+				*f += dp.Value
+			}
+		}
+	}
+	return sink.AllTraces()[0], st
 }

@@ -128,7 +128,7 @@ type runInputs struct {
 
 	nKind, nGrade, nComplete int           // occurrences of each key
 	nCounts                  [nCounts]int8 // occurrences of each count key
-	bad                      bool          // a present value is mistyped or out of range
+	bad                      bool          // a present value is mistyped, or the kind unknown
 }
 
 // The count attributes of a test.run event, in runInputs.counts order.
@@ -187,11 +187,11 @@ func readRun(attrs pcommon.Map) runInputs {
 			if in.nCounts[i] < 2 {
 				in.nCounts[i]++
 			}
-			if v.Type() != pcommon.ValueTypeInt || v.Int() < 0 {
+			if v.Type() != pcommon.ValueTypeInt {
 				in.bad = true
 				break
 			}
-			in.counts[i] = v.Int()
+			in.counts[i] = v.Int() // judged by testrun.ValidCounts
 		case keyComplete:
 			in.nComplete++
 			if v.Type() != pcommon.ValueTypeBool {
@@ -206,29 +206,26 @@ func readRun(attrs pcommon.Map) runInputs {
 }
 
 // flags applies the rules of package testrun to the inputs, failing closed:
-//   - a mistyped, out-of-range or repeated attribute, or a missing kind,
-//     makes the run neither trusted nor counted;
-//   - a missing count or complete flag, or counts that do not add up
-//     (testrun.ValidCounts), make it not counted (absence is never zero),
-//     while trust, which reads only kind and grade, still applies.
-//
-// malformed reports whether any of these was the case.
+// a missing kind, a missing count or complete (absence is never zero), a
+// mistyped or repeated attribute, or counts that are not valid
+// (testrun.ValidCounts: negative, over testrun.MaxCount, total other than
+// passed + failed + errors + skipped, or flaky over total) make the run
+// neither trusted nor counted, whatever its kind. malformed reports whether
+// any of these was the case.
 func (in *runInputs) flags() (trusted, counted, malformed bool) {
-	repeated := in.nKind > 1 || in.nGrade > 1 || in.nComplete > 1
-	missing := in.nComplete != 1
-	for _, n := range in.nCounts {
-		repeated = repeated || n > 1
-		missing = missing || n != 1
-	}
-	if in.bad || in.nKind != 1 || repeated {
+	if in.bad || in.nKind != 1 || in.nGrade > 1 || in.nComplete != 1 {
 		return false, false, true
 	}
-	trusted = testrun.IsTrusted(in.kind, in.grade)
-	if missing || !testrun.ValidCounts(in.counts[cTotal], in.counts[cPassed], in.counts[cFailed],
-		in.counts[cErrors], in.counts[cSkipped], in.counts[cFlaky]) {
-		return trusted, false, true
+	for _, n := range in.nCounts {
+		if n != 1 {
+			return false, false, true
+		}
 	}
-	return trusted, testrun.IsCounted(in.kind, in.grade, in.counts[cTotal], in.complete), false
+	if !testrun.ValidCounts(in.counts[cTotal], in.counts[cPassed], in.counts[cFailed],
+		in.counts[cErrors], in.counts[cSkipped], in.counts[cFlaky]) {
+		return false, false, true
+	}
+	return testrun.IsTrusted(in.kind, in.grade), testrun.IsCounted(in.kind, in.grade, in.counts[cTotal], in.complete), false
 }
 
 func processRun(attrs pcommon.Map, sourceTrusted bool, st *stats) (trusted, counted bool) {

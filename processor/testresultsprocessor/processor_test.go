@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace"
 
 	"github.com/hangar-dev/testresults/semconv"
+	"github.com/hangar-dev/testresults/testrun"
 )
 
 // TestTrustTable runs every row of the trust table through the processor,
@@ -42,15 +43,15 @@ func TestTrustTable(t *testing.T) {
 		{name: "total 0", attrs: runAttrs(attr{keyTotal, int64(0)}, attr{keyPassed, int64(0)}), trusted: true},
 		{name: "incomplete", attrs: runAttrs(attr{keyComplete, false}), trusted: true},
 		{name: "gate total 0 incomplete", attrs: runAttrs(attr{keyKind, "gate"}, attr{keyTotal, int64(0)}, attr{keyPassed, int64(0)}, attr{keyComplete, false})},
-		{name: "missing total", attrs: runAttrs(attr{keyTotal, absent}), trusted: true, malformed: true},
-		{name: "missing passed", attrs: runAttrs(attr{keyPassed, absent}), trusted: true, malformed: true},
-		{name: "missing flaky", attrs: runAttrs(attr{keyFlaky, absent}), trusted: true, malformed: true},
-		{name: "counts do not add up", attrs: runAttrs(attr{keyTotal, int64(5)}), trusted: true, malformed: true},
-		{name: "flaky over total", attrs: runAttrs(attr{keyFlaky, int64(4)}), trusted: true, malformed: true},
+		{name: "missing total", attrs: runAttrs(attr{keyTotal, absent}), malformed: true},
+		{name: "missing passed", attrs: runAttrs(attr{keyPassed, absent}), malformed: true},
+		{name: "missing flaky", attrs: runAttrs(attr{keyFlaky, absent}), malformed: true},
+		{name: "counts do not add up", attrs: runAttrs(attr{keyTotal, int64(5)}), malformed: true},
+		{name: "flaky over total", attrs: runAttrs(attr{keyFlaky, int64(4)}), malformed: true},
 		{name: "failed negative", attrs: runAttrs(attr{keyFailed, int64(-7)}), malformed: true},
 		{name: "passed as string", attrs: runAttrs(attr{keyPassed, "3"}), malformed: true},
 		{name: "errors repeated", attrs: runAttrs(attr{dupPrefix + keyErrors, int64(0)}), malformed: true},
-		{name: "missing complete", attrs: runAttrs(attr{keyComplete, absent}), trusted: true, malformed: true},
+		{name: "missing complete", attrs: runAttrs(attr{keyComplete, absent}), malformed: true},
 		{name: "missing kind", attrs: runAttrs(attr{keyKind, absent}), malformed: true},
 		{name: "missing everything", attrs: nil, malformed: true},
 		{name: "unknown kind", attrs: runAttrs(attr{keyKind, "nightly"}), malformed: true},
@@ -66,19 +67,19 @@ func TestTrustTable(t *testing.T) {
 			name: "counts wrap past int64 to total 1",
 			attrs: runAttrs(attr{keyTotal, int64(1)}, attr{keyPassed, int64(1 << 62)}, attr{keyFailed, int64(1 << 62)},
 				attr{keyErrors, int64(1 << 62)}, attr{keySkipped, int64(1<<62 + 1)}),
-			trusted: true, malformed: true,
+			malformed: true,
 		},
 		{
 			name: "counts wrap past int64 to total 3",
 			attrs: runAttrs(attr{keyTotal, int64(3)}, attr{keyPassed, int64(0)}, attr{keyFailed, int64(1 << 62)},
 				attr{keyErrors, int64(1 << 62)}, attr{keySkipped, int64(1 << 62)}),
-			trusted: true, malformed: true,
+			malformed: true,
 		},
 		{
 			name: "count over the bound",
 			attrs: runAttrs(attr{keyTotal, int64(6_400_001)}, attr{keyPassed, int64(6_400_001)}, attr{keyFailed, int64(0)},
 				attr{keyErrors, int64(0)}, attr{keySkipped, int64(0)}),
-			trusted: true, malformed: true,
+			malformed: true,
 		},
 		{name: "complete as string", attrs: runAttrs(attr{keyComplete, "true"}), malformed: true},
 		{name: "complete as int", attrs: runAttrs(attr{keyComplete, int64(1)}), malformed: true},
@@ -163,6 +164,70 @@ func TestTrustTable(t *testing.T) {
 			}
 			assert.Equal(t, want2, st)
 		})
+	}
+}
+
+// TestInvalidCounts: a test.run whose counts are not valid (missing,
+// mistyped, negative, over testrun.MaxCount, not adding up, flaky over
+// total), or whose complete is missing or mistyped, is neither trusted nor
+// counted, whatever its kind, from a trusted source: one rule, not one for
+// negative counts and another for the rest. Counts at the bounds are valid.
+func TestInvalidCounts(t *testing.T) {
+	over := int64(testrun.MaxCount + 1)
+	tests := []struct {
+		name  string
+		attrs []attr
+		valid bool
+	}{
+		{name: "at the bound", valid: true, attrs: []attr{{keyTotal, int64(testrun.MaxCount)}, {keyPassed, int64(testrun.MaxCount)}, {keyFlaky, int64(testrun.MaxCount)}}},
+		{name: "missing total", attrs: []attr{{keyTotal, absent}}},
+		{name: "missing passed", attrs: []attr{{keyPassed, absent}}},
+		{name: "missing failed", attrs: []attr{{keyFailed, absent}}},
+		{name: "missing errors", attrs: []attr{{keyErrors, absent}}},
+		{name: "missing skipped", attrs: []attr{{keySkipped, absent}}},
+		{name: "missing flaky", attrs: []attr{{keyFlaky, absent}}},
+		{name: "missing every count", attrs: []attr{{keyTotal, absent}, {keyPassed, absent}, {keyFailed, absent}, {keyErrors, absent}, {keySkipped, absent}, {keyFlaky, absent}}},
+		{name: "total as string", attrs: []attr{{keyTotal, "3"}}},
+		{name: "flaky as double", attrs: []attr{{keyFlaky, 0.0}}},
+		{name: "skipped as bool", attrs: []attr{{keySkipped, false}}},
+		{name: "passed negative", attrs: []attr{{keyPassed, int64(-3)}, {keyTotal, int64(0)}, {keyFailed, int64(3)}}},
+		{name: "flaky negative", attrs: []attr{{keyFlaky, int64(-1)}}},
+		{name: "total over the bound", attrs: []attr{{keyTotal, over}, {keyPassed, over}}},
+		{name: "flaky over the bound", attrs: []attr{{keyTotal, over}, {keyPassed, over}, {keyFlaky, over}}},
+		{name: "skipped over the bound", attrs: []attr{{keyTotal, over}, {keyPassed, int64(0)}, {keySkipped, over}}},
+		{name: "total above the sum", attrs: []attr{{keyTotal, int64(4)}}},
+		{name: "total below the sum", attrs: []attr{{keyTotal, int64(2)}}},
+		{name: "flaky over total", attrs: []attr{{keyFlaky, int64(4)}}},
+		{name: "sum wraps past int64", attrs: []attr{{keyTotal, int64(1)}, {keyPassed, int64(1 << 62)}, {keyFailed, int64(1 << 62)}, {keyErrors, int64(1 << 62)}, {keySkipped, int64(1<<62 + 1)}}},
+		{name: "missing complete", attrs: []attr{{keyComplete, absent}}},
+		{name: "complete as string", attrs: []attr{{keyComplete, "true"}}},
+		{name: "complete as int", attrs: []attr{{keyComplete, int64(1)}}},
+	}
+	kinds := [][]attr{
+		{{keyKind, "base"}},
+		{{keyKind, "acceptance"}},
+		{{keyKind, "grader"}, {keyGrade, "isolated"}},
+	}
+	for _, tt := range tests {
+		for _, kind := range kinds {
+			t.Run(tt.name+"/"+kind[0].val.(string), func(t *testing.T) {
+				attrs := runAttrs(append(append([]attr{}, kind...), tt.attrs...)...)
+				attrs = append(attrs, attr{keyTrusted, true}, attr{keyCounted, true}) // forged
+				in := traces(t, verifierResource(), span{name: semconv.SpanJobVerify, events: []event{runEvent(attrs...)}})
+				got, st := consumeCounting(t, context.Background(), verifierConfig(), in)
+
+				s := got.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0)
+				for where, m := range map[string]pcommon.Map{"test.run": s.Events().At(0).Attributes(), "span": s.Attributes()} {
+					assert.Equal(t, []any{tt.valid}, flagsOf(m, keyTrusted), where)
+					assert.Equal(t, []any{tt.valid}, flagsOf(m, keyCounted), where)
+				}
+				want := stats{seen: 1, malformed: 1, overwritten: 2}
+				if tt.valid {
+					want = stats{seen: 1, trusted: 1, counted: 1}
+				}
+				assert.Equal(t, want, st)
+			})
+		}
 	}
 }
 

@@ -84,7 +84,7 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 	errs = errors.Join(errs, err)
 	builder.ProcessorTestresultsRunsMalformed, err = builder.meter.Int64Counter(
 		"otelcol_processor_testresults_runs_malformed",
-		metric.WithDescription("test.run events with a missing, mistyped, repeated or out-of-range attribute that the rules read. [Development]"),
+		metric.WithDescription("test.run events with a missing, mistyped, repeated or out-of-range attribute that the rules read, or counts that do not add up; they come out neither trusted nor counted. [Development]"),
 		metric.WithUnit("{run}"),
 	)
 	errs = errors.Join(errs, err)

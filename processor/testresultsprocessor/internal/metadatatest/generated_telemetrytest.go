@@ -72,7 +72,7 @@ func AssertEqualProcessorTestresultsRunsCounted(t *testing.T, tt *componenttest.
 func AssertEqualProcessorTestresultsRunsMalformed(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol_processor_testresults_runs_malformed",
-		Description: "test.run events with a missing, mistyped, repeated or out-of-range attribute that the rules read. [Development]",
+		Description: "test.run events with a missing, mistyped, repeated or out-of-range attribute that the rules read, or counts that do not add up; they come out neither trusted nor counted. [Development]",
 		Unit:        "{run}",
 		Data: metricdata.Sum[int64]{
 			Temporality: metricdata.CumulativeTemporality,
