@@ -28,6 +28,7 @@ const (
 	DialectBazel         = "bazel"
 	DialectXunitNet      = "xunit-net" // .NET loggers (xunit, JunitXml.TestLogger)
 	DialectAnt           = "ant"
+	DialectEclipse       = "eclipse" // Eclipse's JUnit view export, root <testrun>
 	DialectGeneric       = "junit"
 )
 
@@ -42,6 +43,7 @@ var gradleAttrs = []string{"name", "tests", "skipped", "failures", "errors", "ti
 // streams by. Detection is informational: one parser reads every dialect.
 type detector struct {
 	rootSuite   bool // the root is a bare <testsuite>
+	rootTestrun bool // the root is Eclipse's <testrun>
 	rootName    string
 	rootID      bool
 	rootUUID    bool
@@ -71,6 +73,7 @@ type detector struct {
 
 func (d *detector) root(rd *xmlsafe.Reader, tok *xmlsafe.Token, local string) {
 	d.rootSuite = local == "testsuite"
+	d.rootTestrun = local == "testrun"
 	for i := range tok.Attrs {
 		a := &tok.Attrs[i]
 		switch string(tok.AttrName(a)) {
@@ -214,6 +217,8 @@ func hasPrefix(names, prefix []string) bool {
 // dialect names the runner from what was seen, most specific signs first.
 func (d *detector) dialect() string {
 	switch {
+	case d.rootTestrun:
+		return DialectEclipse
 	case d.rootName == "jest tests":
 		return DialectJestJUnit
 	case d.rootName == "vitest tests":

@@ -11,7 +11,7 @@ import (
 type SyntaxError = xmlsafe.SyntaxError
 
 // ErrNotJUnit is returned for a well-formed document whose root element is
-// neither <testsuites> nor <testsuite>.
+// not one IsRoot accepts (<testsuites>, <testsuite>, Eclipse's <testrun>).
 var ErrNotJUnit = errors.New("junit: not a JUnit report")
 
 // ErrStructure is returned for a JUnit document whose elements are nested

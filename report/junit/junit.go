@@ -97,9 +97,10 @@ type testCase struct {
 	seen     [nResults]bool
 	msg      [nResults]string
 	statusAs testrun.Outcome // failure or error a status/result attribute states, "" when none
-	// notRun is set when a status or result attribute says the case did
-	// not run (disabled, notrun, skipped...): it is skipped, as if it
-	// carried <skipped>, whatever else it carries.
+	// notRun is set when an attribute says the case did not run (a
+	// status or result of disabled, notrun, skipped...; Eclipse's
+	// ignored="true" or incomplete="true"): it is skipped, as if it carried
+	// <skipped>, whatever else it carries.
 	notRun bool
 	dur    time.Duration // the time attribute, when timed
 	timed  bool
@@ -210,9 +211,7 @@ func (p *parser) start(tok *xmlsafe.Token) error {
 	depth := p.rd.Depth()
 	local := localName(tok.Name)
 	if depth == 1 {
-		switch string(local) {
-		case "testsuites", "testsuite":
-		default:
+		if !IsRoot(string(local)) {
 			return fmt.Errorf("%w: root element <%s>", ErrNotJUnit, xmlsafe.QuoteName(tok.Name))
 		}
 		p.det.root(p.rd, tok, string(local))
@@ -291,6 +290,12 @@ func (p *parser) startCase(tok *xmlsafe.Token, depth int) error {
 				// outcome is below all).
 				tc.statusAs = o
 			}
+		case "ignored", "incomplete":
+			// Eclipse's export: an @Ignore'd or @Disabled test, or one the
+			// run had not finished when it was exported.
+			if bytes.EqualFold(p.rd.Value(a), []byte("true")) {
+				tc.notRun = true
+			}
 		case "time":
 			tc.dur, tc.timed = parseSeconds(p.rd.Value(a))
 		}
@@ -335,6 +340,17 @@ func (p *parser) startCase(tok *xmlsafe.Token, depth int) error {
 	tc.id = p.execs.ids.add(id)
 	p.cur = tc
 	return nil
+}
+
+// IsRoot reports whether local, the local name of a document's root
+// element, is one a JUnit report has: <testsuites>, a bare <testsuite>, or
+// the <testrun> of Eclipse's JUnit export (read like <testsuites>).
+func IsRoot(local string) bool {
+	switch local {
+	case "testsuites", "testsuite", "testrun":
+		return true
+	}
+	return false
 }
 
 // statusOutcome reads a testcase's status= or result= attribute (CTest,

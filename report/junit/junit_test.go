@@ -208,6 +208,7 @@ func TestDialects(t *testing.T) {
 		`<testsuite xmlns:xsi="x" xsi:noNamespaceSchemaLocation="https://maven.apache.org/surefire/maven-surefire-plugin/xsd/surefire-test-report-3.0.xsd" name="C"/>`: DialectSurefire,
 		`<testsuites name="nextest-run"><testsuite name="c"/></testsuites>`:                                                                                            DialectNextest,
 		`<testsuites><testsuite name="x"/></testsuites>`:                                                                                                               DialectGeneric,
+		`<testrun name="calc" project="calc" tests="1" started="1" failures="0" errors="0" ignored="0"><testsuite name="calc.CalcTest"/></testrun>`:                    DialectEclipse,
 	}
 	for doc, want := range tests {
 		_, got := parseExecs(t, doc)

@@ -3,6 +3,7 @@ package junit
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -36,6 +37,9 @@ func TestDidNotRunWins(t *testing.T) {
 		<testcase name="ran and failed" status="run"><failure message="f"/></testcase>
 		<testcase name="status failed" status="failed"/>
 		<testcase name="status errored" status="errored"><failure message="f"/></testcase>
+		<testcase name="ignored" ignored="true"><failure message="f"/></testcase>
+		<testcase name="incomplete" incomplete="TRUE"/>
+		<testcase name="not ignored" ignored="false"><failure message="f"/></testcase>
 		</testsuite>`
 	got, _ := parseExecs(t, doc)
 	want := []exec{
@@ -49,6 +53,9 @@ func TestDidNotRunWins(t *testing.T) {
 		{"ran and failed", "r.xml#1", testrun.OutcomeFailed, "f", false},
 		{"status failed", "r.xml#1", testrun.OutcomeFailed, "", false},
 		{"status errored", "r.xml#1", testrun.OutcomeError, "f", false},
+		{"ignored", "r.xml#1", testrun.OutcomeSkipped, "", false},
+		{"incomplete", "r.xml#1", testrun.OutcomeSkipped, "", false},
+		{"not ignored", "r.xml#1", testrun.OutcomeFailed, "f", false},
 	}
 	assert.Equal(t, want, got)
 }
@@ -74,6 +81,34 @@ func TestTSTReports(t *testing.T) {
 		{"MiscTests - OS X::testSmemCrash", "r.xml#1", testrun.OutcomeSkipped, "", false},
 		{"MiscTests - OS X::testSmemBounds", "r.xml#1", testrun.OutcomeFailed, "Assert: index 9 out of bounds.", false},
 	}, got)
+}
+
+// TestEclipseExport reads the export of Eclipse's JUnit view: a <testrun>
+// root read like <testsuites>, an ignored="true" test skipped, the trace of
+// a <failure> kept without its <expected> and <actual> children.
+func TestEclipseExport(t *testing.T) {
+	got, dialect := parseFile(t, filepath.Join(producers, "eclipse", "export.xml"))
+	assert.Equal(t, DialectEclipse, dialect)
+	require.Len(t, got, 8)
+	const c, n = "calc.CalcTest", "calc.CalcTest$NestedTest"
+	outcomes := map[string]testrun.Outcome{}
+	for _, e := range got {
+		outcomes[e.id] = e.out
+	}
+	assert.Equal(t, map[string]testrun.Outcome{
+		c + "::adds":                     testrun.OutcomePassed,
+		c + "::failsWithMessage":         testrun.OutcomeFailed,
+		c + "::leaksFakeSecrets":         testrun.OutcomeFailed,
+		c + "::throwsOutsideAnAssertion": testrun.OutcomeError,
+		c + "::skipped":                  testrun.OutcomeSkipped,
+		c + "::größe_名前":                 testrun.OutcomePassed,
+		n + "::failsInNested":            testrun.OutcomeFailed,
+		n + "::passesInNested":           testrun.OutcomePassed,
+	}, outcomes)
+	assert.Equal(t, "r.xml#1", got[0].scope)
+	assert.Equal(t, "r.xml#2", got[6].scope)
+	assert.True(t, strings.HasPrefix(got[6].msg, "org.junit.ComparisonFailure: nested comparison expected:<[1, [3]]>"), got[6].msg)
+	assert.NotContains(t, got[6].msg, "[1, 2]\n", "the <actual> child is not part of the message")
 }
 
 // TestDTDAttributeDefaultNotApplied checks that an attribute default
