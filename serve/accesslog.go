@@ -35,22 +35,25 @@ func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // accessLog writes one line per request to out: time, remote address,
 // method, the request URI quoted (control characters escaped), status,
-// bytes and duration.
+// bytes and duration. A response cut midway (http.ErrAbortHandler) is
+// logged too, with what was sent.
 func accessLog(h http.Handler, out io.Writer, now func() time.Time) http.Handler {
 	var mu sync.Mutex
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := now()
 		sw := &statusWriter{ResponseWriter: w}
+		defer func() {
+			uri := r.RequestURI
+			if len(uri) > 512 {
+				uri = uri[:512] + "..."
+			}
+			line := fmt.Sprintf("%s %s %s %s %d %d %s\n", start.UTC().Format(time.RFC3339Nano),
+				strconv.Quote(r.RemoteAddr), strconv.Quote(r.Method), strconv.Quote(uri),
+				sw.status, sw.bytes, now().Sub(start).Round(time.Microsecond))
+			mu.Lock()
+			defer mu.Unlock()
+			_, _ = io.WriteString(out, line)
+		}()
 		h.ServeHTTP(sw, r)
-		uri := r.RequestURI
-		if len(uri) > 512 {
-			uri = uri[:512] + "..."
-		}
-		line := fmt.Sprintf("%s %s %s %s %d %d %s\n", start.UTC().Format(time.RFC3339Nano),
-			strconv.Quote(r.RemoteAddr), strconv.Quote(r.Method), strconv.Quote(uri),
-			sw.status, sw.bytes, now().Sub(start).Round(time.Microsecond))
-		mu.Lock()
-		defer mu.Unlock()
-		_, _ = io.WriteString(out, line)
 	})
 }

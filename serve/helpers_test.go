@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -86,3 +87,15 @@ func mkRun(id string, kind testrun.Kind, at int, outcomes map[string]testrun.Out
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// nextLink is the target of the rel="next" link of a Link header, "" when
+// there is none.
+func nextLink(h string) string {
+	for _, l := range strings.Split(h, ",") {
+		target, params, ok := strings.Cut(strings.TrimSpace(l), ";")
+		if ok && strings.Contains(params, `rel="next"`) {
+			return strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(target), "<"), ">")
+		}
+	}
+	return ""
+}

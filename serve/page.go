@@ -99,7 +99,7 @@ func (s *Server) jobPage(w http.ResponseWriter, r *http.Request) {
 	}
 	runs, err := s.runs.JobRuns(r.Context(), id)
 	if err != nil {
-		storeError(w, err)
+		storeError(r.Context(), w, err)
 		return
 	}
 	if len(runs) == 0 {
@@ -108,7 +108,7 @@ func (s *Server) jobPage(w http.ResponseWriter, r *http.Request) {
 	}
 	sum, err := s.summarize(r.Context(), runs)
 	if err != nil {
-		storeError(w, err)
+		storeError(r.Context(), w, err)
 		return
 	}
 	d := pageData{Job: id, Summary: sum.Summary, Runs: sum.Runs, Coverage: percent(sum.Summary.LineRate)}

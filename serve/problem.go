@@ -3,6 +3,7 @@ package serve
 import (
 	"encoding/json"
 	"net/http"
+	"strconv"
 )
 
 // problem is an RFC 9457 problem details object.
@@ -22,6 +23,12 @@ func writeProblem(w http.ResponseWriter, status int, detail string) {
 	}
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(problem{Type: "about:blank", Title: http.StatusText(status), Status: status, Detail: detail})
+}
+
+// unavailable answers 503 with Retry-After.
+func unavailable(w http.ResponseWriter, detail string) {
+	w.Header().Set("Retry-After", strconv.Itoa(RetryAfterSeconds))
+	writeProblem(w, http.StatusServiceUnavailable, detail)
 }
 
 func writeJSON(w http.ResponseWriter, v any) {

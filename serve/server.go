@@ -1,7 +1,6 @@
 package serve
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -49,6 +48,12 @@ type Options struct {
 	// metrics, through otelhttp (nil: the global providers).
 	TracerProvider trace.TracerProvider
 	MeterProvider  metric.MeterProvider
+	// MaxExports bounds the ?format=otel responses rendered at once; one
+	// more is refused with 503 and Retry-After (0: DefaultMaxExports).
+	MaxExports int
+	// OtelPageRuns, OtelPageCases and OtelPageCaseSpans bound one
+	// ?format=otel page (0: the constants of the same names).
+	OtelPageRuns, OtelPageCases, OtelPageCaseSpans int
 }
 
 // Server answers the API and pages from a store.
@@ -57,6 +62,12 @@ type Server struct {
 	flaky    flakyLister
 	opts     Options
 	tokenSum [sha256.Size]byte
+	// exports holds a token per ?format=otel response being rendered.
+	exports chan struct{}
+	bounds  pageBounds
+	// onRunLoaded, when set, is called with each run ?format=otel reads
+	// with its cases (tests count them).
+	onRunLoaded func(id string)
 }
 
 type flakyLister interface {
@@ -71,7 +82,21 @@ func New(s store.Store, o Options) *Server {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	return &Server{runs: s, flaky: s, opts: o, tokenSum: sha256.Sum256([]byte(o.AdminToken))}
+	orDefault := func(n, def int) int {
+		if n <= 0 {
+			return def
+		}
+		return n
+	}
+	return &Server{
+		runs: s, flaky: s, opts: o, tokenSum: sha256.Sum256([]byte(o.AdminToken)),
+		exports: make(chan struct{}, orDefault(o.MaxExports, DefaultMaxExports)),
+		bounds: pageBounds{
+			runs:      orDefault(o.OtelPageRuns, OtelPageRuns),
+			cases:     orDefault(o.OtelPageCases, OtelPageCases),
+			caseSpans: orDefault(o.OtelPageCaseSpans, OtelPageCaseSpans),
+		},
+	}
 }
 
 // Handler returns the server's routes, with the request timeout and the
@@ -120,13 +145,20 @@ func (sc scope) name() string {
 	return "job id"
 }
 
-// storeError maps a store error to a problem.
-func storeError(w http.ResponseWriter, err error) {
+// storeError maps an error of the store, met while answering a request of
+// context ctx, to a problem. Once ctx is done the error is that, whatever
+// the driver made of it: 503 with Retry-After.
+func storeError(ctx context.Context, w http.ResponseWriter, err error) {
+	if cerr := ctx.Err(); cerr != nil {
+		err = cerr
+	}
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		writeProblem(w, http.StatusNotFound, "no such run")
 	case errors.Is(err, context.DeadlineExceeded):
-		writeProblem(w, http.StatusServiceUnavailable, "the request took too long")
+		unavailable(w, "the request took too long")
+	case errors.Is(err, context.Canceled):
+		unavailable(w, "the request was cancelled")
 	default:
 		writeProblem(w, http.StatusInternalServerError, "the store failed")
 	}
@@ -180,8 +212,11 @@ func (s *Server) tests(w http.ResponseWriter, r *http.Request, sc scope) {
 	case cases && runID == "":
 		writeProblem(w, http.StatusBadRequest, "cases=true needs run=<id>")
 		return
-	case q.Has("offset") && !cases:
-		writeProblem(w, http.StatusBadRequest, "offset needs cases=true")
+	case q.Has("offset") && !cases && format != "otel":
+		writeProblem(w, http.StatusBadRequest, "offset needs cases=true or format=otel")
+		return
+	case q.Has("offset") && format == "otel" && runID != "":
+		writeProblem(w, http.StatusBadRequest, "offset with format=otel pages the runs: it takes no run=<id>")
 		return
 	case q.Has("case_spans") && format != "otel":
 		writeProblem(w, http.StatusBadRequest, "case_spans needs format=otel")
@@ -197,7 +232,7 @@ func (s *Server) tests(w http.ResponseWriter, r *http.Request, sc scope) {
 	ctx := r.Context()
 	runs, err := s.loadRuns(ctx, sc, id)
 	if err != nil {
-		storeError(w, err)
+		storeError(ctx, w, err)
 		return
 	}
 	if len(runs) == 0 {
@@ -211,7 +246,7 @@ func (s *Server) tests(w http.ResponseWriter, r *http.Request, sc scope) {
 		}
 	}
 	if format == "otel" {
-		s.otel(w, r, sc, id, runs, runID, caseSpans)
+		s.otel(w, r, sc, id, runs, runID, offset, caseSpans)
 		return
 	}
 	if runID != "" {
@@ -220,7 +255,7 @@ func (s *Server) tests(w http.ResponseWriter, r *http.Request, sc scope) {
 	}
 	sum, err := s.summarize(ctx, runs)
 	if err != nil {
-		storeError(w, err)
+		storeError(ctx, w, err)
 		return
 	}
 	out := testsResponse{Summary: sum.Summary, Runs: sum.Runs, Latest: sum.Latest}
@@ -265,7 +300,7 @@ func clip(s string) string {
 func (s *Server) oneRun(w http.ResponseWriter, r *http.Request, runID string, cases bool, offset int) {
 	sr, err := s.runs.Run(r.Context(), runID)
 	if err != nil {
-		storeError(w, err)
+		storeError(r.Context(), w, err)
 		return
 	}
 	out := oneRunResponse{Run: runSummaryOf(sr), Full: runWithoutCases(sr.Run)}
@@ -278,6 +313,7 @@ func (s *Server) oneRun(w http.ResponseWriter, r *http.Request, runID string, ca
 			q.Set("offset", strconv.Itoa(next))
 			u.RawQuery = q.Encode()
 			out.Next = u.RequestURI()
+			w.Header().Set("Link", "<"+out.Next+`>; rel="next"`)
 		}
 		out.CasesKept = &sr.HasCases
 	}
@@ -311,7 +347,7 @@ func (s *Server) flakyList(w http.ResponseWriter, r *http.Request) {
 	}
 	list, err := s.flaky.List(r.Context(), store.Filter{Repository: repo})
 	if err != nil {
-		storeError(w, err)
+		storeError(r.Context(), w, err)
 		return
 	}
 	if len(list) > MaxFlakyEntries {
@@ -322,11 +358,3 @@ func (s *Server) flakyList(w http.ResponseWriter, r *http.Request) {
 
 // MaxFlakyEntries bounds the flaky list one response holds.
 const MaxFlakyEntries = 10000
-
-// bufferedBody is the response body of an export, written whole once it
-// succeeded.
-func writeBytes(w http.ResponseWriter, contentType string, b *bytes.Buffer) {
-	w.Header().Set("Content-Type", contentType)
-	w.Header().Set("X-Content-Type-Options", "nosniff")
-	_, _ = w.Write(b.Bytes())
-}

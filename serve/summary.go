@@ -1,17 +1,13 @@
 package serve
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"net/http"
 	"sort"
 	"time"
 
-	"github.com/hangar-dev/testresults/exporter"
 	"github.com/hangar-dev/testresults/store"
 	"github.com/hangar-dev/testresults/testrun"
-	"github.com/hangar-dev/testresults/translate"
 )
 
 // Summary is what a job's or a session's runs show.
@@ -242,84 +238,4 @@ func pageCases(sr store.StoredRun, offset int) ([]CaseOutcome, int) {
 		return out, end
 	}
 	return out, -1
-}
-
-// ExportOptions are the exporter options of ?format=otel: OTLP/JSON with
-// the resource an export reads from an empty environment, so that the
-// bytes equal those of `testresults export --format otlp-json --job ID`
-// (or --session REF) run without OTEL_* variables.
-func ExportOptions(out *bytes.Buffer) exporter.Options {
-	return exporter.Options{
-		Format:  exporter.FormatOTLPJSON,
-		Output:  out,
-		Getenv:  func(string) string { return "" },
-		Environ: func() []string { return nil },
-	}
-}
-
-// ExportJob writes the OTLP/JSON of runs as a job export of jobID, with the
-// case spans cs asks for.
-func ExportJob(ctx context.Context, jobID string, runs []*testrun.Run, cs translate.CaseSpans, out *bytes.Buffer) error {
-	o := ExportOptions(out)
-	o.JobID = jobID
-	o.CaseSpans = cs
-	_, err := exporter.ExportRuns(ctx, runs, o)
-	return err
-}
-
-// ExportSession writes the OTLP/JSON of a session's runs, each on its turn
-// (turn 0 when unknown), with the case spans cs asks for.
-func ExportSession(ctx context.Context, ref string, runs []store.StoredRun, cs translate.CaseSpans, out *bytes.Buffer) error {
-	sess := translate.Session{ID: ref}
-	index := map[int]int{}
-	for _, sr := range runs {
-		n := 0
-		if sr.Turn != nil {
-			n = *sr.Turn
-		}
-		i, ok := index[n]
-		if !ok {
-			i = len(sess.Turns)
-			index[n] = i
-			sess.Turns = append(sess.Turns, translate.Turn{Number: n})
-		}
-		sess.Turns[i].Runs = append(sess.Turns[i].Runs, sr.Run)
-	}
-	o := ExportOptions(out)
-	o.CaseSpans = cs
-	_, err := exporter.ExportSession(ctx, sess, o)
-	return err
-}
-
-// otel answers the runs (or the one run) as OTLP/JSON spans.
-func (s *Server) otel(w http.ResponseWriter, r *http.Request, sc scope, id string, runs []store.StoredRun, runID string, cs translate.CaseSpans) {
-	ctx := r.Context()
-	full := make([]store.StoredRun, 0, len(runs))
-	for _, sr := range runs {
-		if runID != "" && sr.Run.ID != runID {
-			continue
-		}
-		f, err := s.runs.Run(ctx, sr.Run.ID)
-		if err != nil {
-			storeError(w, err)
-			return
-		}
-		full = append(full, f)
-	}
-	var buf bytes.Buffer
-	var err error
-	if sc == scopeSession {
-		err = ExportSession(ctx, id, full, cs, &buf)
-	} else {
-		rs := make([]*testrun.Run, len(full))
-		for i, f := range full {
-			rs[i] = f.Run
-		}
-		err = ExportJob(ctx, id, rs, cs, &buf)
-	}
-	if err != nil {
-		writeProblem(w, http.StatusInternalServerError, "the runs could not be exported")
-		return
-	}
-	writeBytes(w, "application/json", &buf)
 }

@@ -1,0 +1,265 @@
+package serve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+
+	"github.com/hangar-dev/testresults/exporter"
+	"github.com/hangar-dev/testresults/store"
+	"github.com/hangar-dev/testresults/testrun"
+	"github.com/hangar-dev/testresults/translate"
+)
+
+// Bounds of one ?format=otel response. A response is a page: whole runs,
+// consecutive in recorded order, from the offset parameter (0 when absent),
+// as many as fit in every bound, and always at least one. A Link header
+// with rel="next" names the next page while runs are left. Each page is
+// byte for byte the OTLP/JSON export of its runs; a job or session within
+// the bounds is one page, the export of all its runs.
+const (
+	// OtelPageRuns is the most runs one page holds.
+	OtelPageRuns = 100
+	// OtelPageCases is the most stored cases the runs of one page hold
+	// (the server reads them all to render the page). A run with more is a
+	// page of its own.
+	OtelPageCases = 100_000
+	// OtelPageCaseSpans is the most case spans one page holds (case_spans
+	// asks for them: all, a span per stored case; failed, one per test.case
+	// event, at most translate.DefaultMaxCaseEvents a run). A single run
+	// with more is refused with 413: ask case_spans=failed or none.
+	OtelPageCaseSpans = 20_000
+	// DefaultMaxExports is how many ?format=otel responses are rendered at
+	// once; one more is refused with 503 and Retry-After.
+	DefaultMaxExports = 2
+	// RetryAfterSeconds is the Retry-After of a 503.
+	RetryAfterSeconds = 1
+)
+
+// errTooLarge is a run whose case spans alone exceed the page bound.
+var errTooLarge = errors.New("serve: too large")
+
+// ExportOptions are the exporter options of ?format=otel: OTLP/JSON with
+// the resource an export reads from an empty environment, so that the
+// bytes equal those of `testresults export --format otlp-json --job ID`
+// (or --session REF) run without OTEL_* variables.
+func ExportOptions(out io.Writer) exporter.Options {
+	return exporter.Options{
+		Format:  exporter.FormatOTLPJSON,
+		Output:  out,
+		Getenv:  func(string) string { return "" },
+		Environ: func() []string { return nil },
+	}
+}
+
+// ExportJob writes the OTLP/JSON of runs as a job export of jobID, with the
+// case spans cs asks for. It stops when ctx is done.
+func ExportJob(ctx context.Context, jobID string, runs []*testrun.Run, cs translate.CaseSpans, out io.Writer) error {
+	o := ExportOptions(out)
+	o.JobID = jobID
+	o.CaseSpans = cs
+	_, err := exporter.ExportRuns(ctx, runs, o)
+	return err
+}
+
+// ExportSession writes the OTLP/JSON of a session's runs, each on its turn
+// (turn 0 when unknown), with the case spans cs asks for. It stops when
+// ctx is done.
+func ExportSession(ctx context.Context, ref string, runs []store.StoredRun, cs translate.CaseSpans, out io.Writer) error {
+	sess := translate.Session{ID: ref}
+	index := map[int]int{}
+	for _, sr := range runs {
+		n := 0
+		if sr.Turn != nil {
+			n = *sr.Turn
+		}
+		i, ok := index[n]
+		if !ok {
+			i = len(sess.Turns)
+			index[n] = i
+			sess.Turns = append(sess.Turns, translate.Turn{Number: n})
+		}
+		sess.Turns[i].Runs = append(sess.Turns[i].Runs, sr.Run)
+	}
+	o := ExportOptions(out)
+	o.CaseSpans = cs
+	_, err := exporter.ExportSession(ctx, sess, o)
+	return err
+}
+
+// otelPage is what one ?format=otel response renders.
+type otelPage struct {
+	runs []store.StoredRun // with their cases
+	// next is the offset of the next page, -1 when none.
+	next int
+}
+
+// pageBounds are the bounds of one page.
+type pageBounds struct {
+	runs, cases, caseSpans int
+}
+
+// caseSpansOf is how many case spans run r gives under cs, with n stored
+// cases (an upper bound for CaseSpansFailed).
+func caseSpansOf(r *testrun.Run, n int, cs translate.CaseSpans) int {
+	switch cs {
+	case translate.CaseSpansAll:
+		return n
+	case translate.CaseSpansFailed:
+		m := len(r.Failures) + len(r.Flaky)
+		if c := r.Counts; c != nil {
+			m = max(m, c.Failed+c.Errors+c.Flaky)
+		}
+		return min(m, translate.DefaultMaxCaseEvents)
+	}
+	return 0
+}
+
+// loadPage reads the runs of the page from offset of runs (listed without
+// their cases) with their cases, one at a time, checking ctx before each:
+// the work stops when the request is cancelled or its deadline passes. A
+// run's stored case count (its counts' total) decides whether it fits
+// before it is read; what it holds once read decides again.
+func (s *Server) loadPage(ctx context.Context, runs []store.StoredRun, offset int, cs translate.CaseSpans, b pageBounds) (otelPage, error) {
+	p := otelPage{next: -1}
+	cases, spans := 0, 0
+	for i := offset; i < len(runs); i++ {
+		if len(p.runs) == b.runs {
+			p.next = i
+			break
+		}
+		if est := estimatedCases(runs[i]); len(p.runs) > 0 &&
+			(cases+est > b.cases || spans+caseSpansOf(runs[i].Run, est, cs) > b.caseSpans) {
+			p.next = i
+			break
+		}
+		if err := ctx.Err(); err != nil {
+			return p, err
+		}
+		full, err := s.runs.Run(ctx, runs[i].Run.ID)
+		if err != nil {
+			return p, err
+		}
+		if s.onRunLoaded != nil {
+			s.onRunLoaded(full.Run.ID)
+		}
+		n := len(full.Run.Cases)
+		sp := caseSpansOf(full.Run, n, cs)
+		if len(p.runs) == 0 && sp > b.caseSpans {
+			return p, fmt.Errorf("%w: run %q has %d case spans, more than the %d one response holds; ask case_spans=failed or none",
+				errTooLarge, clip(full.Run.ID), sp, b.caseSpans)
+		}
+		if len(p.runs) > 0 && (cases+n > b.cases || spans+sp > b.caseSpans) {
+			p.next = i
+			break
+		}
+		// The tags as listed (the same row), with the cases now read.
+		full.Turn, full.Repo, full.JobID, full.SessionRef = runs[i].Turn, runs[i].Repo, runs[i].JobID, runs[i].SessionRef
+		p.runs = append(p.runs, full)
+		cases += n
+		spans += sp
+	}
+	return p, nil
+}
+
+// estimatedCases is how many cases a listed run holds in the store.
+func estimatedCases(sr store.StoredRun) int {
+	if !sr.HasCases || sr.Run.Counts == nil {
+		return 0
+	}
+	return sr.Run.Counts.Total
+}
+
+// otel answers a page of the runs (or the one run) as OTLP/JSON spans,
+// streamed as the exporter writes them.
+func (s *Server) otel(w http.ResponseWriter, r *http.Request, sc scope, id string, runs []store.StoredRun, runID string, offset int, cs translate.CaseSpans) {
+	select {
+	case s.exports <- struct{}{}:
+		defer func() { <-s.exports }()
+	default:
+		unavailable(w, fmt.Sprintf("%d OTLP/JSON exports are being rendered, the most at once", cap(s.exports)))
+		return
+	}
+	ctx := r.Context()
+	b := s.bounds
+	if runID != "" {
+		for i, sr := range runs {
+			if sr.Run.ID == runID {
+				runs = runs[i : i+1]
+				break
+			}
+		}
+		b.runs, b.cases = 1, 1
+	} else if offset >= len(runs) {
+		writeProblem(w, http.StatusNotFound, fmt.Sprintf("offset %d is past the %d runs of this %s", offset, len(runs), sc.name()))
+		return
+	}
+	page, err := s.loadPage(ctx, runs, offset, cs, b)
+	switch {
+	case errors.Is(err, errTooLarge):
+		writeProblem(w, http.StatusRequestEntityTooLarge, err.Error())
+		return
+	case err != nil:
+		storeError(r.Context(), w, err)
+		return
+	}
+	sw := &streamWriter{w: w}
+	if page.next >= 0 {
+		u := *r.URL
+		q := u.Query()
+		q.Set("offset", strconv.Itoa(page.next))
+		u.RawQuery = q.Encode()
+		sw.link = "<" + u.RequestURI() + `>; rel="next"`
+	}
+	if sc == scopeSession {
+		err = ExportSession(ctx, id, page.runs, cs, sw)
+	} else {
+		rs := make([]*testrun.Run, len(page.runs))
+		for i, f := range page.runs {
+			rs[i] = f.Run
+		}
+		err = ExportJob(ctx, id, rs, cs, sw)
+	}
+	switch {
+	case err == nil:
+		sw.start()
+	case sw.started:
+		// Part of the body is out: cut the connection so that the client
+		// cannot take what it got for the whole.
+		panic(http.ErrAbortHandler)
+	case ctx.Err() != nil:
+		storeError(ctx, w, ctx.Err())
+	default:
+		writeProblem(w, http.StatusInternalServerError, "the runs could not be exported")
+	}
+}
+
+// streamWriter writes the response headers of an export on its first
+// write, then the body as it comes.
+type streamWriter struct {
+	w       http.ResponseWriter
+	link    string
+	started bool
+}
+
+func (sw *streamWriter) start() {
+	if sw.started {
+		return
+	}
+	sw.started = true
+	h := sw.w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("X-Content-Type-Options", "nosniff")
+	if sw.link != "" {
+		h.Set("Link", sw.link)
+	}
+	sw.w.WriteHeader(http.StatusOK)
+}
+
+func (sw *streamWriter) Write(b []byte) (int, error) {
+	sw.start()
+	return sw.w.Write(b)
+}
