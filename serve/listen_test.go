@@ -13,7 +13,9 @@ import (
 )
 
 // TestSlowHeadersAreCut sends half a request and waits: the server closes
-// the connection after ReadHeaderTimeout instead of holding it open.
+// the connection after ReadHeaderTimeout instead of holding it open. The
+// read deadline is only there to end the test if it does hold it: it is a
+// minute past the timeout, which no load makes the server miss.
 func TestSlowHeadersAreCut(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
@@ -28,12 +30,13 @@ func TestSlowHeadersAreCut(t *testing.T) {
 	_, err = conn.Write([]byte("GET / HTTP/1.1\r\nHost: x\r\n"))
 	require.NoError(t, err)
 	start := time.Now()
-	require.NoError(t, conn.SetReadDeadline(time.Now().Add(ReadHeaderTimeout+5*time.Second)))
+	require.NoError(t, conn.SetReadDeadline(time.Now().Add(ReadHeaderTimeout+time.Minute)))
 	_, err = io.ReadAll(conn)
 	elapsed := time.Since(start)
 	assert.NoError(t, err, "closed by the server, not by the read deadline")
-	assert.GreaterOrEqual(t, elapsed, ReadHeaderTimeout-time.Second)
-	assert.Less(t, elapsed, ReadHeaderTimeout+4*time.Second)
+	// Not at once: the server waited for the headers (its clock started
+	// before ours, so allow for that).
+	assert.GreaterOrEqual(t, elapsed, ReadHeaderTimeout/2)
 
 	// Cancelling ctx shuts the server down and Serve returns nil.
 	cancel()

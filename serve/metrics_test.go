@@ -102,7 +102,9 @@ func TestMeterProviderExports(t *testing.T) {
 				"OTEL_EXPORTER_OTLP_METRICS_PROTOCOL": "http/protobuf", "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"}
 		}, "/custom"},
 		{"grpc, host:port", func(_, a string) map[string]string {
-			return map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": a, "OTEL_EXPORTER_OTLP_INSECURE": "true", "OTEL_EXPORTER_OTLP_TIMEOUT": "5000"}
+			return map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": a, "OTEL_EXPORTER_OTLP_INSECURE": "true",
+				// read and applied; a minute, so that a loaded machine does not time it out
+				"OTEL_EXPORTER_OTLP_TIMEOUT": "60000"}
 		}, "grpc"},
 		{"grpc, http:// URL", func(_, a string) map[string]string {
 			return map[string]string{"OTEL_EXPORTER_OTLP_METRICS_ENDPOINT": "http://" + a, "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"}
