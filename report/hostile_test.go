@@ -58,7 +58,12 @@ func TestHostileFiles(t *testing.T) {
 		{"external-entity.xml", ErrEntity},
 		{"parameter-entity.xml", ErrEntity},
 		{"undefined-entity.xml", ErrEntity},
-		{"internal-subset.xml", ErrDTD},
+		// An internal DTD subset holding anything beside element and
+		// attribute-list declarations (xcresultparser's Cobertura subset
+		// with one more line).
+		{"xcresult-dtd-conditional.xml", ErrDTD},
+		{"xcresult-dtd-entity.xml", ErrEntity},
+		{"xcresult-dtd-parameter-entity.xml", ErrEntity},
 		{"truncated.xml", ErrTruncated},
 		{"empty.xml", ErrEmpty},
 		{"binary.xml", ErrBinary},
@@ -164,6 +169,16 @@ func TestHostileGenerated(t *testing.T) {
 			assert.Empty(t, res.Info.SHA256)
 		})
 	}
+}
+
+// TestInternalSubsetIgnored: an internal DTD subset of attribute-list
+// declarations is read past and nothing in it is applied: the default
+// classname it declares for every testcase ("injected") changes no id.
+func TestInternalSubsetIgnored(t *testing.T) {
+	res, err := ParseFile(filepath.Join("testdata", "hostile", "internal-subset.xml"))
+	require.NoError(t, err)
+	require.Len(t, res.Executions, 1)
+	assert.Equal(t, "t", res.Executions[0].ID)
 }
 
 func TestHostileSymlinks(t *testing.T) {
