@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -311,5 +313,66 @@ func TestOtelBusy(t *testing.T) {
 		assert.Equal(t, http.StatusOK, <-first)
 		resp, body = f.get(t, path)
 		assert.Equal(t, http.StatusOK, resp.StatusCode, string(body))
+	})
+}
+
+// cancelOnWrite cancels the request once the first bytes of the body are
+// written.
+type cancelOnWrite struct {
+	http.ResponseWriter
+	cancel context.CancelFunc
+}
+
+func (c *cancelOnWrite) Write(b []byte) (int, error) {
+	defer c.cancel()
+	return c.ResponseWriter.Write(b)
+}
+
+// lockedLog is an access log the test reads while the server writes.
+type lockedLog struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *lockedLog) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(b)
+}
+
+func (l *lockedLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
+}
+
+// TestOtelCutMidway: a request cancelled once the first line of an export
+// of two lines is out gets no further line, and the connection is cut
+// rather than the body ended as if it were whole; the access log still has
+// the request.
+func TestOtelCutMidway(t *testing.T) {
+	forEach(t, func(t *testing.T, st store.Store) {
+		ids := recordJob(t, st, "job-cut", 1, 12000)
+		whole := exportRuns(t, exporter.Options{JobID: "job-cut", CaseSpans: translate.CaseSpansAll}, storedRuns(t, st, ids)...)
+		require.Equal(t, 2, bytes.Count(whole, []byte("\n")), "the export is two lines")
+
+		logs := &lockedLog{}
+		h := New(st, Options{AccessLog: logs}).Handler()
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			ctx, cancel := context.WithCancel(r.Context())
+			defer cancel()
+			h.ServeHTTP(&cancelOnWrite{ResponseWriter: w, cancel: cancel}, r.WithContext(ctx))
+		}))
+		defer srv.Close()
+		resp, err := srv.Client().Get(srv.URL + "/api/jobs/job-cut/tests?format=otel&case_spans=all")
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		assert.Equal(t, http.StatusOK, resp.StatusCode)
+		got, err := io.ReadAll(resp.Body)
+		assert.ErrorIs(t, err, io.ErrUnexpectedEOF, "the body is cut, not ended")
+		first, _, _ := bytes.Cut(whole, []byte("\n"))
+		assert.Equal(t, len(first)+1, len(got), "the first line, no more")
+		assert.True(t, bytes.HasPrefix(whole, got))
+		assert.Contains(t, logs.String(), `"/api/jobs/job-cut/tests?format=otel&case_spans=all" 200 `+strconv.Itoa(len(got)))
 	})
 }
