@@ -3,10 +3,11 @@
 // recomputes hangar.test.run.trusted and hangar.test.run.counted of every
 // test.run event with the rules of package testrun, overwriting what the
 // sender wrote, and forces both to false for senders that match no trusted
-// source. Only it may say a run is trusted: every other copy of the flags,
-// under any spelling that differs only in case or surrounding white space,
-// is removed. It fails closed, drops nothing, and passes every other
-// attribute, event and span untouched.
+// source and for runs whose counts are not valid. Only it may say a run is
+// trusted: every other copy of the flags, under any spelling that differs
+// only in case or surrounding white space, is removed, from resources,
+// scopes, spans, events and links alike. It fails closed, drops nothing,
+// and passes every other attribute, event and span untouched.
 package testresultsprocessor
 
 // The component type, stability and metrics are declared in metadata.yaml;

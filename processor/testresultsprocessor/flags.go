@@ -94,13 +94,24 @@ func removeKeys(attrs pcommon.Map, keepCanonical bool) int64 {
 }
 
 // stripSpan removes every spelling of the flags from a span that is not
-// listed, and from all its events: only the processor may say that a run is
-// trusted, and it says so only on listed spans.
+// listed, from all its events and from its links: only the processor may
+// say that a run is trusted, and it says so only on listed spans.
 func stripSpan(span ptrace.Span) int64 {
 	n := removeFlags(span.Attributes())
 	events := span.Events()
 	for i := 0; i < events.Len(); i++ {
 		n += removeFlags(events.At(i).Attributes())
+	}
+	return n + stripLinks(span)
+}
+
+// stripLinks removes every spelling of the flags from the links of a span,
+// listed or not: a link points at another span, and no flag belongs there.
+func stripLinks(span ptrace.Span) int64 {
+	var n int64
+	links := span.Links()
+	for i := 0; i < links.Len(); i++ {
+		n += removeFlags(links.At(i).Attributes())
 	}
 	return n
 }

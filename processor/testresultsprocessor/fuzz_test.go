@@ -298,13 +298,16 @@ func withoutFlagSpellings(m pcommon.Map) pcommon.Map {
 }
 
 // FuzzProcessRun feeds fuzzed attributes, as a test.run event and the span
-// of a listed job.verify span and as an unlisted Job.Verify span, through
-// the processor. Invariants: no panic; the listed run ends with exactly one
-// bool trusted and counted under the canonical keys and no other spelling;
-// trusted=true only when the kind rules hold, counted=true only with valid,
-// bounded counts, total > 0 and complete=true, both exactly as the README's
-// table says; the span carries the run's flags; the unlisted span keeps no
-// spelling of either flag; and every other attribute is kept, in order.
+// of a listed job.verify span and as an unlisted Job.Verify span, and as the
+// resource, the scope and a link of each span, through the processor.
+// Invariants: no panic; the listed run ends with exactly one bool trusted
+// and counted under the canonical keys and no other spelling; trusted=true
+// only when the kind rules hold and the counts are valid, counted=true only
+// with valid, bounded counts, total > 0 and complete=true, both exactly as
+// the README's table says; the span carries the run's flags; no spelling of
+// either flag is left anywhere else (the unlisted span and its event, the
+// resource, the scope, the links); and every other attribute is kept, in
+// order.
 func FuzzProcessRun(f *testing.F) {
 	f.Add(seedRun("base", 3, 3, 0, 0, 0, 0, true), true)
 	f.Add(seedRun("base", 3, 3, 0, 0, 0, 0, true), false)
@@ -342,22 +345,27 @@ func FuzzProcessRun(f *testing.F) {
 		attrs := decodeAttrs(data)
 		td := ptrace.NewTraces()
 		rs := td.ResourceSpans().AppendEmpty()
-		rs.Resource().Attributes().PutStr(string(semconv.ServiceNameKey), "fuzz")
-		spans := rs.ScopeSpans().AppendEmpty().Spans()
+		repeats := putFuzzAttrs(rs.Resource().Attributes(), attrs)
+		ss := rs.ScopeSpans().AppendEmpty()
+		putFuzzAttrs(ss.Scope().Attributes(), attrs)
+		spans := ss.Spans()
 		listed := spans.AppendEmpty()
 		listed.SetName(semconv.SpanJobVerify)
 		unlisted := spans.AppendEmpty()
 		unlisted.SetName("Job.Verify")
-		repeats := false
 		for _, s := range []ptrace.Span{listed, unlisted} {
 			ev := s.Events().AppendEmpty()
 			ev.SetName(semconv.EventTestRun)
-			repeats = putFuzzAttrs(ev.Attributes(), attrs) || repeats
+			putFuzzAttrs(ev.Attributes(), attrs)
 			putFuzzAttrs(s.Attributes(), attrs)
+			putFuzzAttrs(s.Links().AppendEmpty().Attributes(), attrs)
 		}
 		if repeats {
 			td = withRepeats(t, td)
 		}
+		// Set last, over any service.name the fuzzer wrote: a resource
+		// holding it once as "fuzz" never matches the verifier's source.
+		td.ResourceSpans().At(0).Resource().Attributes().PutStr(string(semconv.ServiceNameKey), "fuzz")
 		in := ptrace.NewTraces()
 		td.CopyTo(in)
 
@@ -388,20 +396,27 @@ func FuzzProcessRun(f *testing.F) {
 		require.Equal(t, trusted, st)
 		require.Equal(t, counted, sc)
 
-		// The unlisted span and its event: no spelling of the flags.
-		for _, m := range []pcommon.Map{outSpans.At(1).Attributes(), outSpans.At(1).Events().At(0).Attributes()} {
-			m.Range(func(k string, _ pcommon.Value) bool {
+		// Everywhere else: no spelling of the flags.
+		inRS, outRS := in.ResourceSpans().At(0), out.ResourceSpans().At(0)
+		foreign := map[string][2]pcommon.Map{
+			"resource":             {inRS.Resource().Attributes(), outRS.Resource().Attributes()},
+			"scope":                {inRS.ScopeSpans().At(0).Scope().Attributes(), outRS.ScopeSpans().At(0).Scope().Attributes()},
+			"unlisted span":        {inSpans.At(1).Attributes(), outSpans.At(1).Attributes()},
+			"unlisted span's run":  {inSpans.At(1).Events().At(0).Attributes(), outSpans.At(1).Events().At(0).Attributes()},
+			"listed span's link":   {inSpans.At(0).Links().At(0).Attributes(), outSpans.At(0).Links().At(0).Attributes()},
+			"unlisted span's link": {inSpans.At(1).Links().At(0).Attributes(), outSpans.At(1).Links().At(0).Attributes()},
+		}
+		for where, m := range foreign {
+			m[1].Range(func(k string, _ pcommon.Value) bool {
 				tk := strings.TrimSpace(k)
-				require.False(t, strings.EqualFold(tk, keyTrusted) || strings.EqualFold(tk, keyCounted), "%q left on an unlisted span", k)
+				require.False(t, strings.EqualFold(tk, keyTrusted) || strings.EqualFold(tk, keyCounted), "%q left on the %s", k, where)
 				return true
 			})
+			// Everything but the flags is kept, in order.
+			requireSameOrder(t, withoutFlagSpellings(m[0]), withoutFlagSpellings(m[1]))
 		}
-
-		// Everything but the flags is kept, in order.
-		for i := range 2 {
-			requireSameOrder(t, withoutFlagSpellings(inSpans.At(i).Events().At(0).Attributes()), withoutFlagSpellings(outSpans.At(i).Events().At(0).Attributes()))
-			requireSameOrder(t, withoutFlagSpellings(inSpans.At(i).Attributes()), withoutFlagSpellings(outSpans.At(i).Attributes()))
-		}
+		requireSameOrder(t, withoutFlagSpellings(inSpans.At(0).Events().At(0).Attributes()), withoutFlagSpellings(run))
+		requireSameOrder(t, withoutFlagSpellings(inSpans.At(0).Attributes()), withoutFlagSpellings(outSpans.At(0).Attributes()))
 	})
 }
 

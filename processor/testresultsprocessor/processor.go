@@ -46,9 +46,11 @@ func newProcessor(cfg *Config, tel *telemetry, logger *zap.Logger) *testresultsP
 
 // processTraces recomputes the flags of every test.run event on the spans
 // named in span_names or base_span_names, in place, and removes every other
-// copy of the flags: on spans not listed, on their events, and on the events
-// of listed spans that are not test.run. Apart from these attributes, nothing
-// is added to, removed from or reordered in any span or event.
+// copy of the flags: on spans not listed and their events, on the events of
+// listed spans that are not test.run, on every span link, on every
+// instrumentation scope and on every resource. Apart from these attributes,
+// nothing is added to, removed from or reordered in any resource, scope,
+// span, event or link.
 func (p *testresultsProcessor) processTraces(ctx context.Context, td ptrace.Traces) (ptrace.Traces, error) {
 	var st stats
 	checked := false // the batch's client information, for the warnings
@@ -57,10 +59,14 @@ func (p *testresultsProcessor) processTraces(ctx context.Context, td ptrace.Trac
 		rs := rss.At(i)
 		// The source is looked at only once a span of ours is found in
 		// this resource, so batches of foreign spans never pay for it.
+		// It is decided on the resource as the sender sent it: the flags
+		// are removed from the resource only after its spans are done.
 		sourceKnown, sourceTrusted := false, false
 		sss := rs.ScopeSpans()
 		for j := 0; j < sss.Len(); j++ {
-			spans := sss.At(j).Spans()
+			ss := sss.At(j)
+			st.removed += removeFlags(ss.Scope().Attributes())
+			spans := ss.Spans()
 			for k := 0; k < spans.Len(); k++ {
 				span := spans.At(k)
 				if !p.names.has(span.Name()) {
@@ -78,6 +84,7 @@ func (p *testresultsProcessor) processTraces(ctx context.Context, td ptrace.Trac
 				processSpan(span, sourceTrusted, &st)
 			}
 		}
+		st.removed += removeFlags(rs.Resource().Attributes())
 	}
 	if st != (stats{}) {
 		p.telemetry.record(ctx, &st)
@@ -91,7 +98,7 @@ func (p *testresultsProcessor) processTraces(ctx context.Context, td ptrace.Trac
 // Event names are compared exactly: an event named Test.Run or "test.run "
 // is not a run. Only the canonical flag keys remain: other spellings are
 // removed from the span and its runs, and every spelling from its other
-// events.
+// events and its links.
 func processSpan(span ptrace.Span, sourceTrusted bool, st *stats) {
 	runs := 0
 	allTrusted, allCounted := true, true
@@ -108,6 +115,7 @@ func processSpan(span ptrace.Span, sourceTrusted bool, st *stats) {
 		allTrusted = allTrusted && trusted
 		allCounted = allCounted && counted
 	}
+	st.removed += stripLinks(span)
 	attrs := span.Attributes()
 	st.removed += removeFlagVariants(attrs)
 	if runs == 0 {

@@ -3,6 +3,7 @@ package testresultsprocessor
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -274,4 +275,244 @@ func TestFlagEdges(t *testing.T) {
 			assert.True(t, mayEdge(byte(r), flagFirst), "%q", r)
 		}
 	}
+}
+
+// Where a forged flag can stand in a batch.
+const (
+	atResource = "resource"
+	atScope    = "scope"
+	atSpan     = "span"
+	atRun      = "test.run event"
+	atEvent    = "test.case event"
+	atLink     = "link"
+)
+
+// TestForgeryTable puts one forged flag, true, under every spelling, at
+// every place a batch can carry attributes (resource, scope, span, a
+// test.run event, another event, a span link), on listed and unlisted spans,
+// from a trusted and an untrusted sender. Only the listed span and its
+// test.run event come out with flags, the canonical keys with the value the
+// processor computed; every other copy is gone; nothing else changes; and
+// the telemetry counts exactly the removal (or the overwrite of a canonical
+// key that the processor recomputes).
+func TestForgeryTable(t *testing.T) {
+	positions := []string{atResource, atScope, atSpan, atRun, atEvent, atLink}
+	spanNames := []struct {
+		name   string
+		listed bool
+	}{
+		{semconv.SpanJobVerify, true},
+		{semconv.SpanJobProvision, true},
+		{"Job.Verify", false},
+		{semconv.SpanTurn, false},
+		{"HTTP GET", false},
+	}
+	senders := []struct {
+		name     string
+		resource []attr
+		trusted  bool
+	}{
+		{"trusted sender", verifierResource(), true},
+		{"untrusted sender", []attr{{string(semconv.ServiceNameKey), "agent"}}, false},
+	}
+	for _, pos := range positions {
+		for _, sn := range spanNames {
+			for _, sender := range senders {
+				for _, spelling := range flagSpellings {
+					name := fmt.Sprintf("%s/%s/%s/%q", pos, sn.name, sender.name, spelling)
+					t.Run(name, func(t *testing.T) {
+						in := forgeryBatch(t, sender.resource, sn.name)
+						putFlagAt(in, pos).PutBool(spelling, true)
+						got, st := consumeCounting(t, context.Background(), verifierConfig(), in)
+
+						// The run is base, well formed and complete: the
+						// processor's value is the sender's trust.
+						v := sender.trusted
+						canonical := spelling == keyTrusted || spelling == keyCounted
+						recomputedHere := sn.listed && canonical && (pos == atSpan || pos == atRun)
+
+						want := ptrace.NewTraces()
+						in.CopyTo(want)
+						putFlagAt(want, pos).Remove(spelling)
+						if sn.listed {
+							s := want.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0)
+							setFlags(s.Attributes(), v, v)
+							setFlags(s.Events().At(0).Attributes(), v, v)
+						}
+						require.NoError(t, ptracetest.CompareTraces(want, got))
+						assertFlagsOnlyWhereComputed(t, got, sn.listed, v)
+
+						var wantSt stats
+						if sn.listed {
+							wantSt.seen = 1
+							if v {
+								wantSt.trusted, wantSt.counted = 1, 1
+							} else {
+								wantSt.untrustedSource = 1
+							}
+						}
+						switch {
+						case !recomputedHere:
+							wantSt.removed = 1
+						case !v:
+							wantSt.overwritten = 1 // the sender's true, set to false
+						}
+						assert.Equal(t, wantSt, st)
+					})
+				}
+			}
+		}
+	}
+}
+
+// forgeryBatch is one resource with one scope and one span of the given
+// name, carrying a well-formed, complete base run, a test case, and a link,
+// each with an attribute of its own and no flag.
+func forgeryBatch(t *testing.T, resource []attr, spanName string) ptrace.Traces {
+	t.Helper()
+	td := traces(t, append(resource, attr{"host.name", "ci-1"}), span{
+		name:  spanName,
+		attrs: []attr{{string(semconv.JobIDKey), "job-1"}},
+		events: []event{
+			runEvent(runAttrs()...),
+			{name: semconv.EventTestCase, attrs: []attr{{string(semconv.TestCaseNameKey), "pkg.TestX"}}},
+		},
+	})
+	ss := td.ResourceSpans().At(0).ScopeSpans().At(0)
+	ss.Scope().Attributes().PutStr("scope.kind", "report")
+	link := ss.Spans().At(0).Links().AppendEmpty()
+	link.SetTraceID(pcommon.TraceID{9})
+	link.SetSpanID(pcommon.SpanID{9})
+	link.Attributes().PutStr("link.kind", "parent-run")
+	return td
+}
+
+// putFlagAt returns the attributes of the batch's place pos.
+func putFlagAt(td ptrace.Traces, pos string) pcommon.Map {
+	rs := td.ResourceSpans().At(0)
+	ss := rs.ScopeSpans().At(0)
+	s := ss.Spans().At(0)
+	switch pos {
+	case atResource:
+		return rs.Resource().Attributes()
+	case atScope:
+		return ss.Scope().Attributes()
+	case atSpan:
+		return s.Attributes()
+	case atRun:
+		return s.Events().At(0).Attributes()
+	case atEvent:
+		return s.Events().At(1).Attributes()
+	case atLink:
+		return s.Links().At(0).Attributes()
+	}
+	panic("no place " + pos)
+}
+
+// assertFlagsOnlyWhereComputed walks every resource, scope, span, event and
+// link of td: no key that a case- and space-insensitive reader would take
+// for a flag is left, except, on listed spans and their test.run events,
+// each canonical key once with the value v.
+func assertFlagsOnlyWhereComputed(t *testing.T, td ptrace.Traces, listed, v bool) {
+	t.Helper()
+	forEachAttrs(td, func(where string, m pcommon.Map, carrier bool) {
+		if carrier && listed {
+			assertNoLooseFlag(t, m, true, where)
+			assert.Equal(t, []any{v}, flagsOf(m, keyTrusted), where)
+			assert.Equal(t, []any{v}, flagsOf(m, keyCounted), where)
+			return
+		}
+		assertNoLooseFlag(t, m, false, where)
+	})
+}
+
+// forEachAttrs calls f with every attribute map of td; carrier is true for
+// the maps that may carry the flags when the span is listed: the span's and
+// its test.run events'.
+func forEachAttrs(td ptrace.Traces, f func(where string, m pcommon.Map, carrier bool)) {
+	rss := td.ResourceSpans()
+	for i := 0; i < rss.Len(); i++ {
+		rs := rss.At(i)
+		f(atResource, rs.Resource().Attributes(), false)
+		sss := rs.ScopeSpans()
+		for j := 0; j < sss.Len(); j++ {
+			f(atScope, sss.At(j).Scope().Attributes(), false)
+			spans := sss.At(j).Spans()
+			for k := 0; k < spans.Len(); k++ {
+				s := spans.At(k)
+				f(atSpan+" "+s.Name(), s.Attributes(), true)
+				for e := 0; e < s.Events().Len(); e++ {
+					ev := s.Events().At(e)
+					f("event "+ev.Name(), ev.Attributes(), ev.Name() == semconv.EventTestRun)
+				}
+				for l := 0; l < s.Links().Len(); l++ {
+					f(atLink, s.Links().At(l).Attributes(), false)
+				}
+			}
+		}
+	}
+}
+
+// TestSourceDecidedBeforeStripping: the trusted source is decided on the
+// resource as the sender sent it, and only then are the flags removed from
+// the resource. A resource_attributes entry keyed on a flag's name (a claim
+// of the sender, like every resource attribute) still matches; the flag
+// itself does not come out.
+func TestSourceDecidedBeforeStripping(t *testing.T) {
+	cfg := createDefaultConfig()
+	cfg.TrustedSources = []TrustedSource{{ResourceAttributes: map[string]string{keyTrusted: "verifier"}}}
+	for _, tt := range []struct {
+		name     string
+		resource []attr
+		trusted  bool
+	}{
+		{name: "matches", resource: []attr{{keyTrusted, "verifier"}}, trusted: true},
+		{name: "other value", resource: []attr{{keyTrusted, "agent"}}},
+		{name: "other spelling", resource: []attr{{"Hangar.Test.Run.Trusted", "verifier"}}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			in := traces(t, tt.resource, span{name: semconv.SpanJobVerify, events: []event{runEvent(runAttrs()...)}})
+			got, st := consumeCounting(t, context.Background(), cfg, in)
+			assertFlagsOnlyWhereComputed(t, got, true, tt.trusted)
+			assert.Zero(t, got.ResourceSpans().At(0).Resource().Attributes().Len())
+			assert.Equal(t, int64(1), st.removed)
+		})
+	}
+}
+
+// TestStripEveryResourceAndScope: flags are removed from every resource and
+// scope of a batch, also those without spans or without listed spans, and
+// from the links of every span.
+func TestStripEveryResourceAndScope(t *testing.T) {
+	td := ptrace.NewTraces()
+	forged := func(m pcommon.Map) {
+		m.PutStr("keep", "me")
+		m.PutBool(keyTrusted, true)
+		m.PutBool("HANGAR.TEST.RUN.COUNTED", true)
+	}
+	forged(td.ResourceSpans().AppendEmpty().Resource().Attributes()) // no scope
+	rs := td.ResourceSpans().AppendEmpty()
+	forged(rs.Resource().Attributes())
+	forged(rs.ScopeSpans().AppendEmpty().Scope().Attributes()) // no span
+	ss := rs.ScopeSpans().AppendEmpty()
+	forged(ss.Scope().Attributes())
+	for _, name := range []string{"db.query", semconv.SpanJobVerify} {
+		s := ss.Spans().AppendEmpty()
+		s.SetName(name)
+		for range 2 {
+			forged(s.Links().AppendEmpty().Attributes())
+		}
+	}
+	got, st := consumeCounting(t, context.Background(), verifierConfig(), td)
+
+	n := 0
+	forEachAttrs(got, func(where string, m pcommon.Map, carrier bool) {
+		if carrier {
+			return // the spans' own flags: see TestForgeryTable
+		}
+		n++
+		assert.Equal(t, map[string]any{"keep": "me"}, m.AsRaw(), where)
+	})
+	assert.Equal(t, 2+2+4, n, "resources, scopes, links")
+	assert.Equal(t, int64(2*(2+2+4)), st.removed)
 }

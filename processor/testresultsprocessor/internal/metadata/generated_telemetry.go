@@ -72,7 +72,7 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 	errs = errors.Join(errs, err)
 	builder.ProcessorTestresultsFlagsRemoved, err = builder.meter.Int64Counter(
 		"otelcol_processor_testresults_flags_removed",
-		metric.WithDescription("Flag attributes removed under any spelling that differs only in case or surrounding white space, from spans not listed and their events, from events of listed spans that are not test.run, and spellings other than the canonical key on listed spans and their runs. [Development]"),
+		metric.WithDescription("Flag attributes removed under any spelling that differs only in case or surrounding white space, from resources, instrumentation scopes and span links, from spans not listed and their events, from events of listed spans that are not test.run, and spellings other than the canonical key on listed spans and their runs. [Development]"),
 		metric.WithUnit("{attribute}"),
 	)
 	errs = errors.Join(errs, err)

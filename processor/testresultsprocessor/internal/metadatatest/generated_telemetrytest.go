@@ -40,7 +40,7 @@ func AssertEqualProcessorTestresultsFlagsOverwritten(t *testing.T, tt *component
 func AssertEqualProcessorTestresultsFlagsRemoved(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol_processor_testresults_flags_removed",
-		Description: "Flag attributes removed under any spelling that differs only in case or surrounding white space, from spans not listed and their events, from events of listed spans that are not test.run, and spellings other than the canonical key on listed spans and their runs. [Development]",
+		Description: "Flag attributes removed under any spelling that differs only in case or surrounding white space, from resources, instrumentation scopes and span links, from spans not listed and their events, from events of listed spans that are not test.run, and spellings other than the canonical key on listed spans and their runs. [Development]",
 		Unit:        "{attribute}",
 		Data: metricdata.Sum[int64]{
 			Temporality: metricdata.CumulativeTemporality,
