@@ -180,7 +180,7 @@ func (s *Server) otel(w http.ResponseWriter, r *http.Request, sc scope, id strin
 	case s.exports <- struct{}{}:
 		defer func() { <-s.exports }()
 	default:
-		unavailable(w, fmt.Sprintf("%d OTLP/JSON exports are being rendered, the most at once", cap(s.exports)))
+		unavailable(w, fmt.Sprintf("the server renders at most %d OTLP/JSON exports at once; retry later", cap(s.exports)))
 		return
 	}
 	ctx := r.Context()
@@ -192,7 +192,7 @@ func (s *Server) otel(w http.ResponseWriter, r *http.Request, sc scope, id strin
 				break
 			}
 		}
-		b.runs, b.cases = 1, 1
+		b.runs = 1
 	} else if offset >= len(runs) {
 		writeProblem(w, http.StatusNotFound, fmt.Sprintf("offset %d is past the %d runs of this %s", offset, len(runs), sc.name()))
 		return
@@ -203,7 +203,7 @@ func (s *Server) otel(w http.ResponseWriter, r *http.Request, sc scope, id strin
 		writeProblem(w, http.StatusRequestEntityTooLarge, err.Error())
 		return
 	case err != nil:
-		storeError(r.Context(), w, err)
+		storeError(ctx, w, err)
 		return
 	}
 	sw := &streamWriter{w: w}

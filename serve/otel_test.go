@@ -306,7 +306,7 @@ func TestOtelBusy(t *testing.T) {
 		resp, body := f.get(t, path)
 		assertProblem(t, resp, body, http.StatusServiceUnavailable)
 		assert.Equal(t, strconv.Itoa(RetryAfterSeconds), resp.Header.Get("Retry-After"))
-		assert.Contains(t, decode[problem](t, body).Detail, "1 OTLP/JSON exports are being rendered")
+		assert.Contains(t, decode[problem](t, body).Detail, "at most 1 OTLP/JSON exports at once")
 		resp, body = f.get(t, "/api/jobs/job-busy/tests")
 		assert.Equal(t, http.StatusOK, resp.StatusCode, "only exports are limited: %s", body)
 		close(release)
