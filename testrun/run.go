@@ -279,9 +279,9 @@ func (r *Run) Validate() error {
 			return fmt.Errorf("%w: failure %q has outcome %q but cases say %q", ErrInvalidRun, f.ID, f.Outcome, o)
 		}
 	}
-	for i := range r.Reports {
-		if err := r.Reports[i].validate(); err != nil {
-			return err
+	for _, rep := range r.Reports {
+		if rep.Bytes < 0 || (rep.Tests != nil && *rep.Tests < 0) {
+			return fmt.Errorf("%w: report %q has a negative bytes or tests", ErrInvalidRun, rep.Path)
 		}
 	}
 	if err := r.validateNotRun(); err != nil {

@@ -14,6 +14,11 @@ func (r *Run) validateAgreement() error {
 			}
 		}
 	}
+	for i := range r.Reports {
+		if err := r.Reports[i].validateRead(); err != nil {
+			return err
+		}
+	}
 	c := r.Counts
 	if c == nil {
 		if len(r.Failures) > 0 || len(r.Cases) > 0 || len(r.Flaky) > 0 {
@@ -52,16 +57,12 @@ func (r *Run) validateAgreement() error {
 	return nil
 }
 
-// validate reports what makes one report entry unusable: a negative size
-// or number of tests, or an entry that contradicts itself. A report that
-// was not read whole (refused: an error; skipped: listed but not read, as
-// stale or not a report) adds nothing to the run, so it states no tests
-// and no digest; a skipped entry says why in its error.
-func (rep *ReportInfo) validate() error {
-	switch {
-	case rep.Bytes < 0 || (rep.Tests != nil && *rep.Tests < 0):
-		return fmt.Errorf("%w: report %q has a negative bytes or tests", ErrInvalidRun, rep.Path)
-	case rep.Skipped && rep.Error == "":
+// validateRead reports what one report entry says against itself. A
+// report that was not read whole (refused: an error; skipped: listed but
+// not read, as stale or not a report) adds nothing to the run, so it
+// states no tests and no digest; a skipped entry says why in its error.
+func (rep *ReportInfo) validateRead() error {
+	if rep.Skipped && rep.Error == "" {
 		return fmt.Errorf("%w: report %q is skipped without a reason (error is null)", ErrInvalidRun, rep.Path)
 	}
 	if rep.Error == "" {
