@@ -28,6 +28,8 @@ type runSpec struct {
 	execs      []testrun.Execution
 	rate       *float64 // line rate of one coverage report; nil: no coverage
 	incomplete []string
+	// expect, when set, checks the run against these expected tests.
+	expect []string
 }
 
 func (s runSpec) build(t *testing.T) []byte {
@@ -43,6 +45,9 @@ func (s runSpec) build(t *testing.T) []byte {
 	}
 	r := b.Build()
 	r.ID, r.Kind = s.id, s.kind
+	if s.expect != nil {
+		r.ExpectIDs(s.expect)
+	}
 	data, err := json.MarshalIndent(r, "", "  ")
 	require.NoError(t, err)
 	_, err = testrun.ReadRun(strings.NewReader(string(data)))
@@ -188,6 +193,20 @@ func packetCases() []packetCase {
 				assert.Contains(t, html, "&lt;script&gt;alert(1)&lt;/script&gt;|col|")
 				assert.Contains(t, md, "…\n", "the 10,000-character message is clipped")
 				assert.Contains(t, md, "change against the base: ±0.00 points")
+			},
+		},
+		{
+			name: "not-run",
+			base: &runSpec{id: "base-7", kind: testrun.KindBase, execs: []testrun.Execution{pkPass("test_calc::test_adds"), pkPass("test_parse::test_parses_int")}},
+			after: runSpec{id: "after-7", kind: testrun.KindAfterTurn, execs: []testrun.Execution{
+				pkPass("test_calc::test_adds"), pkError("test_parse", "collection failure\nE   ModuleNotFoundError: No module named 'parse_helper'"),
+			}, expect: []string{"test_calc::test_adds", "test_parse::test_parses_int", "test_parse::`x`|<b>"}},
+			check: func(t *testing.T, md, html string) {
+				assert.Contains(t, md, "### Expected tests that never ran (2)\n\n- test\\_parse\\:\\:\\`x\\`\\|\\<b\\>\n- test\\_parse\\:\\:test\\_parses\\_int\n")
+				assert.Contains(t, md, "Run after\\-7: incomplete, not counted.")
+				assert.Contains(t, md, "**Comparison unavailable: ", "an incomplete run has no exact comparison")
+				assert.Contains(t, html, "<h2>Expected tests that never ran (2)</h2>")
+				assert.Contains(t, html, "<li>test_parse::`x`|&lt;b&gt;</li>")
 			},
 		},
 		{

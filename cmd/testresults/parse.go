@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"regexp"
 	"sync"
 	"time"
@@ -44,6 +45,16 @@ counts and coverage, its first failures, its flaky tests and why it is
 incomplete (--quiet silences it; colour only on a terminal, NO_COLOR
 honoured).
 
+With --expect-ids FILE the run is checked against the tests it was expected
+to run: FILE lists one test id a line, as the run's cases name them
+(classname::name; blank lines are passed over), or is a run's JSON form
+whose cases are the expected tests. An expected test that no report
+mentions, with any outcome, is listed in not_run (the first 200, sorted;
+not_run_count counts them all) and makes the run incomplete, so it is not
+counted. A run that kept only some of its cases (more than 20,000) cannot
+tell which never ran: it has no not_run, is incomplete and says why.
+Without the flag the run has no not_run at all.
+
 With --export the run is also exported as OpenTelemetry spans, as
 'testresults export' would export it: over OTLP/gRPC by default, or as
 OTLP/JSON to -o FILE with --format otel (stdout carries the run). A failed
@@ -65,6 +76,7 @@ type parseOptions struct {
 	started  string
 	ended    string
 	workDir  string
+	expect   string
 	quiet    bool
 	export   bool
 	exp      *exportOptions
@@ -85,6 +97,7 @@ func newParseFlags() (*pflag.FlagSet, *parseOptions) {
 	fs.StringVar(&o.started, "started-at", "", "when the check started (RFC 3339)")
 	fs.StringVar(&o.ended, "ended-at", "", "when the check ended (RFC 3339)")
 	fs.StringVar(&o.workDir, "work-dir", "", "the folder the check ran in: coverage paths under it are made relative (default: the current folder)")
+	fs.StringVar(&o.expect, "expect-ids", "", "check the run against the tests it was expected to run: a file of test ids, one a line, or a run's JSON form (its cases)")
 	fs.BoolVarP(&o.quiet, "quiet", "q", false, "no summary on stderr")
 	fs.BoolVar(&o.export, "export", false, "also export the run as spans; the flags below are export's")
 	o.exp = addExportFlags(fs)
@@ -142,6 +155,11 @@ func runParse(ctx context.Context, args []string, env Env) error {
 		return usageErr("--ended-at is before --started-at")
 	}
 
+	expected, eerr := readExpectedIDs(fs, o.expect)
+	if eerr != nil {
+		return usageErr("%s", eerr)
+	}
+
 	var plan *exportPlan
 	if o.export {
 		// Check the export flags (and read a base run) before reading
@@ -167,6 +185,9 @@ func runParse(ctx context.Context, args []string, env Env) error {
 		ropts = append(ropts, report.WithWorkDir(o.workDir))
 	}
 	run, err := report.ReadRun(paths, ropts...)
+	if expected != nil {
+		run.ExpectIDs(expected)
+	}
 	run.ID = o.id
 	if run.ID == "" {
 		run.ID = testrun.DeriveID(run.Reports)
@@ -231,6 +252,27 @@ var exportFlagNames = sync.OnceValue(func() []string {
 	probe.VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
 	return names
 })
+
+// readExpectedIDs reads the file of --expect-ids (testrun.ReadExpectedIDs);
+// nil when the flag is not given.
+func readExpectedIDs(fs *pflag.FlagSet, path string) ([]string, error) {
+	if !fs.Changed("expect-ids") {
+		return nil, nil
+	}
+	if path == "" {
+		return nil, errors.New("--expect-ids is empty")
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("--expect-ids: %v", err)
+	}
+	defer f.Close()
+	ids, err := testrun.ReadExpectedIDs(f)
+	if err != nil {
+		return nil, fmt.Errorf("--expect-ids %s: %v", path, err)
+	}
+	return ids, nil
+}
 
 // checkGradeFlag checks a --grade given on the command line: the rule is
 // testrun.CheckGrade, and a grade given empty is refused too.

@@ -2,8 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -86,4 +88,25 @@ func TestParseSummaryNothingRead(t *testing.T) {
 	assert.NotEmpty(t, out)
 	assert.Contains(t, stderr, "no test counts: nothing was counted")
 	assert.Contains(t, stderr, "incomplete: "+empty)
+}
+
+// TestParseSummaryNotRun: the summary names the first expected tests that
+// never ran, escaped, and counts the rest.
+func TestParseSummaryNotRun(t *testing.T) {
+	dir := t.TempDir()
+	report := writeReport(t, dir, "junit.xml", junitDoc)
+	var b strings.Builder
+	b.WriteString("pkg.T::ok\npkg.T::evil\x1b[2J\n")
+	for i := range 300 {
+		fmt.Fprintf(&b, "pkg.U::never_%03d\n", i)
+	}
+	expected := writeReport(t, dir, "expected.txt", b.String())
+	code, _, stderr := runCmd(t, "parse", "--expect-ids", expected, report)
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, stderr, "not run pkg.T::evil\\x1b[2J\n")
+	assert.NotContains(t, stderr, "\x1b")
+	assert.Contains(t, stderr, "not run pkg.U::never_008\n")
+	assert.NotContains(t, stderr, "never_009", "the first ten are named")
+	assert.Contains(t, stderr, "... 291 more expected tests that never ran (not_run in the run on stdout)")
+	assert.Contains(t, stderr, "incomplete: 301 expected tests never ran")
 }

@@ -6,10 +6,13 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/hangar-dev/testresults/testrun"
 )
 
 func runCmd(t *testing.T, args ...string) (int, string, string) {
@@ -191,4 +194,115 @@ func TestParseWorkDir(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(out), &got))
 	assert.Equal(t, int64(15), got.Coverage.Covered, "coverage.py's report says 15 of 22")
 	assert.Equal(t, int64(22), got.Coverage.Valid)
+}
+
+// collectionError is the real pytest project whose test_parse.py fails to
+// import (testdata/runners/pytest-collection-error/COMMAND).
+var collectionError = filepath.Join("..", "..", "testdata", "runners", "pytest-collection-error")
+
+// TestParseExpectIDs: pytest writes a module it could not import as one
+// error test and none of the tests in it; checked against every test of
+// the project, the run lists those that never ran and is not counted.
+func TestParseExpectIDs(t *testing.T) {
+	expected := filepath.Join(collectionError, "expected-ids.txt")
+	testCalc := []string{"test_calc.TestRounding::test_rounds_half_to_even", "test_calc::test_adds", "test_calc::test_skipped", "test_calc::test_subtracts"}
+	testParse := []string{"test_parse.TestParseErrors::test_rejects_letters", "test_parse::test_parses_float", "test_parse::test_parses_int"}
+	for _, tt := range []struct {
+		report string
+		total  int
+		notRun []string
+	}{
+		// pytest's default: the collection error interrupts the session.
+		{"pytest-interrupted.xml", 1, append(append([]string{}, testCalc...), testParse...)},
+		// --continue-on-collection-errors: only the broken module's tests are missing.
+		{"pytest-continued.xml", 5, testParse},
+	} {
+		t.Run(tt.report, func(t *testing.T) {
+			report := filepath.Join(collectionError, "reports", tt.report)
+			code, out, stderr := runCmd(t, "parse", "--kind", "after_turn", report)
+			require.Equal(t, exitOK, code, stderr)
+			var plain map[string]any
+			require.NoError(t, json.Unmarshal([]byte(out), &plain))
+			assert.Equal(t, true, plain["counted"], "without the expected tests, the report alone reads as a counted run")
+			assert.NotContains(t, plain, "not_run")
+			assert.NotContains(t, plain, "not_run_count")
+			assert.Equal(t, "error", plain["cases"].(map[string]any)["test_parse"], "the collection error is an error test, as pytest wrote it")
+
+			code, out, stderr = runCmd(t, "parse", "--kind", "after_turn", "--expect-ids", expected, report)
+			require.Equal(t, exitOK, code, stderr)
+			var got struct {
+				Counts            map[string]int `json:"counts"`
+				Complete          bool           `json:"complete"`
+				Counted           bool           `json:"counted"`
+				IncompleteReasons []string       `json:"incomplete_reasons"`
+				NotRun            []string       `json:"not_run"`
+				NotRunCount       int            `json:"not_run_count"`
+				Cases             map[string]string
+			}
+			require.NoError(t, json.Unmarshal([]byte(out), &got))
+			assert.Equal(t, tt.notRun, got.NotRun)
+			assert.Equal(t, len(tt.notRun), got.NotRunCount)
+			assert.False(t, got.Complete)
+			assert.False(t, got.Counted, "tests that never ran are never a smaller green run")
+			assert.Equal(t, []string{testrun.NotRunReason(len(tt.notRun))}, got.IncompleteReasons)
+			assert.Equal(t, tt.total, got.Counts["total"], "the counts are the report's, not the expected tests'")
+			assert.Equal(t, 1, got.Counts["errors"])
+			for _, id := range tt.notRun {
+				assert.Contains(t, stderr, "not run "+id)
+			}
+			assert.Contains(t, stderr, "incomplete: "+testrun.NotRunReason(len(tt.notRun)))
+			_, err := testrun.ReadRun(strings.NewReader(out))
+			require.NoError(t, err, "the strict reader reads it back")
+		})
+	}
+}
+
+// TestParseExpectIDsAllRan: a run that ran every expected test says so with
+// an empty not_run, and stays complete and counted. The expected tests may
+// also be given as a run's JSON form: its cases.
+func TestParseExpectIDsAllRan(t *testing.T) {
+	dir := t.TempDir()
+	report := writeReport(t, dir, "junit.xml", junitDoc)
+	code, base, stderr := runCmd(t, "parse", "-q", "--kind", "base", report)
+	require.Equal(t, exitOK, code, stderr)
+	for name, body := range map[string]string{
+		"lines":    "pkg.T::ok\n\npkg.T::bad\r\npkg.T::skip\n",
+		"run JSON": base,
+	} {
+		t.Run(name, func(t *testing.T) {
+			expected := writeReport(t, dir, "expected", body)
+			code, out, stderr := runCmd(t, "parse", "--kind", "after_turn", "--expect-ids", expected, report)
+			require.Equal(t, exitOK, code, stderr)
+			var got map[string]any
+			require.NoError(t, json.Unmarshal([]byte(out), &got))
+			assert.Equal(t, []any{}, got["not_run"])
+			assert.Equal(t, float64(0), got["not_run_count"])
+			assert.Equal(t, true, got["complete"])
+			assert.Equal(t, true, got["counted"])
+			assert.NotContains(t, stderr, "not run")
+		})
+	}
+}
+
+func TestParseExpectIDsUsage(t *testing.T) {
+	dir := t.TempDir()
+	report := writeReport(t, dir, "junit.xml", junitDoc)
+	noCases := writeReport(t, dir, "run.json", `{"id":"r","kind":null,"grade":null,"command":null,"status":null,"exit_code":null,"commit":null,"tree":null,"agent_run_id":null,"started_at":null,"ended_at":null,"counts":null,"complete":false,"incomplete_reasons":["no test report was read"],"trusted":false,"counted":false,"failures":null,"cases":null,"flaky":null,"coverage":null,"reports":[]}`)
+	for name, tt := range map[string]struct {
+		args []string
+		want string
+	}{
+		"empty flag":        {[]string{"--expect-ids", ""}, "--expect-ids is empty"},
+		"missing file":      {[]string{"--expect-ids", filepath.Join(dir, "nope")}, "no such file"},
+		"empty file":        {[]string{"--expect-ids", writeReport(t, dir, "empty", "\n\n")}, "no test id"},
+		"run without cases": {[]string{"--expect-ids", noCases}, `the run "r" has no cases`},
+		"a folder":          {[]string{"--expect-ids", dir}, "--expect-ids"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			code, out, stderr := runCmd(t, append(append([]string{"parse"}, tt.args...), report)...)
+			assert.Equal(t, exitUsage, code)
+			assert.Empty(t, out, "nothing is read before the expected tests are")
+			assert.Contains(t, stderr, tt.want)
+		})
+	}
 }

@@ -88,6 +88,11 @@ TEST-RESULTS.json then names it under rerun, with transient true when the
 rerun passed; the rerun's names the first under rerun_of. With --export,
 the rerun is exported.
 
+--expect-ids FILE checks the run against the tests it was expected to run,
+as 'testresults parse --expect-ids' does: an expected test that no report
+mentions is listed in not_run and makes the run incomplete (not counted);
+the check's exit code is unchanged. FILE is read before the check starts.
+
 --timeout sends SIGTERM to the check's whole process group, then SIGKILL
 after --kill-after; SIGINT and SIGTERM sent to testresults are passed on to
 the group (a second one kills it).
@@ -118,6 +123,7 @@ type runOptions struct {
 	repo       string
 	envName    string
 	rerunFlaky bool
+	expect     string
 	record     *storeOptions
 }
 
@@ -137,6 +143,7 @@ func newRunFlags() (*pflag.FlagSet, *runOptions) {
 	fs.StringVar(&o.repo, "repo", "", "the repository on the flaky list: mark the flaky ids on_list, and allow --rerun-flaky")
 	fs.StringVar(&o.envName, "env", "default", "the environment on the flaky list")
 	fs.BoolVar(&o.rerunFlaky, "rerun-flaky", false, "when every failure (with --base-run: every new failure) was on the flaky list before this job started, run the check once more, kind rerun; the rerun decides (needs --repo)")
+	fs.StringVar(&o.expect, "expect-ids", "", "check the run against the tests it was expected to run: a file of test ids, one a line, or a run's JSON form (its cases)")
 	o.record = addStoreFlags(fs)
 	fs.BoolVar(&o.export, "export", false, "also export the run as spans; the flags below are export's (--base-run is also the base of TEST-RESULTS.json)")
 	o.exp = addExportFlags(fs)
@@ -184,6 +191,10 @@ func runRun(ctx context.Context, args []string, env Env) error {
 	}
 	if o.baseOutput != "" && o.exp.baseRun == "" {
 		return usageErr("--base-output needs --base-run")
+	}
+	expected, eerr := readExpectedIDs(fs, o.expect)
+	if eerr != nil {
+		return &exitCode{code: exitUsage, msg: eerr.Error()}
 	}
 
 	var plan *exportPlan
@@ -261,6 +272,9 @@ func runRun(ctx context.Context, args []string, env Env) error {
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "testresults run: %v\n", err)
 	}
+	if expected != nil {
+		res.Run.ExpectIDs(expected)
+	}
 	run := res.Run
 	code := res.ExitCode
 	if run.Status == testrun.StatusTimedOut {
@@ -281,7 +295,7 @@ func runRun(ctx context.Context, args []string, env Env) error {
 			defer st.Close()
 		}
 	}
-	j := &runJob{o: o, env: env, base: base, baseOut: baseOut, st: st, start: run.StartedAt, sigs: sigs}
+	j := &runJob{o: o, env: env, base: base, baseOut: baseOut, st: st, start: run.StartedAt, sigs: sigs, expected: expected}
 	first := j.compare(ctx, res)
 	path, werr := j.write(res, first, nil)
 	if werr != nil {
@@ -419,6 +433,9 @@ type runJob struct {
 	st      store.Store
 	start   time.Time
 	sigs    chan os.Signal
+	// expected are the tests each run is expected to run (--expect-ids),
+	// nil without the flag.
+	expected []string
 }
 
 // compare compares the run of res with the base, nil without a base. The
@@ -574,6 +591,9 @@ func (j *runJob) rerun(ctx context.Context, argv []string, opts []check.Option, 
 	}
 	if err != nil {
 		fmt.Fprintf(j.env.Stderr, "testresults run: rerun: %v\n", err)
+	}
+	if j.expected != nil {
+		res.Run.ExpectIDs(j.expected)
 	}
 	code := res.ExitCode
 	if res.Run.Status == testrun.StatusTimedOut {

@@ -438,3 +438,39 @@ func TestRunE2ESigterm(t *testing.T) {
 	assert.Equal(t, "aborted", results["status"])
 	assert.Contains(t, stderr.String(), "aborted")
 }
+
+// TestRunE2EExpectIDs runs real pytest on a project whose test_parse.py
+// fails to import: pytest writes one error test for the module and stops
+// (exit 2). Checked against every test of the project (the ids pytest
+// collects once the import works), the run names the seven that never ran
+// and is not counted.
+func TestRunE2EExpectIDs(t *testing.T) {
+	argv := pytestArgv(t)
+	dir := project(t, "pytest-collection-error")
+	expected := filepath.Join(testcorpus.Root(t), "testdata", "runners", "pytest-collection-error", "expected-ids.txt")
+	r := runCheck(t, dir, nil, append([]string{"--kind", "after_turn", "--expect-ids", expected, "--"}, append(argv, "-q")...)...)
+	assert.Equal(t, 2, r.code, "pytest's own exit code (interrupted) passes through; stderr: %s", r.stderr)
+	assert.Contains(t, r.stdout, "ERROR collecting test_parse.py")
+	c := counts(t, r.results)
+	assert.Equal(t, map[string]int{"total": 1, "passed": 0, "failed": 0, "errors": 1, "skipped": 0, "flaky": 0}, c)
+	assert.Equal(t, map[string]any{"test_parse": "error"}, r.results["cases"], "the collection error, read as today")
+	notRun := []any{
+		"test_calc.TestRounding::test_rounds_half_to_even", "test_calc::test_adds", "test_calc::test_skipped", "test_calc::test_subtracts",
+		"test_parse.TestParseErrors::test_rejects_letters", "test_parse::test_parses_float", "test_parse::test_parses_int",
+	}
+	assert.Equal(t, notRun, r.results["not_run"])
+	assert.Equal(t, float64(7), r.results["not_run_count"])
+	assert.Equal(t, false, r.results["complete"])
+	assert.Equal(t, false, r.results["counted"])
+	assert.Equal(t, []any{"7 expected tests never ran (no report read mentions them)"}, r.results["incomplete_reasons"])
+	assert.Contains(t, r.stderr, "not run test_calc::test_adds")
+
+	// The other modules still run with --continue-on-collection-errors:
+	// only test_parse's three tests are missing.
+	dir = project(t, "pytest-collection-error")
+	r = runCheck(t, dir, nil, append([]string{"--kind", "after_turn", "--expect-ids", expected, "--"}, append(argv, "-q", "--continue-on-collection-errors")...)...)
+	assert.Equal(t, 1, r.code, r.stderr)
+	assert.Equal(t, 5, counts(t, r.results)["total"])
+	assert.Equal(t, notRun[4:], r.results["not_run"])
+	assert.Equal(t, false, r.results["counted"])
+}

@@ -309,3 +309,44 @@ func TestRunRecord(t *testing.T) {
 	require.Len(t, runs, 1)
 	assert.Equal(t, "rec-1", runs[0].Run.ID)
 }
+
+// TestRunExpectIDs: run checks its run against the expected tests (the
+// rule is testrun's), keeps the check's exit code, and an unreadable file
+// stops it before the check starts.
+func TestRunExpectIDs(t *testing.T) {
+	dir := t.TempDir()
+	expected := writeReport(t, dir, "expected.txt", "c::a\nc::b\nc::gone\nd::gone\n")
+	report := `echo '<testsuite name="s"><testcase classname="c" name="a"/><testcase classname="c" name="b"><skipped/></testcase></testsuite>' > "$HANGAR_TESTS_DIR/r.xml"`
+	out := filepath.Join(t.TempDir(), "out")
+	code, _, stderr := runInProc(t, nil, "--out", out, "--expect-ids", expected, "--", "sh", "-c", report)
+	require.Equal(t, exitOK, code, "the check's own exit code: %s", stderr)
+	got := readResults(t, out)
+	assert.Equal(t, []any{"c::gone", "d::gone"}, got["not_run"], "a skipped test ran")
+	assert.Equal(t, float64(2), got["not_run_count"])
+	assert.Equal(t, false, got["complete"])
+	assert.Equal(t, false, got["counted"])
+	assert.Contains(t, got["incomplete_reasons"], testrun.NotRunReason(2))
+	assert.Contains(t, stderr, "not run c::gone")
+	assert.Contains(t, stderr, "incomplete: "+testrun.NotRunReason(2))
+
+	// Without the flag nothing changes: no not_run key at all.
+	out = filepath.Join(t.TempDir(), "out")
+	code, _, stderr = runInProc(t, nil, "--out", out, "--", "sh", "-c", report)
+	require.Equal(t, exitOK, code, stderr)
+	got = readResults(t, out)
+	assert.NotContains(t, got, "not_run")
+	assert.Equal(t, true, got["complete"])
+
+	marker := filepath.Join(dir, "ran")
+	for name, path := range map[string]string{
+		"missing": filepath.Join(dir, "nope"),
+		"empty":   writeReport(t, dir, "empty.txt", ""),
+	} {
+		t.Run(name, func(t *testing.T) {
+			code, _, stderr := runInProc(t, nil, "--expect-ids", path, "--", "touch", marker)
+			assert.Equal(t, exitUsage, code)
+			assert.Contains(t, stderr, "--expect-ids")
+			assert.NoFileExists(t, marker, "the check never started")
+		})
+	}
+}

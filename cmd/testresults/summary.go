@@ -23,8 +23,8 @@ func (s summary) paint(code, text string) string {
 
 // describe prints what run holds, one indented line each: its counts, its
 // coverage, its first summaryFailures failures with their ids (the rest
-// are counted, to be read in where), its flaky tests and why it is
-// incomplete.
+// are counted, to be read in where), its flaky tests, its first
+// expected tests that never ran and why it is incomplete.
 func (s summary) describe(run *testrun.Run, where string) {
 	if c := run.Counts; c != nil {
 		line := fmt.Sprintf("  %s: %d passed, %d failed, %s, %d skipped", quantity(c.Total, "test"), c.Passed, c.Failed, quantity(c.Errors, "error"), c.Skipped)
@@ -54,6 +54,15 @@ func (s summary) describe(run *testrun.Run, where string) {
 	}
 	for _, id := range run.Flaky {
 		fmt.Fprintf(s.w, "  %-6s %s\n", s.paint("33", "flaky"), escapeControl(id))
+	}
+	if nr := run.NotRun; nr != nil {
+		for i, id := range nr.IDs {
+			if i == summaryFailures {
+				fmt.Fprintf(s.w, "  ... %d more expected tests that never ran (not_run in %s)\n", nr.Count-i, where)
+				break
+			}
+			fmt.Fprintf(s.w, "  %-6s %s\n", s.paint("33", "not run"), escapeControl(id))
+		}
 	}
 	for _, r := range run.IncompleteReasons {
 		fmt.Fprintf(s.w, "  %s %s\n", s.paint("33", "incomplete:"), escapeControl(r))
