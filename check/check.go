@@ -45,8 +45,19 @@ type Result struct {
 	// Notes say why a runner variable was not set, or what could not be
 	// read before the check (the tree digest).
 	Notes []string
-	// OutputFile is the redacted tail of the check's combined output.
+	// OutputFile is the redacted tail of the check's combined output ("" when
+	// it could not be kept).
 	OutputFile string
+	// OutputSHA256, ResultsSHA256 and RunSHA256 are the SHA-256 digests
+	// (hex) of output.log as Run wrote it, and of TEST-RESULTS.json and
+	// run.json as WriteResults or WriteResultsJSON last wrote them ("" for
+	// a file not written). Every process of the check is gone before any
+	// of them is written; a file that no longer has its digest was changed
+	// afterwards by something else.
+	OutputSHA256, ResultsSHA256, RunSHA256 string
+
+	// root is the report folder as Run made and opened it.
+	root *os.Root
 }
 
 // Run runs the check argv (the command and its arguments, run unchanged,
@@ -100,12 +111,12 @@ func Run(ctx context.Context, argv []string, opts ...Option) (*Result, error) {
 	if dir, err = filepath.Abs(dir); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrReportDir, err)
 	}
-	newerThan, err := freshDir(dir, start)
+	root, newerThan, err := freshDir(dir, start)
 	if err != nil {
 		return nil, err
 	}
 
-	res := &Result{Dir: dir}
+	res := &Result{Dir: dir, root: root}
 	run := &testrun.Run{
 		ID:         id,
 		Kind:       cfg.kind,
@@ -140,17 +151,32 @@ func Run(ctx context.Context, argv []string, opts ...Option) (*Result, error) {
 	res.Variables, res.Notes = s.vars, append(res.Notes, s.notes...)
 
 	tl := newTail(cfg.tailBytes)
-	code, status, startErr := execute(ctx, &cfg, argv, wd, s.env, tl)
+	end := execute(ctx, &cfg, argv, wd, s.env, dir, tl)
 	run.EndedAt = cfg.now()
-	res.ExitCode = code
-	run.ExitCode = &code
-	run.Status = status
+	res.ExitCode = end.code
+	run.ExitCode = &end.code
+	run.Status = end.status
+	reasons = append(reasons, end.reasons...)
+	startErr := end.startErr
 
+	// Every process of the check is gone: the folder is what the check
+	// left, and nothing of it changes any more. A folder replaced by the
+	// check (a link to another one) is neither read nor written.
+	replaced := !sameFolder(dir, root)
 	red := testrun.NewRedactor(cfg.environ)
 	res.OutputFile = filepath.Join(dir, OutputFile)
-	if err := writeFileAtomic(res.OutputFile, []byte(red.Redact(string(tl.Bytes())))); err != nil {
-		reasons = append(reasons, fmt.Sprintf("the output could not be kept: %v", err))
+	kept := []byte(red.Redact(string(tl.Bytes())))
+	switch {
+	case replaced:
+		reasons = append(reasons, ReasonReplaced)
 		res.OutputFile = ""
+	default:
+		if err := writeInRoot(root, OutputFile, kept); err != nil {
+			reasons = append(reasons, fmt.Sprintf("the output could not be kept: %v", err))
+			res.OutputFile = ""
+		} else {
+			res.OutputSHA256 = sha256Hex(kept)
+		}
 	}
 
 	switch {
@@ -162,7 +188,10 @@ func Run(ctx context.Context, argv []string, opts ...Option) (*Result, error) {
 		setResults(run, &testrun.Run{}, append(reasons, ReasonOff))
 		return res, nil
 	}
-	paths := []string{dir}
+	var paths []string
+	if !replaced {
+		paths = append(paths, dir)
+	}
 	paths = append(paths, existing(s.explicit)...)
 	globs, err := declaredGlobs(repo)
 	if err != nil {
@@ -204,78 +233,53 @@ func uniq(a, b string) []string {
 	return []string{a, b}
 }
 
-// freshDir makes dir a fresh, empty report folder: made when missing, used
-// when empty, emptied when it holds a previous run (a TEST-RESULTS.json),
-// refused otherwise or when it is a symbolic link. It returns the time from
-// which a file counts as written by the run: start, or the file system's
-// own clock when that is behind (file times come from a coarser clock).
-func freshDir(dir string, start time.Time) (time.Time, error) {
-	fi, err := os.Lstat(dir)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return time.Time{}, fmt.Errorf("%w: %v", ErrReportDir, err)
-		}
-	case err != nil:
-		return time.Time{}, fmt.Errorf("%w: %v", ErrReportDir, err)
-	case fi.Mode()&fs.ModeSymlink != 0:
-		return time.Time{}, fmt.Errorf("%w: %s is a symbolic link", ErrReportDir, dir)
-	case !fi.IsDir():
-		return time.Time{}, fmt.Errorf("%w: %s is not a folder", ErrReportDir, dir)
-	default:
-		entries, err := os.ReadDir(dir)
-		if err != nil {
-			return time.Time{}, fmt.Errorf("%w: %v", ErrReportDir, err)
-		}
-		if len(entries) > 0 {
-			if _, err := os.Lstat(filepath.Join(dir, ResultsFile)); err != nil {
-				return time.Time{}, fmt.Errorf("%w: %s is not empty and holds no earlier run (%s)", ErrReportDir, dir, ResultsFile)
-			}
-			for _, e := range entries {
-				if err := os.RemoveAll(filepath.Join(dir, e.Name())); err != nil {
-					return time.Time{}, fmt.Errorf("%w: %v", ErrReportDir, err)
-				}
-			}
-		}
-	}
-	mark, err := os.CreateTemp(dir, ".start-*")
-	if err != nil {
-		return time.Time{}, fmt.Errorf("%w: %v", ErrReportDir, err)
-	}
-	mfi, err := mark.Stat()
-	mark.Close()
-	os.Remove(mark.Name())
-	if err == nil && mfi.ModTime().Before(start) {
-		return mfi.ModTime(), nil
-	}
-	return start, nil
+// ended is how the check ended.
+type ended struct {
+	code   int
+	status testrun.Status
+	// startErr is set when the command could not be started.
+	startErr error
+	// reasons make the run incomplete: a process the check left behind
+	// that could not be ended.
+	reasons []string
 }
 
-// execute runs the command and returns its exit code and status.
-func execute(ctx context.Context, cfg *config, argv []string, wd string, env environ, tl *tail) (int, testrun.Status, error) {
+// execute runs the command and returns how it ended, once every process of
+// the check is gone (or could not be ended, which a reason says) and its
+// output has been read.
+func execute(ctx context.Context, cfg *config, argv []string, wd string, env environ, dir string, tl *tail) ended {
 	path, err := lookPath(argv[0], env.get("PATH"), wd)
 	if err != nil {
 		code := ExitNotFound
 		if errors.Is(err, fs.ErrPermission) {
 			code = ExitNotExecutable
 		}
-		return code, testrun.StatusFailure, fmt.Errorf("%w: %v", ErrStart, err)
+		return ended{code: code, status: testrun.StatusFailure, startErr: fmt.Errorf("%w: %v", ErrStart, err)}
 	}
 	cmd := exec.Command(path, argv[1:]...)
 	cmd.Args[0] = argv[0]
 	cmd.Dir = wd
 	cmd.Env = env
-	cmd.Stdin = cfg.stdin
-	cmd.Stdout = &tee{dst: cfg.stdout, tail: tl}
-	cmd.Stderr = &tee{dst: cfg.stderr, tail: tl}
+	// The check's output goes through pipes of our own, not through
+	// exec.Cmd's copying, so that cmd.Wait returns as soon as the check's
+	// process has ended: what it left behind holding the output is then
+	// ended at once, not after a delay.
+	out, err := newOutput(cfg, tl)
+	if err != nil {
+		return ended{code: ExitNotExecutable, status: testrun.StatusFailure, startErr: fmt.Errorf("%w: %v", ErrStart, err)}
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = out.childIn, out.childOut, out.childErr
 	cmd.WaitDelay = DefaultPipeWait
 	inOwnGroup(cmd)
-	if err := cmd.Start(); err != nil {
+	tr, err := startTracked(cmd, dir)
+	out.started()
+	if err != nil {
+		out.finish()
 		code := ExitNotExecutable
 		if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) {
 			code = ExitNotFound
 		}
-		return code, testrun.StatusFailure, fmt.Errorf("%w: %v", ErrStart, err)
+		return ended{code: code, status: testrun.StatusFailure, startErr: fmt.Errorf("%w: %v", ErrStart, err)}
 	}
 	pid := cmd.Process.Pid
 	done := make(chan struct{})
@@ -289,26 +293,25 @@ func execute(ctx context.Context, cfg *config, argv []string, wd string, env env
 		defer t.Stop()
 		timeout = t.C
 	}
-	var ended testrun.Status
+	var status testrun.Status
 	ctxDone := ctx.Done()
 	select {
 	case <-done:
 	case <-timeout:
-		ended = testrun.StatusTimedOut
+		status = testrun.StatusTimedOut
 		signalGroup(pid, sigTerm)
 	case sig := <-cfg.signals:
-		ended = testrun.StatusAborted
+		status = testrun.StatusAborted
 		signalGroup(pid, sig)
 	case <-ctxDone:
-		ended = testrun.StatusAborted
+		status = testrun.StatusAborted
 		ctxDone = nil
 		signalGroup(pid, sigTerm)
 	}
-	if ended != "" {
+	if status != "" {
 		// The group has the kill-after delay to end; then, or at a second
-		// signal, it is killed, the processes the check left behind too.
-		// A process that outlives SIGKILL (stuck in the kernel) is waited
-		// for no longer than one more delay.
+		// signal, it is killed. A leader that outlives SIGKILL (stuck in
+		// the kernel) is waited for no longer than one more delay.
 		kill := time.NewTimer(cfg.killAfter)
 		defer kill.Stop()
 		var giveUp <-chan time.Time
@@ -321,8 +324,13 @@ func execute(ctx context.Context, cfg *config, argv []string, wd string, env env
 			}
 		}
 		leaderDone := done
+		polls := 0
 	wait:
 		for leaderDone != nil || groupAlive(pid) {
+			if polls%5 == 0 {
+				tr.reapZombies()
+			}
+			polls++
 			poll := time.NewTimer(10 * time.Millisecond)
 			select {
 			case <-leaderDone:
@@ -344,14 +352,41 @@ func execute(ctx context.Context, cfg *config, argv []string, wd string, env env
 			poll.Stop()
 		}
 	}
-	code, signaled := exitCode(cmd.ProcessState)
-	switch {
-	case ended != "":
-		return code, ended, nil
-	case signaled:
-		return code, testrun.StatusAborted, nil
+	<-done
+	// Whatever the check left behind is killed now, before its reports are
+	// read and before anything is written: nothing it started can change
+	// them afterwards.
+	var res ended
+	if n := endLeftovers(tr, cfg.killAfter); n > 0 {
+		res.reasons = append(res.reasons, fmt.Sprintf("%d processes the check left behind could not be ended within %s: what they write after the run is not the run's", n, cfg.killAfter))
 	}
-	return code, testrun.StatusForExitCode(code), nil
+	tr.stop()
+	out.finish()
+	code, signaled := exitCode(cmd.ProcessState)
+	res.code = code
+	switch {
+	case status != "":
+		res.status = status
+	case signaled:
+		res.status = testrun.StatusAborted
+	default:
+		res.status = testrun.StatusForExitCode(code)
+	}
+	return res
+}
+
+// endLeftovers SIGKILLs what the check left behind (its group and, on
+// Linux, the processes that left it) until none remains or bound has
+// passed; it returns how many remain.
+func endLeftovers(tr *tracker, bound time.Duration) int {
+	deadline := time.Now().Add(bound)
+	for {
+		n := tr.sweep()
+		if n == 0 || time.Now().After(deadline) {
+			return n
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 // lookPath finds the command as a shell would, in the check's own PATH: a

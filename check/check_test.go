@@ -241,21 +241,30 @@ func TestRunCacheClear(t *testing.T) {
 func TestFreshDir(t *testing.T) {
 	base := t.TempDir()
 	dir := filepath.Join(base, "a", "b")
-	_, err := freshDir(dir, time.Now())
-	require.NoError(t, err, "made when missing")
+	fresh := func(dir string) error {
+		root, _, err := freshDir(dir, time.Now())
+		if err == nil {
+			root.Close()
+		}
+		return err
+	}
+	require.NoError(t, fresh(dir), "made when missing")
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "keep.txt"), []byte("x"), 0o644))
-	_, err = freshDir(dir, time.Now())
+	err := fresh(dir)
 	assert.ErrorIs(t, err, ErrReportDir, "a folder of other files is refused, not emptied")
 	assert.FileExists(t, filepath.Join(dir, "keep.txt"))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, ResultsFile), []byte("{}"), 0o644))
-	_, err = freshDir(dir, time.Now())
-	require.NoError(t, err, "an earlier run's folder is emptied")
+	require.NoError(t, os.WriteFile(filepath.Join(dir, OutputFile), nil, 0o644))
+	assert.ErrorIs(t, fresh(dir), ErrReportDir, "a TEST-RESULTS.json that is not a run's marks no earlier run")
+	assert.FileExists(t, filepath.Join(dir, "keep.txt"))
+	_, err = WriteResults(dir, &testrun.Run{ID: "r-1", StartedAt: time.Now()})
+	require.NoError(t, err)
+	require.NoError(t, fresh(dir), "an earlier run's folder is emptied")
 	entries, _ := os.ReadDir(dir)
 	assert.Empty(t, entries)
 	link := filepath.Join(base, "link")
 	require.NoError(t, os.Symlink(dir, link))
-	_, err = freshDir(link, time.Now())
-	assert.ErrorIs(t, err, ErrReportDir)
+	assert.ErrorIs(t, fresh(link), ErrReportDir)
 }
 
 func gitCmd(t *testing.T, dir string, args ...string) string {

@@ -12,3 +12,8 @@ var (
 	// ErrNoCommand: no command was given.
 	ErrNoCommand = errors.New("check: no command")
 )
+
+// ErrReplaced: the report folder Run made was replaced or removed after it
+// was made (by the check: a link to another folder, another folder of the
+// same name); nothing is written where its path now leads.
+var ErrReplaced = errors.New("check: the report folder was replaced")

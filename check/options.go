@@ -47,8 +47,9 @@ const (
 	DefaultKillAfter = 10 * time.Second
 	// DefaultTailBytes is how much of the check's output is kept.
 	DefaultTailBytes = 1 << 20
-	// DefaultPipeWait is how long, after the check's process ended, its
-	// output is still read from processes it left behind holding it open.
+	// DefaultPipeWait is how long, after the check's processes were
+	// killed, its output is still read from a process that outlived the
+	// kill holding it open.
 	DefaultPipeWait = 2 * time.Second
 )
 
@@ -97,8 +98,9 @@ func WithEnv(environ []string) Option {
 }
 
 // WithReportDir sets the report folder (default $HOME/.hangar/tests/<run
-// id>). It must not exist, be empty, or hold a previous run (a
-// TEST-RESULTS.json), whose files are then removed.
+// id>). It must not exist, be empty, or be an earlier run's folder, whose
+// files are then removed (see the package documentation); any other folder
+// is refused with ErrReportDir.
 func WithReportDir(dir string) Option { return optionFunc(func(c *config) { c.reportDir = dir }) }
 
 // WithRunID sets the run id (default testrun.NewID); it must satisfy
