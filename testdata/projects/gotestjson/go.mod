@@ -1,0 +1,3 @@
+module example.com/gotestjson
+
+go 1.26
