@@ -114,7 +114,9 @@ func WithTimeout(d time.Duration) Option { return optionFunc(func(c *config) { c
 
 // WithKillAfter sets how long the process group has after SIGTERM or a
 // forwarded signal before SIGKILL (default DefaultKillAfter; 0 or less
-// keeps it).
+// keeps it). It also bounds how long Run waits, once the check has ended,
+// for what it left behind to end after SIGKILL; what remains then makes
+// the run incomplete.
 func WithKillAfter(d time.Duration) Option { return optionFunc(func(c *config) { c.killAfter = d }) }
 
 // WithMode sets the mode, overriding HANGAR_TEST_REPORTS.
