@@ -1,10 +1,13 @@
 package testrun
 
 import (
+	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -126,4 +129,172 @@ func TestToolResultSchemaDocument(t *testing.T) {
 	assert.Equal(t, false, doc["additionalProperties"])
 	assert.ElementsMatch(t, []any{"ok", "returncode", "failed", "passed", "skipped", "junit_sha256", "junit_path", "cmd"}, doc["required"])
 	assert.NotContains(t, string(ToolResultSchema), `"default"`, "no defaults")
+}
+
+// libraryFailures validates raw with a general JSON Schema library, the
+// reference the gate's own validator is held to, and lists its failed
+// keywords as "location keyword".
+func libraryFailures(t testing.TB, sch *jsonschema.Schema, raw []byte) ([]string, bool) {
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return nil, false
+	}
+	var out []string
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) == 0 {
+			kw := e.ErrorKind.KeywordPath()
+			require.NotEmpty(t, kw, "%v", e)
+			out = append(out, "/"+strings.Join(e.InstanceLocation, "/")+" "+kw[len(kw)-1])
+			return
+		}
+		for _, c := range e.Causes {
+			walk(c)
+		}
+	}
+	if err := sch.Validate(inst); err != nil {
+		var ve *jsonschema.ValidationError
+		require.ErrorAs(t, err, &ve)
+		walk(ve)
+	}
+	slices.Sort(out)
+	return out, true
+}
+
+func ownFailures(t testing.TB, raw []byte) ([]string, bool) {
+	sch, err := toolResultSchema()
+	require.NoError(t, err)
+	inst, err := decodeInstance(raw)
+	if err != nil {
+		return nil, false
+	}
+	var out []string
+	for _, e := range sch.validate(inst, nil, nil) {
+		out = append(out, "/"+strings.Join(e.Location, "/")+" "+e.Keyword)
+	}
+	slices.Sort(out)
+	return out, true
+}
+
+func referenceSchema(t testing.TB) *jsonschema.Schema {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(ToolResultSchema))
+	require.NoError(t, err)
+	c := jsonschema.NewCompiler()
+	require.NoError(t, c.AddResource("toolresult.schema.json", doc))
+	sch, err := c.Compile("toolresult.schema.json")
+	require.NoError(t, err)
+	return sch
+}
+
+// schemaCorpus is the good result with each field, in turn, removed or
+// replaced by each value of a palette that walks every keyword's edges
+// (integers written as decimals and exponents, bounds and one past them,
+// huge and tiny numbers, digests of each case and length), and documents
+// of every other type.
+func schemaCorpus(t testing.TB) [][]byte {
+	palette := []string{
+		`null`, `true`, `false`, `0`, `-0`, `1`, `1.0`, `1.5`, `1e2`, `1E+2`, `2.5e1`, `25500e-2`, `0.00001e5`,
+		`255`, `255.0`, `256`, `255.0000000000000001`, `254.9999999999999999`, `-1`, `-0.5`, `-0.0`,
+		`6400000`, `6400000.5`, `6400001`, `64e5`, `6.4000001e6`, `1e400`, `-1e400`, `1e-400`, `-1e-400`,
+		`123456789012345678901234567890`, `-123456789012345678901234567890`, `0.1e1`, `10e-1`,
+		`""`, `"x"`, `"12"`, `"true"`, `"é"`, `"\u0000"`,
+		`"` + junitSum + `"`, `"` + strings.ToUpper(junitSum) + `"`, `"` + junitSum[1:] + `"`, `"` + junitSum + `0"`,
+		`"` + junitSum + `\n"`, `"` + strings.Repeat("g", 64) + `"`,
+		`[]`, `["a"]`, `[1]`, `["a", null]`, `[[]]`, `["a", "b", 3, true]`, `{}`, `{"a": 1}`,
+	}
+	good, err := json.Marshal(goodResult())
+	require.NoError(t, err)
+	out := [][]byte{good, []byte(`{}`), []byte(`[]`), []byte(`null`), []byte(`"x"`), []byte(`0`), []byte(`{"warn": 1, "x": 2}`)}
+	fields := []string{"ok", "returncode", "failed", "passed", "skipped", "junit_sha256", "junit_path", "cmd", "warn"}
+	for _, f := range fields {
+		var m map[string]json.RawMessage
+		require.NoError(t, json.Unmarshal(good, &m))
+		delete(m, f)
+		b, err := json.Marshal(m)
+		require.NoError(t, err)
+		out = append(out, b)
+		for _, v := range palette {
+			m[f] = json.RawMessage(v)
+			b, err := json.Marshal(m)
+			require.NoError(t, err)
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// TestToolResultSchemaMatchesReference holds the gate's validator to a
+// general JSON Schema library: on every document of the corpus both find
+// the same keywords failing at the same places, so the same documents
+// pass.
+func TestToolResultSchemaMatchesReference(t *testing.T) {
+	ref := referenceSchema(t)
+	accepted := 0
+	for _, raw := range schemaCorpus(t) {
+		want, okWant := libraryFailures(t, ref, raw)
+		got, okGot := ownFailures(t, raw)
+		require.Equal(t, okWant, okGot, "%s", raw)
+		assert.Equal(t, want, got, "%s", raw)
+		if okGot && len(got) == 0 {
+			accepted++
+		}
+	}
+	assert.Greater(t, accepted, 10, "the corpus holds documents the schema accepts")
+}
+
+func FuzzToolResultSchema(f *testing.F) {
+	for _, raw := range schemaCorpus(f) {
+		f.Add(raw)
+	}
+	ref := referenceSchema(f)
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		if checkDuplicateKeys(raw) != nil {
+			return // the gate refuses these before any schema
+		}
+		want, okWant := libraryFailures(t, ref, raw)
+		got, okGot := ownFailures(t, raw)
+		require.Equal(t, okWant, okGot)
+		require.Equal(t, want, got)
+	})
+}
+
+// TestToolResultSchemaRefusesUnknownKeywords: a keyword the validator does
+// not check makes the schema fail to compile, so the gate fails closed.
+func TestToolResultSchemaRefusesUnknownKeywords(t *testing.T) {
+	for _, doc := range []string{
+		`{"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object", "maxProperties": 3}`,
+		`{"$schema": "https://json-schema.org/draft/2020-12/schema", "properties": {"a": {"type": "string", "format": "email"}}}`,
+		`{"$schema": "https://json-schema.org/draft/2020-12/schema", "items": {"type": ["string", "null"]}}`,
+		`{"$schema": "https://json-schema.org/draft/2020-12/schema", "additionalProperties": {"type": "string"}}`,
+		`{"$schema": "https://json-schema.org/draft/2020-12/schema", "minimum": 0.5}`,
+		`{"$schema": "http://json-schema.org/draft-07/schema#"}`,
+		`{"type": "object"}`,
+	} {
+		_, err := compileSchema([]byte(doc))
+		assert.Error(t, err, doc)
+	}
+	_, err := compileSchema(ToolResultSchema)
+	require.NoError(t, err)
+}
+
+func TestParseDecimal(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want decimal
+	}{
+		{"0", decimal{}}, {"-0", decimal{}}, {"0.000", decimal{}}, {"0e-99999999999", decimal{}},
+		{"12", decimal{whole: 12}}, {"12.0", decimal{whole: 12}}, {"1.2e1", decimal{whole: 12}}, {"1200e-2", decimal{whole: 12}},
+		{"12.5", decimal{whole: 12, frac: true}}, {"-12.5", decimal{neg: true, whole: 12, frac: true}},
+		{"0.5", decimal{frac: true}}, {"5e-1", decimal{frac: true}}, {"1e-99999999999", decimal{frac: true}},
+		{"999999999999999999", decimal{whole: 999999999999999999}}, {"1e18", decimal{huge: true}},
+		{"1e99999999999", decimal{huge: true}}, {"-1e400", decimal{neg: true, huge: true}},
+	} {
+		got, ok := parseDecimal(tc.in)
+		require.True(t, ok, tc.in)
+		assert.Equal(t, tc.want, got, tc.in)
+	}
+	for _, bad := range []string{"", "-", "01", "1.", ".5", "1e", "1e+", "0x1", "1_0", "+1", "NaN"} {
+		_, ok := parseDecimal(bad)
+		assert.False(t, ok, bad)
+	}
 }
