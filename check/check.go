@@ -201,7 +201,8 @@ func Run(ctx context.Context, argv []string, opts ...Option) (*Result, error) {
 	paths = append(paths, w.paths...)
 	reasons = append(reasons, w.reasons...)
 	ropts := append(append([]report.Option(nil), cfg.reportOpts...),
-		report.WithNewerThan(newerThan), report.WithRunOptions(testrun.WithRedactor(red)))
+		report.WithNewerThan(newerThan), report.WithOwnFolder(dir), report.WithFound(w.paths...),
+		report.WithRunOptions(testrun.WithRedactor(red)))
 	read, _ := report.ReadRun(paths, ropts...)
 	if len(read.Reports) == 0 {
 		read.IncompleteReasons = []string{ReasonNoReport}
@@ -215,7 +216,7 @@ func Run(ctx context.Context, argv []string, opts ...Option) (*Result, error) {
 // for it to be incomplete.
 func setResults(run, read *testrun.Run, reasons []string) {
 	run.Counts, run.Failures, run.Cases, run.Durations, run.Flaky = read.Counts, read.Failures, read.Cases, read.Durations, read.Flaky
-	run.Coverage, run.Reports = read.Coverage, read.Reports
+	run.Coverage, run.Reports, run.NotRun = read.Coverage, read.Reports, read.NotRun
 	run.IncompleteReasons = append(append([]string(nil), reasons...), read.IncompleteReasons...)
 	run.Complete = read.Complete && len(reasons) == 0
 	if len(run.IncompleteReasons) > 0 {

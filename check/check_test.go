@@ -345,3 +345,29 @@ func TestTreeDigest(t *testing.T) {
 	assert.Len(t, st.Commit, 40)
 	assert.Equal(t, dDeleted, st.Tree)
 }
+
+func TestRunOwnFolder(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "old"), 0o755))
+	old := filepath.Join(dir, "old", "pytest.xml")
+	require.NoError(t, os.WriteFile(old, []byte(junitTwo), 0o644))
+	before := time.Now().Add(-24 * time.Hour)
+	require.NoError(t, os.Chtimes(old, before, before))
+	res, _, _ := runSh(t, dir, `cp -p old/pytest.xml "$HANGAR_TESTS_DIR/" &&
+printf '<suites><suite/></suites>' > "$HANGAR_TESTS_DIR/results.xml" &&
+mkdir -p test-results && printf '<suites><suite/></suites>' > test-results/other.xml &&
+printf '<testsuite name="s"><testcase name="t"/></testsuite>' > "$HANGAR_TESTS_DIR/junit.xml"`)
+	run := res.Run
+	assert.False(t, run.Complete)
+	got, skipped := map[string]string{}, map[string]bool{}
+	for _, r := range run.Reports {
+		got[filepath.Base(r.Path)], skipped[filepath.Base(r.Path)] = r.Error, r.Skipped
+	}
+	assert.Contains(t, got["pytest.xml"], "older than the run")
+	assert.False(t, skipped["pytest.xml"])
+	assert.Contains(t, got["results.xml"], "unknown root element <suites>")
+	assert.False(t, skipped["results.xml"])
+	assert.Contains(t, got["other.xml"], "root element <suites>")
+	assert.True(t, skipped["other.xml"])
+	assert.Equal(t, 1, run.Counts.Total)
+}
