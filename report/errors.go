@@ -49,7 +49,9 @@ var (
 	// ErrEntity: an entity declaration, a parameter entity or a reference to
 	// an undefined entity. Such a report is always refused.
 	ErrEntity = xmlsafe.ErrEntity
-	// ErrDTD: an internal DTD subset that declares something.
+	// ErrDTD: an internal DTD subset holding anything but element and
+	// attribute-list declarations, comments and processing instructions (a
+	// notation, a conditional section), or a DOCTYPE over 64 KiB.
 	ErrDTD = xmlsafe.ErrDTD
 	// ErrEncoding: a document neither UTF-8, US-ASCII nor ISO-8859-1.
 	ErrEncoding = xmlsafe.ErrEncoding
