@@ -31,16 +31,18 @@ type testresultsProcessor struct {
 	sources   sources
 	telemetry *telemetry
 	warnings  *clientWarnings
+	untrusted *untrustedWarnings
 }
 
 // newProcessor builds the processor; logger receives the warnings about
-// missing client information (nil: none are given).
+// missing client information and untrusted senders (nil: none are given).
 func newProcessor(cfg *Config, tel *telemetry, logger *zap.Logger) *testresultsProcessor {
 	return &testresultsProcessor{
 		names:     newNameSet(cfg.spanNames()),
 		sources:   newSources(cfg),
 		telemetry: tel,
 		warnings:  newClientWarnings(cfg, logger),
+		untrusted: newUntrustedWarnings(cfg, logger),
 	}
 }
 
@@ -62,6 +64,7 @@ func (p *testresultsProcessor) processTraces(ctx context.Context, td ptrace.Trac
 		// It is decided on the resource as the sender sent it: the flags
 		// are removed from the resource only after its spans are done.
 		sourceKnown, sourceTrusted := false, false
+		warnedSource := false // untrusted sender looked at for this resource
 		sss := rs.ScopeSpans()
 		for j := 0; j < sss.Len(); j++ {
 			ss := sss.At(j)
@@ -81,7 +84,12 @@ func (p *testresultsProcessor) processTraces(ctx context.Context, td ptrace.Trac
 					p.warnings.check(ctx)
 					checked = true
 				}
+				untrustedBefore := st.untrustedSource
 				processSpan(span, sourceTrusted, &st)
+				if st.untrustedSource > untrustedBefore && !warnedSource {
+					p.untrusted.check(ctx, rs.Resource())
+					warnedSource = true
+				}
 			}
 		}
 		st.removed += removeFlags(rs.Resource().Attributes())
