@@ -98,7 +98,8 @@ func runExport(ctx context.Context, args []string, env Env) error {
 }
 
 // summary is the line for people that says what an export delivered: how
-// many runs and spans went where, and the trace ids.
+// many runs and spans went where, and the trace ids, and that the trust
+// flags are recomputed by the collector.
 func (p *exportPlan) summary(color bool) string {
 	r := p.result
 	dest := r.Destination
@@ -126,8 +127,14 @@ func (p *exportPlan) summary(color bool) string {
 	if len(ids) > 0 {
 		line += fmt.Sprintf("; %s %s", trace, strings.Join(ids, ", "))
 	}
-	return line
+	// The flags the export wrote are the sender's claim: the collector's
+	// testresults processor overwrites them, so the line must not read as
+	// if the runs went out trusted.
+	return line + " " + flagsNote
 }
+
+// flagsNote ends the summary line: trusted and counted are the collector's to set.
+const flagsNote = "(trusted/counted are recomputed by the collector)"
 
 func plural(n int, word string) string {
 	if n == 1 {

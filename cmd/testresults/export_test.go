@@ -357,7 +357,8 @@ func TestExportFormatNames(t *testing.T) {
 }
 
 // TestExportSummaryLine: one line on stderr for people says how many runs
-// and spans went where and the trace id; --quiet silences it.
+// and spans went where and the trace id, and that the trust flags are the
+// collector's to set; --quiet silences it.
 func TestExportSummaryLine(t *testing.T) {
 	clearExportEnv(t)
 	path := filepath.Join(t.TempDir(), "spans.json")
@@ -370,11 +371,11 @@ func TestExportSummaryLine(t *testing.T) {
 	require.NoError(t, err)
 	td := unmarshalLine(t, strings.TrimSpace(string(b)))
 	traceID := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).TraceID()
-	assert.Equal(t, fmt.Sprintf("testresults export: exported 3 runs in 3 spans to %s (OTLP/JSON); trace %s\n", path, traceID), stderr)
+	assert.Equal(t, fmt.Sprintf("testresults export: exported 3 runs in 3 spans to %s (OTLP/JSON); trace %s (trusted/counted are recomputed by the collector)\n", path, traceID), stderr)
 
 	code, _, stderr = exportCmd(t, nil, "", "--format", "otlp-json", exportRun)
 	require.Equal(t, exitOK, code, stderr)
-	assert.Regexp(t, `^testresults export: exported 1 run in 1 span to stdout \(OTLP/JSON\); trace [0-9a-f]{32}\n$`, stderr)
+	assert.Regexp(t, `^testresults export: exported 1 run in 1 span to stdout \(OTLP/JSON\); trace [0-9a-f]{32} \(trusted/counted are recomputed by the collector\)\n$`, stderr)
 
 	for _, q := range []string{"--quiet", "-q"} {
 		code, _, stderr = exportCmd(t, nil, "", q, "-o", path, exportRun)
@@ -411,7 +412,7 @@ func TestExportColour(t *testing.T) {
 	id := trace.TraceID{1}
 	p := &exportPlan{result: exporter.Result{Runs: 2, Spans: 1, Destination: "OTLP/gRPC localhost:4317", TraceIDs: []trace.TraceID{id, {2}}}}
 	assert.Equal(t, "testresults export: \x1b[32mexported\x1b[0m 2 runs in 1 span to OTLP/gRPC localhost:4317; traces "+
-		id.String()+", 02000000000000000000000000000000", p.summary(true))
+		id.String()+", 02000000000000000000000000000000 (trusted/counted are recomputed by the collector)", p.summary(true))
 }
 
 // TestExportCaseSpans: a real pytest report, parsed and exported with
