@@ -484,6 +484,7 @@ func (b *Builder) Build() *Run {
 			r.Complete = false
 			r.IncompleteReasons = append(r.IncompleteReasons, "no test report was read")
 		}
+		b.expect(r)
 		return r
 	}
 
@@ -541,7 +542,21 @@ func (b *Builder) Build() *Run {
 	}()
 	r.Cases, r.Durations = b.keepCases(outs, failing, flaky, b.cfg.maxCases)
 	<-redacted
+	b.expect(r)
 	return r
+}
+
+// expect checks r against the ids of WithExpectedIDs, if given: an id ran
+// when some report read whole mentions it, whether or not r keeps its
+// case. It runs once no goroutine of Build reads the builder any more.
+func (b *Builder) expect(r *Run) {
+	if !b.cfg.expect {
+		return
+	}
+	r.expectIDs(b.cfg.expected, func(id string) bool {
+		i, _ := b.ids.find(id, &b.cases)
+		return i >= 0
+	})
 }
 
 // keepCases keeps at most n outcomes: failing ids first, then flaky ones

@@ -22,8 +22,9 @@
 //     believed. Keys of cases are test ids: one given twice is refused, but
 //     ids that differ in case are different tests.
 //   - Every field is present (absence is never a default), including
-//     trusted and counted; only a report's skipped and the run's durations
-//     may be absent, as MarshalJSON leaves them out when false or empty.
+//     trusted and counted; only a report's skipped, the run's durations,
+//     and not_run/not_run_count, which come together, may be absent, as
+//     MarshalJSON leaves them out when false, empty or not checked.
 //     durations, when present, is an object of test ids in cases to
 //     numbers of seconds between 0 and MaxCaseDuration. Each field holds its type, and
 //     null only where the form allows it; an unknown string is null, never
@@ -38,8 +39,10 @@
 // refused report (an error that is not skipped); failures, cases or flaky
 // without counts; more distinct failing ids in failures or in cases than
 // failed + errors, more cases than total, more flaky ids than the flaky
-// count, a failure whose outcome differs from its case's, or a duration of
-// an id not in cases.
+// count, a failure whose outcome differs from its case's, a duration of an
+// id not in cases, a report entry not read (refused or skipped) that
+// states tests or a digest, a skipped entry without a reason, not_run
+// naming an id in cases, or complete beside expected tests that never ran.
 //
 // trusted and counted are written so that readers of the file see them, but
 // they are never believed: the reader computes them with IsTrusted and

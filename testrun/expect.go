@@ -137,9 +137,24 @@ func notRunOf(expected []string, ran func(string) bool) *NotRun {
 	return nr
 }
 
-// expectIDs sets r.NotRun to what ran says of expected and, when some
-// expected test never ran, makes r incomplete with the reason.
+// expectedSet returns ids sorted and distinct, without the empty id (no
+// test has it), in a slice of its own.
+func expectedSet(ids []string) []string {
+	return slices.DeleteFunc(slices.Compact(slices.Sorted(slices.Values(ids))), func(id string) bool { return id == "" })
+}
+
+// expectIDs sets r.NotRun to what ran says of expected (from expectedSet)
+// and, when some expected test never ran, makes r incomplete with the
+// reason. More than MaxExpectedIDs ids are not checked: NotRun stays nil
+// (unknown) and r is incomplete with that reason.
 func (r *Run) expectIDs(expected []string, ran func(string) bool) {
+	if len(expected) > MaxExpectedIDs {
+		r.NotRun = nil
+		r.Complete = false
+		r.IncompleteReasons = append(r.IncompleteReasons, fmt.Sprintf(
+			"whether the %d expected tests ran is not checked: more than %d", len(expected), MaxExpectedIDs))
+		return
+	}
 	r.NotRun = notRunOf(expected, ran)
 	if r.NotRun.Count > 0 {
 		r.Complete = false
@@ -148,17 +163,17 @@ func (r *Run) expectIDs(expected []string, ran func(string) bool) {
 }
 
 // ExpectIDs checks a built run against the tests it was expected to run
-// (ids in any order, each counted once): it sets NotRun to
-// the expected ids its cases do not mention and, when there is one, makes
-// the run incomplete with the reason (NotRunReason).
+// (ids in any order, each counted once, the empty id passed over): it sets
+// NotRun to the expected ids its cases do not mention and, when there is
+// one, makes the run incomplete with the reason (NotRunReason).
 //
 // A run whose cases were capped (fewer than its total) may have run an id
 // it did not keep: it cannot tell which expected ids never ran, so NotRun
 // stays nil (unknown) and the run is made incomplete with that reason. A
 // Builder given WithExpectedIDs decides before it caps the cases and never
-// needs that.
+// needs that: prefer it wherever the run is built.
 func (r *Run) ExpectIDs(expected []string) {
-	expected = slices.Compact(slices.Sorted(slices.Values(expected)))
+	expected = expectedSet(expected)
 	if r.Counts != nil && len(r.Cases) < r.Counts.Total {
 		r.NotRun = nil
 		r.Complete = false

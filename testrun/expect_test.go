@@ -3,6 +3,8 @@ package testrun
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -238,4 +240,138 @@ func TestRunJSONRefusesReportContradictions(t *testing.T) {
 			assert.Contains(t, err.Error(), tt.want)
 		})
 	}
+}
+
+// passedExecs returns n passing executions, t::000000 on.
+func passedExecs(n int) []Execution {
+	execs := make([]Execution, n)
+	for i := range execs {
+		execs[i] = exec("s", fmt.Sprintf("t::%06d", i), OutcomePassed, "")
+	}
+	return execs
+}
+
+// TestWithExpectedIDsPastTheCap: a Builder given the expected ids decides
+// by every id its reports mention, not by the cases it keeps: on a run of
+// more cases than it keeps, the expected ids that ran but were not kept are
+// not listed, and those that never ran are, exactly.
+func TestWithExpectedIDsPastTheCap(t *testing.T) {
+	execs := passedExecs(DefaultMaxCasesKept + 500)
+	execs[DefaultMaxCasesKept+100].Outcome = OutcomeSkipped
+	ran := []string{"t::000000", "t::019999", "t::020000", "t::020100", "t::020499"}
+	never := []string{"a::before", "t::020500", "t::0200001", "u::after"}
+	expected := append(append([]string{}, ran...), never...)
+	build := func(opts ...Option) *Run {
+		b := NewBuilder(opts...)
+		b.AddReport(ReportInfo{Path: "r.xml", Dialect: "junit", Bytes: 1, SHA256: "ab", Tests: ntests(len(execs))}, execs, nil)
+		r := b.Build()
+		r.Kind = KindAfterTurn
+		return r
+	}
+
+	r := build(WithExpectedIDs(expected))
+	require.Len(t, r.Cases, DefaultMaxCasesKept, "the cases are capped")
+	require.NotContains(t, r.Cases, "t::020100", "an expected id that ran is not kept")
+	slices.Sort(never)
+	assert.Equal(t, &NotRun{Count: len(never), IDs: never}, r.NotRun)
+	assert.False(t, r.Complete)
+	assert.Equal(t, []string{NotRunReason(len(never))}, r.IncompleteReasons)
+	require.NoError(t, r.Validate())
+	data, err := json.Marshal(r)
+	require.NoError(t, err)
+	back, err := ReadRun(strings.NewReader(string(data)))
+	require.NoError(t, err)
+	assert.Equal(t, r, back)
+
+	all := build(WithExpectedIDs(ran))
+	assert.Equal(t, &NotRun{}, all.NotRun, "every expected test ran, kept or not")
+	assert.True(t, all.Complete)
+	assert.True(t, all.Counted())
+
+	late := build()
+	late.ExpectIDs(expected)
+	assert.Nil(t, late.NotRun, "checked after Build, the capped run cannot tell")
+	assert.False(t, late.Complete)
+}
+
+// TestWithExpectedIDsAsExpectIDs: on a run that keeps every case, a Builder
+// given the expected ids builds the run that Build then ExpectIDs gives,
+// whatever its reports: none, a refused one (whose executions are not
+// mentioned), a skipped one, several fed ones.
+func TestWithExpectedIDsAsExpectIDs(t *testing.T) {
+	expected := []string{"t::c", "t::a", "u::fed", "t::refused", "", "t::a", "t::never", "v::second"}
+	ok := ReportInfo{Path: "r.xml", Dialect: "junit", Bytes: 1, SHA256: "ab", Tests: ntests(3)}
+	for name, add := range map[string]func(b *Builder){
+		"no report": func(*Builder) {},
+		"tests": func(b *Builder) {
+			b.AddReport(ok, []Execution{exec("s", "t::a", OutcomePassed, ""), exec("s", "t::b", OutcomeFailed, "bad"), exec("s", "t::c", OutcomeSkipped, "")}, nil)
+		},
+		"refused and skipped": func(b *Builder) {
+			b.AddReport(ok, []Execution{exec("s", "t::a", OutcomePassed, "")}, nil)
+			b.AddReport(ReportInfo{Path: "bad.xml", Error: "truncated"}, []Execution{exec("s", "t::refused", OutcomePassed, "")}, nil)
+			b.AddReport(ReportInfo{Path: "pom.xml", Error: "not a report", Skipped: true}, []Execution{exec("s", "t::c", OutcomePassed, "")}, nil)
+		},
+		"fed": func(b *Builder) {
+			for i, ids := range [][]string{{"u::fed", "t::a"}, {"t::refused"}, {"v::second", "t::a"}} {
+				f := b.Feed()
+				f.Add(slices.Values([]*Execution{execPtr(exec("s", ids[0], OutcomePassed, "")), execPtr(exec("s", ids[len(ids)-1], OutcomeError, "e"))}))
+				info := ReportInfo{Path: fmt.Sprintf("%d.xml", i), Dialect: "junit", Bytes: 1, SHA256: "ab", Tests: ntests(len(ids))}
+				if i == 1 {
+					info = ReportInfo{Path: "1.xml", Error: "truncated"}
+				}
+				f.End(info, nil)
+			}
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			b := NewBuilder(WithExpectedIDs(expected))
+			add(b)
+			got := b.Build()
+			b = NewBuilder()
+			add(b)
+			want := b.Build()
+			want.ExpectIDs(expected)
+			require.NotNil(t, got.NotRun)
+			assert.Equal(t, want, got)
+			assert.Contains(t, got.NotRun.IDs, "t::never")
+			assert.Contains(t, got.NotRun.IDs, "t::refused", "a refused report's executions are not mentioned")
+			assert.NotContains(t, got.NotRun.IDs, "", "the empty id is passed over")
+			require.NoError(t, got.Validate())
+		})
+	}
+}
+
+func execPtr(e Execution) *Execution { return &e }
+
+func TestWithExpectedIDsEdges(t *testing.T) {
+	ok := ReportInfo{Path: "r.xml", Dialect: "junit", Bytes: 1, SHA256: "ab", Tests: ntests(1)}
+	build := func(opts ...Option) *Run {
+		b := NewBuilder(opts...)
+		b.AddReport(ok, []Execution{exec("s", "t::a", OutcomePassed, "")}, nil)
+		return b.Build()
+	}
+	assert.Nil(t, build().NotRun, "not checked: no not_run")
+
+	none := build(WithExpectedIDs(nil))
+	assert.Equal(t, &NotRun{}, none.NotRun, "checked against nothing: every expected test ran")
+	assert.True(t, none.Complete)
+
+	ids := []string{"t::b", "t::a", "t::b"}
+	r := build(WithExpectedIDs(ids))
+	assert.Equal(t, []string{"t::b", "t::a", "t::b"}, ids, "the caller's ids are left as they are")
+	assert.Equal(t, &NotRun{Count: 1, IDs: []string{"t::b"}}, r.NotRun)
+
+	many := make([]string, MaxExpectedIDs+1)
+	for i := range many {
+		many[i] = "t::" + strconv.Itoa(i)
+	}
+	r = build(WithExpectedIDs(many))
+	assert.Nil(t, r.NotRun, "more than MaxExpectedIDs are not checked")
+	assert.False(t, r.Complete)
+	assert.Equal(t, []string{"whether the 100001 expected tests ran is not checked: more than 100000"}, r.IncompleteReasons)
+	require.NoError(t, r.Validate())
+	r = build()
+	r.ExpectIDs(many)
+	assert.Nil(t, r.NotRun, "ExpectIDs keeps the same bound")
+	require.NoError(t, r.Validate())
 }

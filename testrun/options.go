@@ -5,6 +5,10 @@ type config struct {
 	maxCases    int
 	maxMessage  int
 	redactor    *Redactor
+	// expected are the ids of WithExpectedIDs, sorted and distinct;
+	// expect is true when it was given (even with none).
+	expected []string
+	expect   bool
 }
 
 func newConfig(opts []Option) config {
@@ -72,6 +76,23 @@ func WithRedactor(r *Redactor) Option {
 		if r != nil {
 			c.redactor = r
 		}
+		return c
+	})
+}
+
+// WithExpectedIDs checks the run against the tests it was expected to run
+// (ids in any order, each counted once, the empty id passed over): Build sets Run.NotRun to the
+// expected ids that no report read mentions, with any outcome, and makes
+// the run incomplete when there is one (NotRunReason). Build decides by
+// every id the reports mention, before it caps the cases it keeps
+// (WithMaxCases), so a run of any size lists exactly the expected tests
+// that never ran; more than MaxExpectedIDs ids are not checked (NotRun
+// stays nil and the run is incomplete, with that reason). Without this
+// option Run.NotRun is nil; with it and no ids, NotRun is empty.
+func WithExpectedIDs(ids []string) Option {
+	expected := expectedSet(ids)
+	return optionFunc(func(c config) config {
+		c.expected, c.expect = expected, true
 		return c
 	})
 }
