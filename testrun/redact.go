@@ -2,11 +2,12 @@ package testrun
 
 import (
 	"os"
-	"regexp"
 	"sort"
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/hangar-dev/testresults/internal/lazyre"
 )
 
 // Redacted replaces a secret in a message.
@@ -61,7 +62,7 @@ func secretEnvName(name string) bool {
 // pattern is worth running: the patterns cost far more per byte than a
 // substring search.
 type shape struct {
-	re    *regexp.Regexp
+	re    *lazyre.Regexp // compiled the first time a message passes maybe
 	maybe func(s string) bool
 }
 
@@ -129,25 +130,25 @@ func containsFold(s, word string) bool {
 // the rest of the match.
 var shapes = []shape{
 	{ // Private key blocks, also when clipping cut off their end.
-		regexp.MustCompile(`()-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?s:.*?)(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)`),
+		lazyre.New(`()-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?s:.*?)(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)`),
 		func(s string) bool { return strings.Contains(s, "PRIVATE KEY") },
 	},
 	{ // Bearer tokens.
-		regexp.MustCompile(`(?i)(\bbearer\s+)[A-Za-z0-9\-._~+/]{8,}=*`),
+		lazyre.New(`(?i)(\bbearer\s+)[A-Za-z0-9\-._~+/]{8,}=*`),
 		func(s string) bool { return containsFold(s, "bearer") },
 	},
 	{ // Passwords in URLs: scheme://user:password@host.
-		regexp.MustCompile(`([A-Za-z][A-Za-z0-9+.\-]*://[^/\s:@]*:)[^@\s/]+(@)`),
+		lazyre.New(`([A-Za-z][A-Za-z0-9+.\-]*://[^/\s:@]*:)[^@\s/]+(@)`),
 		func(s string) bool { return strings.Contains(s, "://") && strings.Contains(s, "@") },
 	},
 	{ // AWS access key ids.
-		regexp.MustCompile(`()\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA)[A-Z0-9]{16}\b`),
+		lazyre.New(`()\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA)[A-Z0-9]{16}\b`),
 		func(s string) bool {
 			return containsAny(s, "AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AIPA", "ANPA", "ANVA", "AROA", "APKA")
 		},
 	},
 	{ // Well-known API key and token shapes.
-		regexp.MustCompile(`()\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}|glpat-[A-Za-z0-9\-_]{20,}|xox[abposr]-[A-Za-z0-9-]{10,}|sk-(?:proj-|ant-)?[A-Za-z0-9_\-]{20,}|sk_(?:live|test)_[A-Za-z0-9]{16,}|AIza[0-9A-Za-z\-_]{35}|npm_[A-Za-z0-9]{36}|eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})`),
+		lazyre.New(`()\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}|glpat-[A-Za-z0-9\-_]{20,}|xox[abposr]-[A-Za-z0-9-]{10,}|sk-(?:proj-|ant-)?[A-Za-z0-9_\-]{20,}|sk_(?:live|test)_[A-Za-z0-9]{16,}|AIza[0-9A-Za-z\-_]{35}|npm_[A-Za-z0-9]{36}|eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})`),
 		mayHoldKey,
 	},
 }
@@ -223,7 +224,7 @@ func applyShape(sh shape, s string) string {
 	if !sh.maybe(s) {
 		return s
 	}
-	return sh.re.ReplaceAllString(s, "${1}"+Redacted+"${2}")
+	return sh.re.Regexp().ReplaceAllString(s, "${1}"+Redacted+"${2}")
 }
 
 // authSchemes may stand between a secret key and its value
@@ -333,13 +334,13 @@ func quotedEnd(s string, p int) int {
 
 // filePosition matches "name.ext:line", which follows a colon in test
 // output far more often than a secret does.
-var filePosition = regexp.MustCompile(`^[\w./\\-]+\.[A-Za-z]{1,5}:\d`)
+var filePosition = lazyre.New(`^[\w./\\-]+\.[A-Za-z]{1,5}:\d`)
 
 // secretLike reports whether a value after "key: " looks like a secret
 // rather than a word of prose: it holds a digit or a symbol, or is long,
 // and is not a file position.
 func secretLike(v string) bool {
-	if filePosition.MatchString(v) {
+	if filePosition.Regexp().MatchString(v) {
 		return false
 	}
 	if len(v) >= 20 {
@@ -355,7 +356,7 @@ func secretLike(v string) bool {
 }
 
 // cliFlag matches a command-line flag and its value: --password hunter2.
-var cliFlag = regexp.MustCompile(`(^|\s)(--?([A-Za-z0-9][A-Za-z0-9_.-]*)[ \t]+)([^\s"'-][^\s"']*)`)
+var cliFlag = lazyre.New(`(^|\s)(--?([A-Za-z0-9][A-Za-z0-9_.-]*)[ \t]+)([^\s"'-][^\s"']*)`)
 
 // redactFlags hides the values of command-line flags whose name looks
 // secret ("--password hunter2", "-token abc"); "--password=x" is a pair.
@@ -363,8 +364,9 @@ func redactFlags(s string) string {
 	if !strings.HasPrefix(s, "-") && !strings.Contains(s, " -") && !strings.Contains(s, "\t-") && !strings.Contains(s, "\n-") {
 		return s
 	}
-	return cliFlag.ReplaceAllStringFunc(s, func(m string) string {
-		sub := cliFlag.FindStringSubmatch(m)
+	re := cliFlag.Regexp()
+	return re.ReplaceAllStringFunc(s, func(m string) string {
+		sub := re.FindStringSubmatch(m)
 		if !secretName(sub[3]) {
 			return m
 		}

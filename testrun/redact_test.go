@@ -1,12 +1,18 @@
 package testrun
 
 import (
+	"fmt"
 	"math/rand/v2"
+	"os"
+	osexec "os/exec"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/hangar-dev/testresults/internal/lazyre"
 )
 
 func TestRedact(t *testing.T) {
@@ -112,4 +118,53 @@ func TestRedactPrefilters(t *testing.T) {
 		assert.Equal(t, containsAny(s, keyPrefixes...), mayHoldKey(s), "%q", s)
 		assert.Equal(t, strings.Contains(strings.ToLower(s), "bearer"), containsFold(s, "bearer"), "%q", s)
 	}
+}
+
+// TestRedactPatternsCompile: the patterns are compiled on first use, so a
+// pattern that does not compile would panic only when a message needs it.
+func TestRedactPatternsCompile(t *testing.T) {
+	for _, sh := range shapes {
+		assert.NotPanics(t, func() { sh.re.Regexp() }, sh.re.String())
+	}
+	assert.NotPanics(t, func() { filePosition.Regexp() })
+	assert.NotPanics(t, func() { cliFlag.Regexp() })
+}
+
+// TestRedactPlainTextCompilesNoPattern: a message that no cheap check
+// suspects costs no pattern compilation. It runs in a fresh process, where
+// no other test has compiled one.
+func TestRedactPlainTextCompilesNoPattern(t *testing.T) {
+	if os.Getenv("TESTRUN_REDACT_CHILD") == "1" {
+		r := NewRedactor([]string{"API_TOKEN=s3cr3t-value"})
+		for _, msg := range []string{
+			"sum_test.go:12: got 3, want 4",
+			"AssertionError: assert 1 == 2\n  at test_app.py:7",
+			"expected: 3, actual: 4 (see the verbose output)",
+		} {
+			if got := r.Redact(msg); got != msg {
+				fmt.Printf("changed %q to %q\n", msg, got)
+			}
+		}
+		for _, re := range append([]*lazyre.Regexp{filePosition, cliFlag}, shapeRegexps()...) {
+			if re.Compiled() {
+				fmt.Printf("compiled %s\n", re)
+			}
+		}
+		return
+	}
+	cmd := osexec.Command(os.Args[0], "-test.run=^TestRedactPlainTextCompilesNoPattern$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "TESTRUN_REDACT_CHILD=1")
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	assert.NotContains(t, string(out), "compiled ")
+	assert.NotContains(t, string(out), "changed ")
+	assert.Contains(t, string(out), "PASS")
+}
+
+func shapeRegexps() []*lazyre.Regexp {
+	var out []*lazyre.Regexp
+	for _, sh := range shapes {
+		out = append(out, sh.re)
+	}
+	return out
 }
