@@ -51,9 +51,9 @@ to run: FILE lists one test id a line, as the run's cases name them
 whose cases are the expected tests. An expected test that no report
 mentions, with any outcome, is listed in not_run (the first 200, sorted;
 not_run_count counts them all) and makes the run incomplete, so it is not
-counted. A run that kept only some of its cases (more than 20,000) cannot
-tell which never ran: it has no not_run, is incomplete and says why.
-Without the flag the run has no not_run at all.
+counted. This holds for a run of any size: an expected test that ran is
+never listed, even when the run keeps only some of its cases (more than
+20,000). Without the flag the run has no not_run at all.
 
 With --export the run is also exported as OpenTelemetry spans, as
 'testresults export' would export it: over OTLP/gRPC by default, or as
@@ -184,10 +184,12 @@ func runParse(ctx context.Context, args []string, env Env) error {
 	if o.workDir != "" {
 		ropts = append(ropts, report.WithWorkDir(o.workDir))
 	}
-	run, err := report.ReadRun(paths, ropts...)
 	if expected != nil {
-		run.ExpectIDs(expected)
+		// The builder decides by every id the reports mention, before it
+		// caps the cases it keeps.
+		ropts = append(ropts, report.WithRunOptions(testrun.WithExpectedIDs(expected)))
 	}
+	run, err := report.ReadRun(paths, ropts...)
 	run.ID = o.id
 	if run.ID == "" {
 		run.ID = testrun.DeriveID(run.Reports)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -305,4 +306,35 @@ func TestParseExpectIDsUsage(t *testing.T) {
 			assert.Contains(t, stderr, tt.want)
 		})
 	}
+}
+
+// TestParseExpectIDsPastTheCap: a run of more cases than it keeps
+// (testrun.DefaultMaxCasesKept) still tells exactly which expected tests
+// never ran: those that ran but whose cases were not kept are not listed.
+func TestParseExpectIDsPastTheCap(t *testing.T) {
+	dir := t.TempDir()
+	n := testrun.DefaultMaxCasesKept + 50
+	var doc strings.Builder
+	doc.WriteString(`<?xml version="1.0"?>` + "\n" + `<testsuite name="big">` + "\n")
+	for i := range n {
+		fmt.Fprintf(&doc, "<testcase classname=\"pkg.T\" name=\"t%06d\"/>\n", i)
+	}
+	doc.WriteString("</testsuite>\n")
+	report := writeReport(t, dir, "junit.xml", doc.String())
+	// Ran: the first case (kept) and the last (past the cap); never ran:
+	// one beside them and one past the last.
+	last := fmt.Sprintf("pkg.T::t%06d", n-1)
+	never := []string{"pkg.T::gone", fmt.Sprintf("pkg.T::t%06d", n)}
+	expected := writeReport(t, dir, "expected.txt", strings.Join(append([]string{"pkg.T::t000000", last}, never...), "\n"))
+
+	code, out, stderr := runCmd(t, "parse", "-q", "--kind", "after_turn", "--expect-ids", expected, report)
+	require.Equal(t, exitOK, code, stderr)
+	got, err := testrun.ReadRun(strings.NewReader(out))
+	require.NoError(t, err, "the strict reader reads it back")
+	require.Equal(t, n, got.Counts.Total)
+	require.Len(t, got.Cases, testrun.DefaultMaxCasesKept, "the cases are capped")
+	require.NotContains(t, got.Cases, last, "an expected test that ran is past the cap")
+	assert.Equal(t, &testrun.NotRun{Count: 2, IDs: never}, got.NotRun)
+	assert.Equal(t, []string{testrun.NotRunReason(2)}, got.IncompleteReasons)
+	assert.False(t, got.Complete)
 }
