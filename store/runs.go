@@ -2,7 +2,9 @@ package store
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -57,6 +59,16 @@ type RunStore interface {
 	// dropped it) and the tags it was first recorded with; an unknown id
 	// wraps ErrNotFound.
 	Run(ctx context.Context, id string) (StoredRun, error)
+	// JobVersion returns a fingerprint of everything JobRuns(jobID) and
+	// Run of each run it lists would answer: it differs once a run is
+	// tagged for the job, a run it lists is tagged anywhere (which can
+	// fill in its repository or give its cases back), or retention drops
+	// a run or its cases. Stored runs never change otherwise, so a reader
+	// may keep what it rendered from them for as long as the fingerprint
+	// stays the same. It is a single query, far cheaper than JobRuns.
+	JobVersion(ctx context.Context, jobID string) (string, error)
+	// SessionVersion is JobVersion for the runs of a session.
+	SessionVersion(ctx context.Context, ref string) (string, error)
 	// PruneRuns applies retention at now: runs last recorded (for any
 	// job or session) more than RunTTL before go, and per-case maps of
 	// runs last recorded more than CasesTTL before (BaseCasesTTL for base
@@ -376,6 +388,55 @@ func (s *sqlStore) scanRunWith(rows *sql.Rows, has *bool) (StoredRun, error) {
 	return sr, nil
 }
 
+// versionWhere is the fingerprint of runsWhere(column, value): every
+// field of the listing but the immutable run_json, with what can change in
+// a listed run: its newest tagging anywhere, and how many times PruneRuns
+// dropped anything. Every change RecordRun makes to a stored run (its
+// repository, its cases given back, its retention restarted) comes with a
+// new tagging, whose seq is above every seq the run's tags hold; PruneRuns
+// drops whole runs or their cases, and counts in run_prunes that it did.
+func (s *sqlStore) versionWhere(ctx context.Context, column, value string) (string, error) {
+	st, err := s.prepare(ctx, s.q(`SELECT r.run_id, r.repository, t.job_id, t.session_ref, t.turn, t.recorded_at, t.seq,
+		(SELECT MAX(x.seq) FROM run_tags x WHERE x.run_id = r.run_id), (SELECT n FROM run_prunes WHERE id = 1)
+		FROM run_tags t JOIN runs r ON r.run_id = t.run_id
+		WHERE t.seq IN (SELECT MIN(seq) FROM run_tags WHERE `+column+` = ? GROUP BY run_id)
+		ORDER BY t.seq DESC LIMIT `+fmt.Sprint(MaxRunsPerQuery)))
+	if err != nil {
+		return "", s.fail("", err)
+	}
+	rows, err := st.QueryContext(ctx, value)
+	if err != nil {
+		return "", s.fail("", err)
+	}
+	defer rows.Close()
+	h := sha256.New()
+	var row struct {
+		id, repo, job, session   string
+		turn, recorded, seq, max int64
+		prunes                   int64
+	}
+	for rows.Next() {
+		if err := rows.Scan(&row.id, &row.repo, &row.job, &row.session, &row.turn, &row.recorded, &row.seq, &row.max, &row.prunes); err != nil {
+			return "", s.fail("", err)
+		}
+		// Length-prefixed strings: no two listings hash alike.
+		fmt.Fprintf(h, "%d:%s%d:%s%d:%s%d:%s|%d|%d|%d|%d|%d\n", len(row.id), row.id, len(row.repo), row.repo,
+			len(row.job), row.job, len(row.session), row.session, row.turn, row.recorded, row.seq, row.max, row.prunes)
+	}
+	if err := rows.Err(); err != nil {
+		return "", s.fail("", err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+func (s *sqlStore) JobVersion(ctx context.Context, jobID string) (string, error) {
+	return s.versionWhere(ctx, "job_id", jobID)
+}
+
+func (s *sqlStore) SessionVersion(ctx context.Context, ref string) (string, error) {
+	return s.versionWhere(ctx, "session_ref", ref)
+}
+
 func (s *sqlStore) JobRuns(ctx context.Context, jobID string) ([]StoredRun, error) {
 	return s.runsWhere(ctx, "job_id", jobID)
 }
@@ -418,7 +479,10 @@ func (s *sqlStore) PruneRuns(ctx context.Context, now time.Time) (PrunedRuns, er
 		if err != nil {
 			return err
 		}
-		p.Cases, err = res.RowsAffected()
+		if p.Cases, err = res.RowsAffected(); err != nil || p.Runs+p.Cases == 0 {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE run_prunes SET n = n + 1 WHERE id = 1`)
 		return err
 	})
 	return p, err

@@ -317,3 +317,92 @@ func TestRecordRunRefreshesRetention(t *testing.T) {
 		}
 	})
 }
+
+// TestJobVersion: a job's fingerprint stays while nothing a reader of its
+// runs sees changes (a record with tags it has, a run of another job), and
+// changes with each thing that does: a run tagged for the job, a listed
+// run tagged for another job (which fills in its repository or gives its
+// cases back), retention dropping cases or runs. Another handle on the same database sees the
+// same fingerprints.
+func TestJobVersion(t *testing.T) {
+	forEach(t, func(t *testing.T, b backend) {
+		c := newClock()
+		loc := b.location(t)
+		s := open(t, loc, c)
+		other := open(t, loc, c)
+		ctx := context.Background()
+		version := func() string {
+			t.Helper()
+			v, err := s.JobVersion(ctx, "j")
+			require.NoError(t, err)
+			w, err := other.JobVersion(ctx, "j")
+			require.NoError(t, err)
+			require.Equal(t, v, w, "every handle sees the same fingerprint")
+			return v
+		}
+		seen := map[string]string{}
+		changed := func(what string) {
+			t.Helper()
+			v := version()
+			prev, dup := seen[v]
+			require.False(t, dup, "%s: the fingerprint of %s came back", what, prev)
+			seen[v] = what
+		}
+		rec := func(sr StoredRun) {
+			t.Helper()
+			_, err := s.RecordRun(ctx, sr)
+			require.NoError(t, err)
+		}
+		changed("no runs")
+		a := run("a", "t1", testrun.KindAfterTurn, map[string]testrun.Outcome{"x": pass, "y": fail})
+		rec(StoredRun{Run: a, JobID: "j"})
+		changed("run a")
+		v := version()
+		rec(StoredRun{Run: a, JobID: "j"})
+		assert.Equal(t, v, version(), "recorded again with its tags: nothing changes")
+		rec(StoredRun{Run: run("z", "t9", testrun.KindAfterTurn, map[string]testrun.Outcome{"x": pass}), JobID: "k"})
+		assert.Equal(t, v, version(), "another job's run")
+		sv, err := s.SessionVersion(ctx, "sess")
+		require.NoError(t, err)
+
+		c.Advance(time.Hour)
+		rec(StoredRun{Run: a, Repo: "acme/api", JobID: "k2", SessionRef: "sess"})
+		changed("run a tagged for another job, with its repository")
+		runs, err := s.JobRuns(ctx, "j")
+		require.NoError(t, err)
+		assert.Equal(t, "acme/api", runs[0].Repo, "the job lists the repository now")
+		sv2, err := s.SessionVersion(ctx, "sess")
+		require.NoError(t, err)
+		assert.NotEqual(t, sv, sv2, "the session lists run a now")
+
+		c.Advance(time.Hour)
+		rec(StoredRun{Run: run("base", "t2", testrun.KindBase, map[string]testrun.Outcome{"x": pass}), JobID: "j"})
+		changed("a base run")
+
+		c.Advance(4 * 24 * time.Hour)
+		p, err := s.PruneRuns(ctx, c.Now())
+		require.NoError(t, err)
+		require.Equal(t, PrunedRuns{Cases: 2}, p, "the cases of runs a and z go")
+		changed("cases dropped")
+		v = version()
+		p, err = s.PruneRuns(ctx, c.Now())
+		require.NoError(t, err)
+		require.Equal(t, PrunedRuns{}, p)
+		assert.Equal(t, v, version(), "retention that drops nothing changes nothing")
+		c.Advance(time.Minute)
+		rec(StoredRun{Run: a, Repo: "acme/api", JobID: "k3"})
+		changed("run a's cases given back by a tagging for another job")
+		runs, err = s.JobRuns(ctx, "j")
+		require.NoError(t, err)
+		require.True(t, runs[0].HasCases)
+
+		c.Advance(10*24*time.Hour + time.Hour) // the base goes, run a stays
+		p, err = s.PruneRuns(ctx, c.Now())
+		require.NoError(t, err)
+		require.Equal(t, int64(2), p.Runs, "the base and run z")
+		changed("the base dropped")
+		runs, err = s.JobRuns(ctx, "j")
+		require.NoError(t, err)
+		require.Len(t, runs, 1)
+	})
+}

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/hangar-dev/testresults/testrun"
@@ -39,6 +40,28 @@ type sqlStore struct {
 	parsed *runCache
 	// redact hides the credentials of the store's location in errors.
 	redact redactor
+	// prepared keeps the statements of the queries asked on every request
+	// (preparing one costs as much as running it), by query text.
+	preparedMu sync.Mutex
+	prepared   map[string]*sql.Stmt
+}
+
+// prepare returns the prepared statement of query, prepared once.
+func (s *sqlStore) prepare(ctx context.Context, query string) (*sql.Stmt, error) {
+	s.preparedMu.Lock()
+	defer s.preparedMu.Unlock()
+	if st, ok := s.prepared[query]; ok {
+		return st, nil
+	}
+	st, err := s.db.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if s.prepared == nil {
+		s.prepared = map[string]*sql.Stmt{}
+	}
+	s.prepared[query] = st
+	return st, nil
 }
 
 // fail is err as the store returns it: named by the database, with the
@@ -148,6 +171,16 @@ var migrations = [][]string{
 		`UPDATE runs SET last_recorded_at = recorded_at`,
 		`CREATE INDEX runs_last_recorded_at ON runs (last_recorded_at)`,
 	},
+	5: {
+		// How many times retention dropped runs or per-case maps: part of
+		// every JobVersion, so that what was rendered from a run's cases is
+		// not answered once they went. (Reading whether a row keeps its
+		// cases walks the whole stored map in SQLite; this is one row.)
+		`CREATE TABLE run_prunes (
+			id INTEGER NOT NULL PRIMARY KEY,
+			n  BIGINT  NOT NULL)`,
+		`INSERT INTO run_prunes (id, n) VALUES (1, 0)`,
+	},
 }
 
 // SchemaVersion is the newest schema version this package writes.
@@ -211,7 +244,15 @@ func (s *sqlStore) inTx(ctx context.Context, key string, fn func(*sql.Tx) error)
 	return nil
 }
 
-func (s *sqlStore) Close() error { return s.db.Close() }
+func (s *sqlStore) Close() error {
+	s.preparedMu.Lock()
+	for _, st := range s.prepared {
+		st.Close()
+	}
+	s.prepared = nil
+	s.preparedMu.Unlock()
+	return s.db.Close()
+}
 
 // placeholders returns "(?, ?, ...), (...)" for rows rows of n columns.
 func placeholders(rows, n int) string {

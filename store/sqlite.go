@@ -16,6 +16,12 @@ import (
 // another (thread or process) to finish before it fails.
 const SQLiteBusyTimeout = 30000
 
+// SQLiteMaxConns bounds the connections one store opens to its SQLite file,
+// and all of them are kept open between uses: opening one (and preparing
+// its statements again) costs more than the queries testresults serve
+// asks on each request, and database/sql keeps only two by default.
+const SQLiteMaxConns = 16
+
 // openSQLite opens the SQLite file at path (taken as written, see Open):
 // write-ahead log, a busy timeout, and immediate transactions, so that
 // concurrent writers wait for each other instead of failing or losing a
@@ -38,6 +44,8 @@ func openSQLite(ctx context.Context, path string, cfg config) (Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: sqlite: %w", err)
 	}
+	db.SetMaxOpenConns(SQLiteMaxConns)
+	db.SetMaxIdleConns(SQLiteMaxConns)
 	s := &sqlStore{db: db, now: cfg.now, parsed: newRunCache(maxCachedRunBytes), d: dialect{
 		name:   "sqlite",
 		rebind: func(q string) string { return q },
