@@ -8,9 +8,11 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -145,4 +147,150 @@ func seedLoad(t *testing.T, st store.Store) {
 		}
 	}
 	t.Logf("seeded %d runs in %s", loadJobs*loadRunsPerJob, time.Since(start).Round(time.Millisecond))
+}
+
+// The static comparison is out of the default run too:
+//
+//	SERVE_LOAD=1 [SERVE_LOAD_DURATION=3s] [SERVE_LOAD_REQUESTS=100000] \
+//	  TESTRESULTS_POSTGRES_URL=... go test -run TestLoadStatic -v -timeout 30m ./serve/
+//
+// It records one run of 20,000 cases (200 failing) for a job, serves it on
+// 127.0.0.1, and beside it an http.FileServer serving the same response
+// bytes from files. For the summary, ?format=otel and the first cases
+// page, with 1, 16 and 64 clients, each server is asked for the duration
+// (or the request count, whichever ends first) and the test logs both
+// servers' requests per second and their ratio. Both are asked without
+// gzip, so that both send the same bytes.
+func TestLoadStatic(t *testing.T) {
+	if os.Getenv("SERVE_LOAD") == "" {
+		t.Skip("set SERVE_LOAD=1 to run the load test")
+	}
+	dur := 3 * time.Second
+	if v := os.Getenv("SERVE_LOAD_DURATION"); v != "" {
+		d, err := time.ParseDuration(v)
+		require.NoError(t, err)
+		dur = d
+	}
+	maxRequests := 100_000
+	if v := os.Getenv("SERVE_LOAD_REQUESTS"); v != "" {
+		n, err := strconv.Atoi(v)
+		require.NoError(t, err)
+		maxRequests = n
+	}
+	forEach(t, func(t *testing.T, st store.Store) {
+		outcomes := make(map[string]testrun.Outcome, 20000)
+		for i := range 20000 {
+			o := pass
+			if i%100 == 7 {
+				o = fail
+			}
+			outcomes[fmt.Sprintf("pkg/mod%03d::test_%05d", i%400, i)] = o
+		}
+		run := mkRun("load-run", testrun.KindAfterTurn, 0, outcomes, nil, ptr(0.75))
+		require.Equal(t, 200, run.Counts.Failed)
+		_, err := st.RecordRun(context.Background(), store.StoredRun{Run: run, Repo: "acme/load", JobID: "job-load"})
+		require.NoError(t, err)
+
+		base := startServer(t, New(st, Options{}).Handler())
+		dir := t.TempDir()
+		static := startServer(t, http.FileServer(http.Dir(dir)))
+		tr := &http.Transport{MaxIdleConns: 64, MaxIdleConnsPerHost: 64, DisableCompression: true}
+		defer tr.CloseIdleConnections()
+		client := &http.Client{Transport: tr, Timeout: 30 * time.Second}
+		for _, ep := range []struct{ name, path string }{
+			{"summary", "/api/jobs/job-load/tests"},
+			{"otel", "/api/jobs/job-load/tests?format=otel"},
+			{"cases", "/api/jobs/job-load/tests?run=load-run&cases=true"},
+		} {
+			body := fetch(t, client, base+ep.path)
+			require.NoError(t, os.WriteFile(filepath.Join(dir, ep.name+".json"), body, 0o600))
+			require.Equal(t, body, fetch(t, client, static+"/"+ep.name+".json"), "the static server sends the same bytes")
+			for _, clients := range []int{1, 16, 64} {
+				ours := hammer(t, client, base+ep.path, clients, dur, maxRequests)
+				theirs := hammer(t, client, static+"/"+ep.name+".json", clients, dur, maxRequests)
+				t.Logf("%-7s %6d B, %2d clients: serve %7.0f req/s (p99 %s), static %7.0f req/s (p99 %s), ratio %.2f",
+					ep.name, len(body), clients, ours.rate, ours.p99, theirs.rate, theirs.p99, ours.rate/theirs.rate)
+			}
+		}
+	})
+}
+
+// startServer serves h on 127.0.0.1 until the test ends and returns its
+// base URL.
+func startServer(t *testing.T, h http.Handler) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- Serve(ctx, ln, h) }()
+	t.Cleanup(func() {
+		cancel()
+		require.NoError(t, <-done)
+	})
+	return "http://" + ln.Addr().String()
+}
+
+func fetch(t *testing.T, client *http.Client, url string) []byte {
+	t.Helper()
+	resp, err := client.Get(url)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode, string(body))
+	return body
+}
+
+type loadResult struct {
+	rate float64
+	p99  time.Duration
+}
+
+// hammer has clients ask url until dur has passed or max requests were
+// sent, and requires every answer to be 200.
+func hammer(t *testing.T, client *http.Client, url string, clients int, dur time.Duration, max int) loadResult {
+	t.Helper()
+	var sent atomic.Int64
+	var mu sync.Mutex
+	var lat []time.Duration
+	failed := 0
+	start := time.Now()
+	stop := start.Add(dur)
+	var wg sync.WaitGroup
+	for range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var mine []time.Duration
+			bad := 0
+			for time.Now().Before(stop) && sent.Add(1) <= int64(max) {
+				t0 := time.Now()
+				resp, err := client.Get(url)
+				if err != nil {
+					bad++
+					continue
+				}
+				_, err = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if err != nil || resp.StatusCode != http.StatusOK {
+					bad++
+				}
+				mine = append(mine, time.Since(t0))
+			}
+			mu.Lock()
+			lat = append(lat, mine...)
+			failed += bad
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	require.Zero(t, failed, "every request answered 200")
+	require.NotEmpty(t, lat)
+	slices.Sort(lat)
+	return loadResult{
+		rate: float64(len(lat)) / elapsed.Seconds(),
+		p99:  lat[min(len(lat)-1, int(0.99*float64(len(lat))))].Round(10 * time.Microsecond),
+	}
 }

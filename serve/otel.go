@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -174,8 +175,9 @@ func estimatedCases(sr store.StoredRun) int {
 }
 
 // otel answers a page of the runs (or the one run) as OTLP/JSON spans,
-// streamed as the exporter writes them.
-func (s *Server) otel(w http.ResponseWriter, r *http.Request, sc scope, id string, runs []store.StoredRun, runID string, offset int, cs translate.CaseSpans) {
+// streamed as the exporter writes them. A page exported whole is kept under
+// key for version, and later requests are answered from it.
+func (s *Server) otel(w http.ResponseWriter, r *http.Request, sc scope, id string, runs []store.StoredRun, runID string, offset int, cs translate.CaseSpans, key, version string) {
 	select {
 	case s.exports <- struct{}{}:
 		defer func() { <-s.exports }()
@@ -206,7 +208,7 @@ func (s *Server) otel(w http.ResponseWriter, r *http.Request, sc scope, id strin
 		storeError(ctx, w, err)
 		return
 	}
-	sw := &streamWriter{w: w}
+	sw := &streamWriter{w: w, keep: s.cache.fits}
 	if page.next >= 0 {
 		u := *r.URL
 		q := u.Query()
@@ -226,6 +228,13 @@ func (s *Server) otel(w http.ResponseWriter, r *http.Request, sc scope, id strin
 	switch {
 	case err == nil:
 		sw.start()
+		if sw.keep != nil {
+			header := [][2]string{{"Content-Type", "application/json"}}
+			if sw.link != "" {
+				header = append(header, [2]string{"Link", sw.link})
+			}
+			s.cache.put(render(key, version, sw.kept.Bytes(), header...))
+		}
 	case sw.started:
 		// Part of the body is out: cut the connection so that the client
 		// cannot take what it got for the whole.
@@ -243,6 +252,10 @@ type streamWriter struct {
 	w       http.ResponseWriter
 	link    string
 	started bool
+	// keep, while not nil, says whether a body of so many bytes can be
+	// kept; kept is the body written so far.
+	keep func(n int) bool
+	kept bytes.Buffer
 }
 
 func (sw *streamWriter) start() {
@@ -261,5 +274,13 @@ func (sw *streamWriter) start() {
 
 func (sw *streamWriter) Write(b []byte) (int, error) {
 	sw.start()
+	if sw.keep != nil {
+		if sw.keep(sw.kept.Len() + len(b)) {
+			sw.kept.Write(b)
+		} else {
+			sw.keep = nil
+			sw.kept = bytes.Buffer{}
+		}
+	}
 	return sw.w.Write(b)
 }

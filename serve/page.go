@@ -97,6 +97,16 @@ func (s *Server) jobPage(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, http.StatusBadRequest, "the page takes no parameters")
 		return
 	}
+	version, err := s.version(r.Context(), scopeJob, id)
+	if err != nil {
+		storeError(r.Context(), w, err)
+		return
+	}
+	key := cacheKey(r)
+	if b := s.cache.get(key, version); b != nil {
+		b.serve(w, r)
+		return
+	}
 	runs, err := s.runs.JobRuns(r.Context(), id)
 	if err != nil {
 		storeError(r.Context(), w, err)
@@ -138,8 +148,9 @@ func (s *Server) jobPage(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, http.StatusInternalServerError, "the page could not be rendered")
 		return
 	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Header().Set("X-Content-Type-Options", "nosniff")
-	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")
-	_, _ = w.Write(buf.Bytes())
+	b := render(key, version, buf.Bytes(),
+		[2]string{"Content-Type", "text/html; charset=utf-8"},
+		[2]string{"Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'"})
+	s.cache.put(b)
+	b.serve(w, r)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -54,6 +55,9 @@ type Options struct {
 	// OtelPageRuns, OtelPageCases and OtelPageCaseSpans bound one
 	// ?format=otel page (0: the constants of the same names).
 	OtelPageRuns, OtelPageCases, OtelPageCaseSpans int
+	// CacheBytes bounds the rendered responses the server keeps (0:
+	// DefaultCacheBytes; less than 0: none is kept).
+	CacheBytes int
 }
 
 // Server answers the API and pages from a store.
@@ -65,6 +69,8 @@ type Server struct {
 	// exports holds a token per ?format=otel response being rendered.
 	exports chan struct{}
 	bounds  pageBounds
+	// cache keeps rendered responses (nil: none).
+	cache *bodyCache
 	// onRunLoaded, when set, is called with each run ?format=otel reads
 	// with its cases (tests count them).
 	onRunLoaded func(id string)
@@ -88,8 +94,13 @@ func New(s store.Store, o Options) *Server {
 		}
 		return n
 	}
+	var cache *bodyCache
+	if o.CacheBytes >= 0 {
+		cache = newBodyCache(orDefault(o.CacheBytes, DefaultCacheBytes))
+	}
 	return &Server{
-		runs: s, flaky: s, opts: o, tokenSum: sha256.Sum256([]byte(o.AdminToken)),
+		cache: cache,
+		runs:  s, flaky: s, opts: o, tokenSum: sha256.Sum256([]byte(o.AdminToken)),
 		exports: make(chan struct{}, orDefault(o.MaxExports, DefaultMaxExports)),
 		bounds: pageBounds{
 			runs:      orDefault(o.OtelPageRuns, OtelPageRuns),
@@ -164,6 +175,21 @@ func storeError(ctx context.Context, w http.ResponseWriter, err error) {
 	}
 }
 
+// version returns the store's fingerprint of the runs of the job or
+// session id.
+func (s *Server) version(ctx context.Context, sc scope, id string) (string, error) {
+	if sc == scopeSession {
+		return s.runs.SessionVersion(ctx, id)
+	}
+	return s.runs.JobVersion(ctx, id)
+}
+
+// cacheKey is what a response rendered for r is kept under: its path as
+// sent (the links it holds repeat it) and its query.
+func cacheKey(r *http.Request) string {
+	return r.URL.EscapedPath() + "?" + r.URL.RawQuery
+}
+
 // loadRuns returns the runs of the job or session id.
 func (s *Server) loadRuns(ctx context.Context, sc scope, id string) ([]store.StoredRun, error) {
 	if sc == scopeSession {
@@ -230,6 +256,16 @@ func (s *Server) tests(w http.ResponseWriter, r *http.Request, sc scope) {
 		}
 	}
 	ctx := r.Context()
+	version, err := s.version(ctx, sc, id)
+	if err != nil {
+		storeError(ctx, w, err)
+		return
+	}
+	key := cacheKey(r)
+	if b := s.cache.get(key, version); b != nil {
+		b.serve(w, r)
+		return
+	}
 	runs, err := s.loadRuns(ctx, sc, id)
 	if err != nil {
 		storeError(ctx, w, err)
@@ -246,11 +282,11 @@ func (s *Server) tests(w http.ResponseWriter, r *http.Request, sc scope) {
 		}
 	}
 	if format == "otel" {
-		s.otel(w, r, sc, id, runs, runID, offset, caseSpans)
+		s.otel(w, r, sc, id, runs, runID, offset, caseSpans, key, version)
 		return
 	}
 	if runID != "" {
-		s.oneRun(w, r, runID, cases, offset)
+		s.oneRun(w, r, runID, cases, offset, key, version)
 		return
 	}
 	sum, err := s.summarize(ctx, runs)
@@ -264,7 +300,20 @@ func (s *Server) tests(w http.ResponseWriter, r *http.Request, sc scope) {
 	} else {
 		out.Job = id
 	}
-	writeJSON(w, out)
+	s.answerJSON(w, r, key, version, out)
+}
+
+// answerJSON renders v as JSON, keeps it under key for version and
+// answers r with it.
+func (s *Server) answerJSON(w http.ResponseWriter, r *http.Request, key, version string, v any, header ...[2]string) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		writeProblem(w, http.StatusInternalServerError, "the response could not be encoded")
+		return
+	}
+	b := render(key, version, append(data, '\n'), append([][2]string{{"Content-Type", "application/json"}}, header...)...)
+	s.cache.put(b)
+	b.serve(w, r)
 }
 
 func hasRun(runs []store.StoredRun, id string) bool {
@@ -297,13 +346,14 @@ func clip(s string) string {
 	return s
 }
 
-func (s *Server) oneRun(w http.ResponseWriter, r *http.Request, runID string, cases bool, offset int) {
+func (s *Server) oneRun(w http.ResponseWriter, r *http.Request, runID string, cases bool, offset int, key, version string) {
 	sr, err := s.runs.Run(r.Context(), runID)
 	if err != nil {
 		storeError(r.Context(), w, err)
 		return
 	}
 	out := oneRunResponse{Run: runSummaryOf(sr), Full: runWithoutCases(sr.Run)}
+	var header [][2]string
 	if cases {
 		page, next := pageCases(sr, offset)
 		out.Cases = page
@@ -313,11 +363,11 @@ func (s *Server) oneRun(w http.ResponseWriter, r *http.Request, runID string, ca
 			q.Set("offset", strconv.Itoa(next))
 			u.RawQuery = q.Encode()
 			out.Next = u.RequestURI()
-			w.Header().Set("Link", "<"+out.Next+`>; rel="next"`)
+			header = append(header, [2]string{"Link", "<" + out.Next + `>; rel="next"`})
 		}
 		out.CasesKept = &sr.HasCases
 	}
-	writeJSON(w, out)
+	s.answerJSON(w, r, key, version, out, header...)
 }
 
 // flakyList answers a repository's flaky list to admins.

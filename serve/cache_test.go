@@ -1,0 +1,252 @@
+package serve
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/hangar-dev/testresults/store"
+	"github.com/hangar-dev/testresults/testrun"
+)
+
+// cachedPaths are responses the server keeps: a summary, a session's, one
+// run, a cases page, OTLP/JSON pages and the job page.
+var cachedPaths = []string{
+	"/api/jobs/job-1/tests",
+	"/api/sessions/sess-1/tests",
+	"/api/jobs/job-1/tests?run=a1",
+	"/api/jobs/job-big/tests?run=big1&cases=true&offset=5000",
+	"/api/jobs/job-1/tests?format=otel",
+	"/api/jobs/job-1/tests?format=otel&case_spans=all",
+	"/api/sessions/sess-1/tests?format=otel",
+	"/jobs/job-1",
+}
+
+func etagOf(body []byte) string {
+	sum := sha256.Sum256(body)
+	return `"` + hex.EncodeToString(sum[:]) + `"`
+}
+
+// TestETag: a kept response carries a strong ETag, the SHA-256 of its
+// bytes; If-None-Match with it (or W/ it, or *) answers 304 with no body,
+// with any other tag the whole body. The bytes are those a server that
+// keeps nothing sends.
+func TestETag(t *testing.T) {
+	forEach(t, func(t *testing.T, st store.Store) {
+		f := newFixture(t, st)
+		uncached := httptest.NewServer(New(st, Options{AdminToken: token, CacheBytes: -1}).Handler())
+		defer uncached.Close()
+		plain := &fixture{srv: uncached}
+		for _, path := range cachedPaths {
+			t.Run(path, func(t *testing.T) {
+				want, wantBody := plain.get(t, path, "Accept-Encoding", "identity")
+				require.Equal(t, http.StatusOK, want.StatusCode, string(wantBody))
+				// The first answer renders it (an export streams, without
+				// a tag); the second comes from what was kept.
+				f.get(t, path, "Accept-Encoding", "identity")
+				resp, body := f.get(t, path, "Accept-Encoding", "identity")
+				require.Equal(t, http.StatusOK, resp.StatusCode)
+				assert.Equal(t, wantBody, body, "the same bytes as rendered anew")
+				for _, h := range []string{"Content-Type", "Link", "Content-Security-Policy", "X-Content-Type-Options"} {
+					assert.Equal(t, want.Header.Get(h), resp.Header.Get(h), h)
+				}
+				tag := resp.Header.Get("ETag")
+				assert.Equal(t, etagOf(body), tag)
+				assert.Equal(t, "no-cache", resp.Header.Get("Cache-Control"))
+				assert.Equal(t, "Accept-Encoding", resp.Header.Get("Vary"))
+
+				for _, inm := range []string{tag, "W/" + tag, `"other", ` + tag, "*"} {
+					resp, body = f.get(t, path, "Accept-Encoding", "identity", "If-None-Match", inm)
+					assert.Equal(t, http.StatusNotModified, resp.StatusCode, inm)
+					assert.Empty(t, body)
+					assert.Equal(t, tag, resp.Header.Get("ETag"))
+				}
+				resp, body = f.get(t, path, "Accept-Encoding", "identity", "If-None-Match", `"other"`)
+				assert.Equal(t, http.StatusOK, resp.StatusCode)
+				assert.Equal(t, wantBody, body)
+			})
+		}
+	})
+}
+
+// TestGzip: a client that accepts gzip gets the kept gzip form, which
+// decodes to the same bytes, under a tag of its own; one that refuses it
+// (q=0) gets the bytes as they are.
+func TestGzip(t *testing.T) {
+	forEach(t, func(t *testing.T, st store.Store) {
+		f := newFixture(t, st)
+		for _, path := range cachedPaths {
+			t.Run(path, func(t *testing.T) {
+				f.get(t, path, "Accept-Encoding", "identity")
+				_, plain := f.get(t, path, "Accept-Encoding", "identity")
+				resp, body := f.get(t, path, "Accept-Encoding", "br;q=1.0, gzip;q=0.5")
+				require.Equal(t, http.StatusOK, resp.StatusCode)
+				require.Equal(t, "gzip", resp.Header.Get("Content-Encoding"))
+				assert.Less(t, len(body), len(plain))
+				zr, err := gzip.NewReader(bytes.NewReader(body))
+				require.NoError(t, err)
+				got, err := io.ReadAll(zr)
+				require.NoError(t, err)
+				assert.Equal(t, plain, got, "gzip decodes to the same bytes")
+				tag := resp.Header.Get("ETag")
+				assert.NotEqual(t, etagOf(plain), tag, "another representation, another strong tag")
+
+				resp, body = f.get(t, path, "Accept-Encoding", "gzip", "If-None-Match", tag)
+				assert.Equal(t, http.StatusNotModified, resp.StatusCode)
+				assert.Empty(t, body)
+				resp, body = f.get(t, path, "Accept-Encoding", "gzip;q=0, identity", "If-None-Match", tag)
+				assert.Equal(t, http.StatusOK, resp.StatusCode, "the gzip tag does not match the plain bytes")
+				assert.Empty(t, resp.Header.Get("Content-Encoding"))
+				assert.Equal(t, plain, body)
+			})
+		}
+	})
+}
+
+// TestCacheNeverStale: after every change to a job's runs the server
+// answers what a server that keeps nothing answers, under a new ETag: a
+// run recorded for the job (by another handle on the store, as a separate
+// process would), a listed run recorded for another job with its
+// repository, retention dropping cases and runs. A request with an old
+// tag of other bytes gets the new body.
+func TestCacheNeverStale(t *testing.T) {
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) {
+			ctx := context.Background()
+			loc := b.location(t)
+			st, err := store.Open(ctx, loc)
+			require.NoError(t, err)
+			defer st.Close()
+			writer, err := store.Open(ctx, loc)
+			require.NoError(t, err)
+			defer writer.Close()
+
+			srv := httptest.NewServer(New(st, Options{}).Handler())
+			defer srv.Close()
+			f := &fixture{srv: srv}
+			plainSrv := httptest.NewServer(New(st, Options{CacheBytes: -1}).Handler())
+			defer plainSrv.Close()
+			plain := &fixture{srv: plainSrv}
+
+			rec := func(r *testrun.Run, repo, job string) {
+				t.Helper()
+				_, err := writer.RecordRun(ctx, store.StoredRun{Run: r, Repo: repo, JobID: job})
+				require.NoError(t, err)
+			}
+			base := mkRun("base", testrun.KindBase, 0, map[string]testrun.Outcome{"t::A": pass, "t::B": fail}, nil, ptr(0.5))
+			rec(base, "", "job-s")
+			paths := []string{"/api/jobs/job-s/tests", "/api/jobs/job-s/tests?format=otel", "/api/jobs/job-s/tests?run=base&cases=true", "/jobs/job-s"}
+			tags := map[string]map[string]bool{}
+			check := func(what string) {
+				t.Helper()
+				for _, path := range paths {
+					_, want := plain.get(t, path, "Accept-Encoding", "identity")
+					for range 2 { // rendered, then kept
+						resp, body := f.get(t, path, "Accept-Encoding", "identity")
+						require.Equal(t, http.StatusOK, resp.StatusCode, "%s: %s", what, body)
+						require.Equal(t, string(want), string(body), "%s: %s is not stale", what, path)
+					}
+					resp, _ := f.get(t, path, "Accept-Encoding", "identity")
+					tag := resp.Header.Get("ETag")
+					require.NotEmpty(t, tag)
+					if tags[path] == nil {
+						tags[path] = map[string]bool{}
+					}
+					for old := range tags[path] {
+						if old == tag {
+							continue // the same bytes as before (the base's own cases)
+						}
+						resp, body := f.get(t, path, "Accept-Encoding", "identity", "If-None-Match", old)
+						require.Equal(t, http.StatusOK, resp.StatusCode, "%s: %s with an old tag", what, path)
+						require.Equal(t, string(want), string(body))
+					}
+					tags[path][tag] = true
+				}
+			}
+			check("one run")
+			tagsBefore := len(tags[paths[0]])
+
+			after := mkRun("after", testrun.KindAfterTurn, 1, map[string]testrun.Outcome{"t::A": fail, "t::B": pass}, nil, ptr(0.625))
+			rec(after, "", "job-s")
+			check("a second run")
+			assert.Greater(t, len(tags[paths[0]]), tagsBefore, "a new body, a new tag")
+			_, body := f.get(t, paths[0])
+			assert.Contains(t, string(body), `"run":"after"`, "the summary shows the new run")
+
+			rec(base, "acme/api", "job-other")
+			check("the base recorded for another job, with its repository")
+			_, body = f.get(t, paths[0])
+			assert.Contains(t, string(body), `"repository":"acme/api"`)
+
+			p, err := writer.PruneRuns(ctx, time.Now().Add(store.CasesTTL+time.Hour))
+			require.NoError(t, err)
+			require.Equal(t, int64(1), p.Cases, "the after run's cases go")
+			check("cases dropped")
+
+			rec(after, "", "job-again")
+			check("cases given back by a new tagging")
+
+			p, err = writer.PruneRuns(ctx, time.Now().Add(store.RunTTL+time.Hour))
+			require.NoError(t, err)
+			require.Equal(t, int64(2), p.Runs)
+			for _, path := range paths {
+				resp, _ := f.get(t, path)
+				assert.Equal(t, http.StatusNotFound, resp.StatusCode, "%s: its runs are gone", path)
+			}
+		})
+	}
+}
+
+// TestBodyCacheBounded: the cache keeps at most its bytes, drops the least
+// recently used first, keeps nothing bigger than a quarter of its bound,
+// and never answers a key for another version.
+func TestBodyCacheBounded(t *testing.T) {
+	c := newBodyCache(16 << 10)
+	body := func(i int) *rendered {
+		return render(fmt.Sprint("k", i), "v1", bytes.Repeat([]byte{byte('a' + i)}, 3000))
+	}
+	for i := range 4 {
+		c.put(body(i))
+	}
+	require.NotNil(t, c.get("k0", "v1"), "four of 3 kB fit in 16 kB")
+	c.put(body(4)) // k1 is the least recently used now
+	c.put(body(5))
+	assert.LessOrEqual(t, c.size, c.max)
+	assert.Nil(t, c.get("k1", "v1"), "the least recently used went first")
+	assert.NotNil(t, c.get("k0", "v1"), "the one used lately stays")
+	assert.NotNil(t, c.get("k5", "v1"))
+
+	assert.Nil(t, c.get("k5", "v2"), "another version is not answered")
+	assert.Nil(t, c.get("k5", "v1"), "and the stale body is gone")
+
+	c.put(render("big", "v1", make([]byte, 5<<10)))
+	assert.Nil(t, c.get("big", "v1"), "more than a quarter of the bound is not kept")
+	n := c.len()
+	c.put(render("k0", "v3", []byte("again")))
+	assert.Equal(t, n, c.len(), "a key is kept once")
+	assert.Equal(t, []byte("again"), c.get("k0", "v3").data)
+}
+
+func TestAcceptsGzip(t *testing.T) {
+	for v, want := range map[string]bool{
+		"": false, "gzip": true, "GZIP": true, "deflate, gzip;q=0.8": true, "gzip;q=0": false, "gzip; q=0.0": false,
+		"*": true, "*;q=0": false, "identity": false, "br": false, "gzip;q=0, *": false, "x-gzip": true,
+	} {
+		var values []string
+		if v != "" {
+			values = []string{v}
+		}
+		assert.Equal(t, want, acceptsGzip(values), "%q", v)
+	}
+}
