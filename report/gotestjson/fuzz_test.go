@@ -22,7 +22,7 @@ func FuzzGoTestJSON(f *testing.F) {
 		files, _ := filepath.Glob(g)
 		for _, file := range files {
 			if data, err := os.ReadFile(file); err == nil {
-				f.Add(data[:min(len(data), 16<<10)])
+				f.Add(data[:min(len(data), 8<<10)])
 			}
 		}
 	}

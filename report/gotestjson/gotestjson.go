@@ -264,7 +264,7 @@ func (p *parser) readLine() (line []byte, complete bool, err error) {
 			if len(p.buf) == 0 {
 				return nil, false, nil
 			}
-			return p.trim(p.buf), false, nil
+			return p.trim(p.buf, false)
 		case err != nil:
 			return nil, false, fmt.Errorf("gotestjson: %w", err)
 		}
@@ -272,17 +272,19 @@ func (p *parser) readLine() (line []byte, complete bool, err error) {
 			frag = append(p.buf, frag...)
 			p.buf = frag
 		}
-		return p.trim(frag), true, nil
+		return p.trim(frag, true)
 	}
 }
 
-func (p *parser) trim(line []byte) []byte {
+// trim returns line without its line ending, refusing one longer than
+// MaxLineBytes.
+func (p *parser) trim(line []byte, complete bool) ([]byte, bool, error) {
 	line = bytes.TrimSuffix(line, []byte{'\n'})
 	line = bytes.TrimSuffix(line, []byte{'\r'})
 	if len(line) > MaxLineBytes {
-		return nil
+		return nil, false, p.syntax(&LimitError{Limit: LimitLineLength, Max: MaxLineBytes})
 	}
-	return line
+	return line, complete, nil
 }
 
 func (p *parser) count() error {

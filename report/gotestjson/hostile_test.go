@@ -163,6 +163,15 @@ func TestLimits(t *testing.T) {
 	long := event("Action", `"start"`, "Package", `"p"`) +
 		event("Action", `"output"`, "Package", `"p"`, "Output", `"`+strings.Repeat("a", gotestjson.MaxLineBytes)+`"`) +
 		event("Action", `"pass"`, "Package", `"p"`)
+	// A line one byte over the limit, and one at it.
+	head := `{"Action":"output","Package":"p","Output":"`
+	overBy := func(n int) string {
+		return event("Action", `"start"`, "Package", `"p"`) +
+			head + strings.Repeat("b", gotestjson.MaxLineBytes+n-len(head)-2) + "\"}\n" +
+			event("Action", `"pass"`, "Package", `"p"`)
+	}
+	_, err := gotestjson.Parse(strings.NewReader(overBy(0)), "s.json")
+	require.NoError(t, err, "a line of MaxLineBytes is read")
 	tests := []struct {
 		name  string
 		data  string
@@ -173,6 +182,8 @@ func TestLimits(t *testing.T) {
 		{"bytes", many.String(), []gotestjson.Option{gotestjson.WithLimits(gotestjson.Limits{MaxBytes: 200})}, report.LimitBytes, 200},
 		{"cases", many.String(), []gotestjson.Option{gotestjson.WithLimits(gotestjson.Limits{MaxCases: 10})}, report.LimitCases, 10},
 		{"line", long, nil, gotestjson.LimitLineLength, gotestjson.MaxLineBytes},
+		{"line one byte over", overBy(1), nil, gotestjson.LimitLineLength, gotestjson.MaxLineBytes},
+		{"line one byte over, CRLF", strings.ReplaceAll(overBy(1), "\n", "\r\n"), nil, gotestjson.LimitLineLength, gotestjson.MaxLineBytes},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
