@@ -14,6 +14,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/hangar-dev/testresults/testrun"
 )
 
 // leftoverPid reads the pid a check wrote, once it is there.
@@ -95,7 +97,7 @@ func TestFreshDirRefusesWhatIsNotARun(t *testing.T) {
 	earlier := filepath.Join(t.TempDir(), "run")
 	res, _, _ := runSh(t, t.TempDir(), `echo '<testsuite name="s"><testcase classname="c" name="t"/></testsuite>' > "$HANGAR_TESTS_DIR/junit.xml"`,
 		WithReportDir(earlier))
-	_, err := res.WriteResults(Field{Name: "new_failures", Value: []string{}})
+	_, err := res.WriteTestResults(testrun.TestResults{Run: res.Run, Comparison: &testrun.Comparison{BaseID: "base", Available: true, NewFailures: []testrun.Failure{}, Fixed: []string{}}})
 	require.NoError(t, err)
 	require.NoError(t, res.Close())
 	runJSON, err := os.ReadFile(filepath.Join(earlier, RunFile))

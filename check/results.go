@@ -13,32 +13,32 @@ import (
 	"github.com/hangar-dev/testresults/testrun"
 )
 
-// Field is one more top-level field of TEST-RESULTS.json, after the run's
-// own.
-type Field struct {
-	Name  string
-	Value any
+// WriteResults writes TEST-RESULTS.json of run alone into dir, as
+// WriteTestResults does.
+func WriteResults(dir string, run *testrun.Run) (string, error) {
+	return WriteTestResults(dir, testrun.TestResults{Run: run})
 }
 
-// WriteResults writes TEST-RESULTS.json into dir, replacing it atomically
-// (a reader sees the old file or the new one, never a part): the run's JSON
-// form, followed by the extra fields in order (a comparison with a base
-// run). It returns the file's path.
+// WriteTestResults writes TEST-RESULTS.json into dir, replacing it
+// atomically (a reader sees the old file or the new one, never a part):
+// the JSON form of testrun.TestResults, indented, which every reader of
+// runs reads (testrun.ReadTestResults). The run's keys come first, with the
+// same bytes with or without a comparison. It returns the file's path.
 //
-// With extra fields it also writes run.json (RunFile), the run alone: a
-// reader of runs (export) reads a run's fields only.
+// When results holds more than the run (a comparison, a rerun) it also
+// writes run.json (RunFile), the run alone.
 //
 // The folder is opened once, and written through that handle only: dir
 // must be a folder, not a symbolic link, and a link inside it is replaced,
-// never written through. Result.WriteResults writes into the folder Run
+// never written through. Result.WriteTestResults writes into the folder Run
 // made, even when its path has been changed since.
-func WriteResults(dir string, run *testrun.Run, extra ...Field) (string, error) {
+func WriteTestResults(dir string, results testrun.TestResults) (string, error) {
 	root, err := openDir(dir)
 	if err != nil {
 		return "", err
 	}
 	defer root.Close()
-	if _, err := writeResults(root, run, extra); err != nil {
+	if _, err := writeResults(root, results); err != nil {
 		return "", err
 	}
 	return filepath.Join(dir, ResultsFile), nil
@@ -50,21 +50,24 @@ type written struct {
 	results, run string
 }
 
-func writeResults(root *os.Root, run *testrun.Run, extra []Field) (written, error) {
+func writeResults(root *os.Root, results testrun.TestResults) (written, error) {
 	var w written
-	if len(extra) > 0 {
-		b, err := resultsJSON(run)
+	if results.Run == nil {
+		return w, errors.New("check: results without a run")
+	}
+	b, err := indented(results)
+	if err != nil {
+		return w, err
+	}
+	if results != (testrun.TestResults{Run: results.Run}) {
+		rb, err := indented(results.Run)
 		if err != nil {
 			return w, err
 		}
-		if err := writeInRoot(root, RunFile, b); err != nil {
+		if err := writeInRoot(root, RunFile, rb); err != nil {
 			return w, err
 		}
-		w.run = sha256Hex(b)
-	}
-	b, err := resultsJSON(run, extra...)
-	if err != nil {
-		return w, err
+		w.run = sha256Hex(rb)
 	}
 	if err := writeInRoot(root, ResultsFile, b); err != nil {
 		return w, err
@@ -73,19 +76,22 @@ func writeResults(root *os.Root, run *testrun.Run, extra []Field) (written, erro
 	return w, nil
 }
 
-// WriteResults writes TEST-RESULTS.json (and, with extra fields, run.json)
-// of r.Run as the package-level WriteResults does, into the folder Run made
-// and opened: never into what its path names after the check replaced it
-// (ErrReplaced). It sets ResultsSHA256 and RunSHA256.
-func (r *Result) WriteResults(extra ...Field) (string, error) {
-	return r.write(func(root *os.Root) (written, error) { return writeResults(root, r.Run, extra) })
+// WriteResults writes TEST-RESULTS.json of r.Run alone as WriteTestResults
+// does, into the folder Run made and opened.
+func (r *Result) WriteResults() (string, error) {
+	return r.WriteTestResults(testrun.TestResults{Run: r.Run})
 }
 
-// WriteResultsJSON writes TEST-RESULTS.json from results and run.json from
-// r.Run as the package-level WriteResultsJSON does, into the folder Run
-// made (see WriteResults).
-func (r *Result) WriteResultsJSON(results []byte) (string, error) {
-	return r.write(func(root *os.Root) (written, error) { return writeResultsJSON(root, r.Run, results) })
+// WriteTestResults writes TEST-RESULTS.json (and, with more than the run,
+// run.json) as the package-level WriteTestResults does, into the folder Run
+// made and opened: never into what its path names after the check replaced
+// it (ErrReplaced). results.Run must be r.Run. It sets ResultsSHA256 and
+// RunSHA256.
+func (r *Result) WriteTestResults(results testrun.TestResults) (string, error) {
+	if results.Run != r.Run {
+		return "", errors.New("check: the results are not of this run")
+	}
+	return r.write(func(root *os.Root) (written, error) { return writeResults(root, results) })
 }
 
 func (r *Result) write(f func(*os.Root) (written, error)) (string, error) {
@@ -128,35 +134,12 @@ func sha256Hex(b []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
-func resultsJSON(run *testrun.Run, extra ...Field) ([]byte, error) {
-	b, err := marshalNoEscape(run)
+// indented is v's JSON form (v's MarshalJSON), indented, with a final
+// newline.
+func indented(v json.Marshaler) ([]byte, error) {
+	b, err := v.MarshalJSON()
 	if err != nil {
 		return nil, fmt.Errorf("check: %w", err)
-	}
-	if len(extra) > 0 {
-		if len(b) < 2 || b[len(b)-1] != '}' {
-			return nil, errors.New("check: the run's JSON is not an object")
-		}
-		var buf bytes.Buffer
-		buf.Write(b[:len(b)-1])
-		seen := map[string]bool{}
-		for _, f := range extra {
-			if seen[f.Name] {
-				return nil, fmt.Errorf("check: field %q given twice", f.Name)
-			}
-			seen[f.Name] = true
-			name, _ := json.Marshal(f.Name)
-			v, err := marshalNoEscape(f.Value)
-			if err != nil {
-				return nil, fmt.Errorf("check: field %q: %w", f.Name, err)
-			}
-			buf.WriteByte(',')
-			buf.Write(name)
-			buf.WriteByte(':')
-			buf.Write(v)
-		}
-		buf.WriteByte('}')
-		b = buf.Bytes()
 	}
 	var out bytes.Buffer
 	if err := json.Indent(&out, b, "", "  "); err != nil {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -108,4 +109,72 @@ func TestDiff(t *testing.T) {
 		assert.Equal(t, exitOK, code)
 		assert.Contains(t, out, "Exit codes: 0 the comparison is exact")
 	})
+}
+
+// TestEveryReaderTakesTestResults: the TEST-RESULTS.json that `run
+// --base-run` writes is read by diff, packet, export and flaky record as
+// the run.json beside it is, with the same result; its run part is
+// run.json's, key for key; and one with a key no writer writes is refused
+// by each of them.
+func TestEveryReaderTakesTestResults(t *testing.T) {
+	dir := t.TempDir()
+	basePath := filepath.Join(dir, "base.json")
+	code, out, stderr := runCmd(t, "parse", "--kind", "base", "--id", "base-1", writeReport(t, dir, "base.xml", baseReport))
+	require.Equal(t, exitOK, code, stderr)
+	require.NoError(t, os.WriteFile(basePath, []byte(out), 0o644))
+	outDir := filepath.Join(dir, "out")
+	code, _, stderr = runInProc(t, nil, "--out", outDir, "--kind", "after_turn", "--base-run", basePath,
+		"--", "cp", writeReport(t, dir, "after.xml", afterReport), filepath.Join(outDir, "after.xml"))
+	require.Equal(t, exitOK, code, stderr)
+	results := filepath.Join(outDir, "TEST-RESULTS.json")
+	runFile := filepath.Join(outDir, "run.json")
+	rb, err := os.ReadFile(results)
+	require.NoError(t, err)
+	runb, err := os.ReadFile(runFile)
+	require.NoError(t, err)
+	require.True(t, strings.HasPrefix(string(rb), strings.TrimSuffix(string(runb), "\n}\n")+",\n  \"base_id\": "),
+		"the run's keys open TEST-RESULTS.json, as run.json holds them, and the comparison follows:\n%s", rb)
+
+	forged := filepath.Join(dir, "forged.json")
+	require.NoError(t, os.WriteFile(forged, []byte(strings.Replace(string(rb), `"base_id":`, `"verdict": "pass", "base_id":`, 1)), 0o644))
+
+	readers := []struct {
+		name string
+		args func(in, scratch string) []string
+		// result is what the command made: stdout, or the file it wrote.
+		result func(stdout, scratch string) string
+	}{
+		{"diff", func(in, _ string) []string { return []string{"diff", "--json", basePath, in} },
+			func(stdout, _ string) string { return stdout }},
+		{"packet", func(in, _ string) []string { return []string{"packet", "--base", basePath, in} },
+			func(stdout, _ string) string { return stdout }},
+		{"export", func(in, scratch string) []string {
+			return []string{"export", "--format", "otlp-json", "-o", filepath.Join(scratch, "spans.json"), in}
+		}, func(_, scratch string) string {
+			b, err := os.ReadFile(filepath.Join(scratch, "spans.json"))
+			require.NoError(t, err)
+			return string(b)
+		}},
+		{"flaky record", func(in, scratch string) []string {
+			return []string{"flaky", "record", "--store", filepath.Join(scratch, "store.db"), "--repo", "acme/api", in}
+		}, func(stdout, _ string) string { return stdout }},
+	}
+	for _, r := range readers {
+		t.Run(r.name, func(t *testing.T) {
+			got := map[string]string{}
+			for _, in := range []string{runFile, results} {
+				scratch := t.TempDir()
+				code, stdout, stderr := runCmd(t, r.args(in, scratch)...)
+				require.NotEqual(t, exitRejected, code, "%s refused: %s", in, stderr)
+				assert.NotContains(t, stderr, "unknown field")
+				got[filepath.Base(in)] = r.result(stdout, scratch)
+			}
+			assert.NotEmpty(t, got["run.json"])
+			assert.Equal(t, got["run.json"], got["TEST-RESULTS.json"], "the same result from either file")
+
+			code, _, stderr := runCmd(t, r.args(forged, t.TempDir())...)
+			assert.Equal(t, exitRejected, code, "a forged key is refused")
+			assert.Contains(t, stderr, `unknown field "verdict"`)
+		})
+	}
 }

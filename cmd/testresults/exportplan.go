@@ -179,7 +179,9 @@ func (o *exportOptions) sessionTurns(args []string, read func(string) (*testrun.
 	return s, nil
 }
 
-// readRunFile reads one run's JSON from path ("-": stdin).
+// readRunFile reads one run from path ("-": stdin): a run's JSON form or a
+// TEST-RESULTS.json, whose comparison with a base run is checked and set
+// aside (testrun.ReadTestResults).
 func readRunFile(path string, stdin io.Reader) (*testrun.Run, error) {
 	var r io.Reader
 	if path == "-" {
@@ -193,11 +195,13 @@ func readRunFile(path string, stdin io.Reader) (*testrun.Run, error) {
 		r = f
 	}
 	// The strict reader of package testrun: within testrun.MaxJSONBytes,
-	// the exact form only, no contradiction, no forged flag.
-	run, err := testrun.ReadRun(r)
+	// the exact form only, no contradiction, no forged flag; the keys a
+	// TEST-RESULTS.json adds beside the run as strictly.
+	results, err := testrun.ReadTestResults(r)
 	if err != nil {
 		return nil, &inputError{fmt.Errorf("%s: %w", path, err)}
 	}
+	run := results.Run
 	if run.ID == "" {
 		return nil, &inputError{fmt.Errorf("%s: the run has no id", path)}
 	}
