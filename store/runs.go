@@ -8,7 +8,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -59,6 +61,17 @@ type RunStore interface {
 	// dropped it) and the tags it was first recorded with; an unknown id
 	// wraps ErrNotFound.
 	Run(ctx context.Context, id string) (StoredRun, error)
+	// RunPage returns run id as Run does, but with only the cases of its
+	// per-case map from offset in test id order, at most limit, and their
+	// durations: the store decodes no other case. next is the offset of
+	// the case after the page, -1 when none follows or the run keeps no
+	// cases.
+	RunPage(ctx context.Context, id string, offset, limit int) (sr StoredRun, next int, err error)
+	// RunOutcomes returns the failing cases of run id (failed or error),
+	// and the outcomes of the ids in also that it holds: every case a
+	// comparison of the run reads, and no other is decoded. It is nil when
+	// retention dropped the run's cases; an unknown id wraps ErrNotFound.
+	RunOutcomes(ctx context.Context, id string, also []string) (map[string]testrun.Outcome, error)
 	// JobVersion returns a fingerprint of everything JobRuns(jobID) and
 	// Run of each run it lists would answer: it differs once a run is
 	// tagged for the job, a run it lists is tagged anywhere (which can
@@ -293,17 +306,16 @@ func runDifference(a, b *testrun.Run) string {
 
 const runColumns = `repository, job_id, session_ref, turn, recorded_at, run_json`
 
-// scanRun scans a run; with cases, also its per-case map and durations
-// (the columns cases_json, durations_json).
-func (s *sqlStore) scanRun(sc scanner, cases *sql.NullString) (StoredRun, error) {
+// scanRun scans a run without decoding its cases; with cases and
+// durations, also the columns cases_json, durations_json as stored.
+func (s *sqlStore) scanRun(sc scanner, cases, durations *sql.NullString) (StoredRun, error) {
 	var sr StoredRun
 	var turn sql.NullInt64
 	var recorded int64
 	var runJSON string
-	var durations sql.NullString
 	dest := []any{&sr.Repo, &sr.JobID, &sr.SessionRef, &turn, &recorded, &runJSON}
 	if cases != nil {
-		dest = append(dest, cases, &durations)
+		dest = append(dest, cases, durations)
 	}
 	if err := sc.Scan(dest...); err != nil {
 		return sr, err
@@ -318,21 +330,31 @@ func (s *sqlStore) scanRun(sc scanner, cases *sql.NullString) (StoredRun, error)
 		return sr, err
 	}
 	sr.Run = r
-	if cases != nil && cases.Valid {
-		if err := json.Unmarshal([]byte(cases.String), &r.Cases); err != nil {
-			return sr, fmt.Errorf("run %q: cases: %w", r.ID, err)
-		}
-		if durations.Valid {
-			if r.Durations, err = testrun.UnmarshalDurations([]byte(durations.String)); err != nil {
-				return sr, fmt.Errorf("run %q: durations: %w", r.ID, err)
-			}
-		}
-		if err := r.Validate(); err != nil {
-			return sr, fmt.Errorf("run %q: %w", r.ID, err)
-		}
-		sr.HasCases = true
-	}
+	sr.HasCases = cases != nil && cases.Valid
 	return sr, nil
+}
+
+// withCases decodes the stored per-case map and durations into sr.Run,
+// whole, and validates the run with them.
+func (s *sqlStore) withCases(sr *StoredRun, cases, durations sql.NullString) error {
+	r := sr.Run
+	if !cases.Valid {
+		return nil
+	}
+	if err := json.Unmarshal([]byte(cases.String), &r.Cases); err != nil {
+		return fmt.Errorf("run %q: cases: %w", r.ID, err)
+	}
+	s.decoded.Add(int64(len(r.Cases)))
+	if durations.Valid {
+		var err error
+		if r.Durations, err = testrun.UnmarshalDurations([]byte(durations.String)); err != nil {
+			return fmt.Errorf("run %q: durations: %w", r.ID, err)
+		}
+	}
+	if err := r.Validate(); err != nil {
+		return fmt.Errorf("run %q: %w", r.ID, err)
+	}
+	return nil
 }
 
 // runsWhere returns the runs tagged with value in column (of run_tags),
@@ -445,16 +467,98 @@ func (s *sqlStore) SessionRuns(ctx context.Context, ref string) ([]StoredRun, er
 	return s.runsWhere(ctx, "session_ref", ref)
 }
 
-func (s *sqlStore) Run(ctx context.Context, id string) (StoredRun, error) {
-	var cases sql.NullString
-	sr, err := s.scanRun(s.db.QueryRowContext(ctx, s.q(`SELECT `+runColumns+`, cases_json, durations_json FROM runs WHERE run_id = ?`), id), &cases)
+// storedRun reads run id with its per-case map and durations as stored.
+func (s *sqlStore) storedRun(ctx context.Context, id string) (StoredRun, sql.NullString, sql.NullString, error) {
+	var cases, durations sql.NullString
+	sr, err := s.scanRun(s.db.QueryRowContext(ctx, s.q(`SELECT `+runColumns+`, cases_json, durations_json FROM runs WHERE run_id = ?`), id), &cases, &durations)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		return StoredRun{}, fmt.Errorf("%w: run %q", ErrNotFound, id)
+		return StoredRun{}, cases, durations, fmt.Errorf("%w: run %q", ErrNotFound, id)
 	case err != nil:
+		return StoredRun{}, cases, durations, s.fail("", err)
+	}
+	return sr, cases, durations, nil
+}
+
+func (s *sqlStore) Run(ctx context.Context, id string) (StoredRun, error) {
+	sr, cases, durations, err := s.storedRun(ctx, id)
+	if err != nil {
+		return StoredRun{}, err
+	}
+	if err := s.withCases(&sr, cases, durations); err != nil {
 		return StoredRun{}, s.fail("", err)
 	}
 	return sr, nil
+}
+
+func (s *sqlStore) RunPage(ctx context.Context, id string, offset, limit int) (StoredRun, int, error) {
+	sr, cases, durations, err := s.storedRun(ctx, id)
+	if err != nil || !cases.Valid {
+		return sr, -1, err
+	}
+	offset, limit = max(offset, 0), max(limit, 0)
+	p, err := pageOf(cases.String, offset, limit)
+	if errors.Is(err, errNotSorted) {
+		// Not as this package writes it: decoded whole, paged here.
+		if err := s.withCases(&sr, cases, durations); err != nil {
+			return StoredRun{}, -1, s.fail("", err)
+		}
+		ids := slices.Sorted(maps.Keys(sr.Run.Cases))
+		page := map[string]testrun.Outcome{}
+		var ds map[string]time.Duration
+		if sr.Run.Durations != nil {
+			ds = map[string]time.Duration{}
+		}
+		for _, id := range ids[min(offset, len(ids)):min(offset+limit, len(ids))] {
+			page[id] = sr.Run.Cases[id]
+			if d, ok := sr.Run.Durations[id]; ok {
+				ds[id] = d
+			}
+		}
+		next := -1
+		if offset+limit < len(ids) {
+			next = offset + limit
+		}
+		sr.Run.Cases, sr.Run.Durations = page, ds
+		return sr, next, nil
+	} else if err != nil {
+		return StoredRun{}, -1, s.fail("", fmt.Errorf("run %q: cases: %w", id, err))
+	}
+	s.decoded.Add(int64(len(p.cases)))
+	sr.Run.Cases, sr.Run.Durations = p.cases, nil
+	if durations.Valid {
+		obj, err := durationsOf(durations.String, p.cases)
+		if err == nil {
+			sr.Run.Durations, err = testrun.UnmarshalDurations([]byte(obj))
+		}
+		if err != nil {
+			return StoredRun{}, -1, s.fail("", fmt.Errorf("run %q: durations: %w", id, err))
+		}
+	}
+	return sr, p.next, nil
+}
+
+func (s *sqlStore) RunOutcomes(ctx context.Context, id string, also []string) (map[string]testrun.Outcome, error) {
+	var cases sql.NullString
+	err := s.db.QueryRowContext(ctx, s.q(`SELECT cases_json FROM runs WHERE run_id = ?`), id).Scan(&cases)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil, fmt.Errorf("%w: run %q", ErrNotFound, id)
+	case err != nil:
+		return nil, s.fail("", err)
+	case !cases.Valid:
+		return nil, nil
+	}
+	set := make(map[string]bool, len(also))
+	for _, id := range also {
+		set[id] = true
+	}
+	out, err := outcomesOf(cases.String, set)
+	if err != nil {
+		return nil, s.fail("", fmt.Errorf("run %q: cases: %w", id, err))
+	}
+	s.decoded.Add(int64(len(out)))
+	return out, nil
 }
 
 func (s *sqlStore) PruneRuns(ctx context.Context, now time.Time) (PrunedRuns, error) {

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hangar-dev/testresults/testrun"
@@ -44,6 +45,8 @@ type sqlStore struct {
 	// (preparing one costs as much as running it), by query text.
 	preparedMu sync.Mutex
 	prepared   map[string]*sql.Stmt
+	// decoded counts the cases read out of stored per-case maps (tests).
+	decoded atomic.Int64
 }
 
 // prepare returns the prepared statement of query, prepared once.
