@@ -8,8 +8,11 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
+	"slices"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -249,4 +252,110 @@ func TestAcceptsGzip(t *testing.T) {
 		}
 		assert.Equal(t, want, acceptsGzip(values), "%q", v)
 	}
+}
+
+// wholeStore answers RunPage and RunOutcomes from the whole run Run
+// returns: what the server read before the store paged cases.
+type wholeStore struct{ store.Store }
+
+func (w wholeStore) RunPage(ctx context.Context, id string, offset, limit int) (store.StoredRun, int, error) {
+	sr, err := w.Store.Run(ctx, id)
+	if err != nil || !sr.HasCases {
+		return sr, -1, err
+	}
+	ids := slices.Sorted(maps.Keys(sr.Run.Cases))
+	page, ds := map[string]testrun.Outcome{}, map[string]time.Duration{}
+	for _, id := range ids[min(offset, len(ids)):min(offset+limit, len(ids))] {
+		page[id] = sr.Run.Cases[id]
+		if d, ok := sr.Run.Durations[id]; ok {
+			ds[id] = d
+		}
+	}
+	sr.Run.Cases, sr.Run.Durations = page, ds
+	if offset+limit < len(ids) {
+		return sr, offset + limit, nil
+	}
+	return sr, -1, nil
+}
+
+func (w wholeStore) RunOutcomes(ctx context.Context, id string, _ []string) (map[string]testrun.Outcome, error) {
+	sr, err := w.Store.Run(ctx, id)
+	return sr.Run.Cases, err
+}
+
+// countingStore counts the runs read whole.
+type countingStore struct {
+	store.Store
+	whole atomic.Int32
+}
+
+func (c *countingStore) Run(ctx context.Context, id string) (store.StoredRun, error) {
+	c.whole.Add(1)
+	return c.Store.Run(ctx, id)
+}
+
+// TestSummaryReadsNoWholeRun: summaries, one run and its cases pages read
+// no run whole (only the failing cases, those a comparison looks up, and a
+// page), and answer the bytes the server answered when it read whole runs:
+// on a base of 300 failures (more than a run lists) of which the next run
+// fixes some, breaks others and errors some, with a skipped one.
+func TestSummaryReadsNoWholeRun(t *testing.T) {
+	forEach(t, func(t *testing.T, st store.Store) {
+		ctx := context.Background()
+		baseCases, afterCases := map[string]testrun.Outcome{}, map[string]testrun.Outcome{}
+		for i := range 3000 {
+			id := fmt.Sprintf("pkg::Test%04d", i)
+			baseCases[id], afterCases[id] = pass, pass
+			switch {
+			case i%10 == 0 && i%20 == 0:
+				baseCases[id] = fail // fixed after
+			case i%10 == 0:
+				baseCases[id], afterCases[id] = fail, fail
+			case i%17 == 0:
+				afterCases[id] = fail // new
+			case i%23 == 0:
+				afterCases[id] = testrun.OutcomeError
+			case i%29 == 0:
+				afterCases[id] = testrun.OutcomeSkipped
+			}
+		}
+		delete(afterCases, "pkg::Test0040") // failing in the base, not run after
+		base := mkRun("rb", testrun.KindBase, 0, baseCases, nil, ptr(0.5))
+		after := mkRun("ra", testrun.KindAfterTurn, 1, afterCases, nil, ptr(0.25), "pkg::Test0001")
+		require.Less(t, len(base.Failures), base.Counts.Failed, "some failing cases only among the cases")
+		turn := 1
+		for _, sr := range []store.StoredRun{
+			{Run: base, Repo: "acme/api", JobID: "job-rich"},
+			{Run: after, Repo: "acme/api", JobID: "job-rich", SessionRef: "sess-rich", Turn: &turn},
+		} {
+			_, err := st.RecordRun(ctx, sr)
+			require.NoError(t, err)
+		}
+		counting := &countingStore{Store: st}
+		srv := httptest.NewServer(New(counting, Options{CacheBytes: -1}).Handler())
+		defer srv.Close()
+		before := httptest.NewServer(New(wholeStore{st}, Options{CacheBytes: -1}).Handler())
+		defer before.Close()
+		f, old := &fixture{srv: srv}, &fixture{srv: before}
+		for _, path := range []string{
+			"/api/jobs/job-rich/tests", "/api/sessions/sess-rich/tests", "/jobs/job-rich",
+			"/api/jobs/job-rich/tests?run=ra", "/api/jobs/job-rich/tests?run=rb&cases=true",
+			"/api/jobs/job-rich/tests?run=ra&cases=true&offset=2990", "/api/jobs/job-rich/tests?run=ra&cases=1&offset=9999",
+		} {
+			want, wantBody := old.get(t, path, "Accept-Encoding", "identity")
+			resp, body := f.get(t, path, "Accept-Encoding", "identity")
+			require.Equal(t, http.StatusOK, resp.StatusCode, "%s: %s", path, body)
+			assert.Equal(t, string(wantBody), string(body), path)
+			assert.Equal(t, want.Header.Get("Link"), resp.Header.Get("Link"), path)
+		}
+		assert.Zero(t, counting.whole.Load(), "no run read whole")
+
+		_, body := f.get(t, "/api/jobs/job-rich/tests")
+		sum := decode[summaryBody](t, decode[testsBody](t, body).Summary)
+		require.NotNil(t, sum.Comparison)
+		assert.True(t, sum.Comparison.Available)
+		assert.NotEmpty(t, sum.Comparison.Fixed)
+		assert.NotContains(t, sum.Comparison.Fixed, "pkg::Test0040", "not run after is not fixed")
+		assert.NotEmpty(t, sum.Comparison.NewFailures)
+	})
 }

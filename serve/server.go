@@ -347,7 +347,12 @@ func clip(s string) string {
 }
 
 func (s *Server) oneRun(w http.ResponseWriter, r *http.Request, runID string, cases bool, offset int, key, version string) {
-	sr, err := s.runs.Run(r.Context(), runID)
+	limit := 0
+	if cases {
+		limit = CasesPageSize
+	}
+	// Only the page's cases are read out of the store.
+	sr, next, err := s.runs.RunPage(r.Context(), runID, offset, limit)
 	if err != nil {
 		storeError(r.Context(), w, err)
 		return
@@ -355,8 +360,7 @@ func (s *Server) oneRun(w http.ResponseWriter, r *http.Request, runID string, ca
 	out := oneRunResponse{Run: runSummaryOf(sr), Full: runWithoutCases(sr.Run)}
 	var header [][2]string
 	if cases {
-		page, next := pageCases(sr, offset)
-		out.Cases = page
+		out.Cases = pageCases(sr)
 		if next >= 0 {
 			u := *r.URL
 			q := u.Query()

@@ -151,36 +151,65 @@ func (s *Server) summarize(ctx context.Context, runs []store.StoredRun) (summari
 		}
 	}
 	out.Latest = runWithoutCases(runs[len(runs)-1].Run)
+	// The summary and the comparison read no case but the failing ones
+	// and, of the latest run, those failing in the base: the store reads
+	// only those out of each run's cases.
 	if baseID != "" {
 		out.Summary.BaseRun = &baseID
-		b, err := s.runs.Run(ctx, baseID)
+		b, err := s.withOutcomes(ctx, runs, baseID, nil)
 		if err != nil {
 			return out, err
 		}
-		out.base = b.Run
+		out.base = b
 	}
 	if latestID == "" {
 		return out, nil
 	}
-	l, err := s.runs.Run(ctx, latestID)
+	var baseFailing []string
+	if out.base != nil && out.base.ID != latestID {
+		for _, f := range out.base.Failures {
+			baseFailing = append(baseFailing, f.ID)
+		}
+		for id := range out.base.Cases {
+			baseFailing = append(baseFailing, id)
+		}
+	}
+	l, err := s.withOutcomes(ctx, runs, latestID, baseFailing)
 	if err != nil {
 		return out, err
 	}
-	out.latest = l.Run
+	out.latest = l
 	sum := &out.Summary
 	sum.Run = &latestID
-	sum.Counts = l.Run.Counts
-	sum.Failing = failingIDs(l.Run, MaxFailingIDs)
-	sum.Flaky = append(sum.Flaky, l.Run.Flaky...)
-	if l.Run.Coverage != nil {
-		sum.LineRate = l.Run.Coverage.LineRate
+	sum.Counts = l.Counts
+	sum.Failing = failingIDs(l, MaxFailingIDs)
+	sum.Flaky = append(sum.Flaky, l.Flaky...)
+	if l.Coverage != nil {
+		sum.LineRate = l.Coverage.LineRate
 	}
 	if out.base != nil && out.base.ID != latestID {
-		c := testrun.Compare(out.base, l.Run)
+		c := testrun.Compare(out.base, l)
 		sum.Comparison = &c
 		sum.CoverageDelta = c.CoverageDelta
 	}
 	return out, nil
+}
+
+// withOutcomes returns a copy of the listed run id with, as its cases, its
+// failing cases and those of the ids in also (nil when it keeps none).
+func (s *Server) withOutcomes(ctx context.Context, runs []store.StoredRun, id string, also []string) (*testrun.Run, error) {
+	cases, err := s.runs.RunOutcomes(ctx, id, also)
+	if err != nil {
+		return nil, err
+	}
+	for _, sr := range runs {
+		if sr.Run.ID == id {
+			r := *sr.Run
+			r.Cases, r.Durations = cases, nil
+			return &r, nil
+		}
+	}
+	return nil, store.ErrNotFound
 }
 
 // failingIDs are the first n failing ids of r: its failures in order, then
@@ -213,20 +242,16 @@ func failingIDs(r *testrun.Run, n int) []string {
 	return out
 }
 
-// pageCases returns the cases of sr from offset, sorted by id, and the
-// next offset (-1 when none).
-func pageCases(sr store.StoredRun, offset int) ([]CaseOutcome, int) {
+// pageCases returns the cases of sr (a page that store.RunStore.RunPage
+// read), sorted by id.
+func pageCases(sr store.StoredRun) []CaseOutcome {
 	ids := make([]string, 0, len(sr.Run.Cases))
 	for id := range sr.Run.Cases {
 		ids = append(ids, id)
 	}
 	sort.Strings(ids)
 	out := []CaseOutcome{}
-	if offset >= len(ids) {
-		return out, -1
-	}
-	end := min(offset+CasesPageSize, len(ids))
-	for _, id := range ids[offset:end] {
+	for _, id := range ids {
 		c := CaseOutcome{ID: id, Outcome: sr.Run.Cases[id]}
 		if d, ok := sr.Run.Durations[id]; ok {
 			secs := d.Seconds()
@@ -234,8 +259,5 @@ func pageCases(sr store.StoredRun, offset int) ([]CaseOutcome, int) {
 		}
 		out = append(out, c)
 	}
-	if end < len(ids) {
-		return out, end
-	}
-	return out, -1
+	return out
 }
