@@ -312,29 +312,88 @@ func TestParseExpectIDsUsage(t *testing.T) {
 // (testrun.DefaultMaxCasesKept) still tells exactly which expected tests
 // never ran: those that ran but whose cases were not kept are not listed.
 func TestParseExpectIDsPastTheCap(t *testing.T) {
-	dir := t.TempDir()
-	n := testrun.DefaultMaxCasesKept + 50
-	var doc strings.Builder
-	doc.WriteString(`<?xml version="1.0"?>` + "\n" + `<testsuite name="big">` + "\n")
-	for i := range n {
-		fmt.Fprintf(&doc, "<testcase classname=\"pkg.T\" name=\"t%06d\"/>\n", i)
-	}
-	doc.WriteString("</testsuite>\n")
-	report := writeReport(t, dir, "junit.xml", doc.String())
-	// Ran: the first case (kept) and the last (past the cap); never ran:
-	// one beside them and one past the last.
-	last := fmt.Sprintf("pkg.T::t%06d", n-1)
-	never := []string{"pkg.T::gone", fmt.Sprintf("pkg.T::t%06d", n)}
-	expected := writeReport(t, dir, "expected.txt", strings.Join(append([]string{"pkg.T::t000000", last}, never...), "\n"))
-
-	code, out, stderr := runCmd(t, "parse", "-q", "--kind", "after_turn", "--expect-ids", expected, report)
+	b := newBigReport(t)
+	code, out, stderr := runCmd(t, "parse", "-q", "--kind", "after_turn", "--expect-ids", b.expected, b.report)
 	require.Equal(t, exitOK, code, stderr)
 	got, err := testrun.ReadRun(strings.NewReader(out))
 	require.NoError(t, err, "the strict reader reads it back")
-	require.Equal(t, n, got.Counts.Total)
+	b.check(t, got)
+}
+
+// bigReport is a JUnit report of more cases than a run keeps, and a file
+// of expected tests: two that ran (the first case, kept, and the last,
+// past the cap) and two that never ran.
+type bigReport struct {
+	report, expected string
+	n                int
+	last             string
+	never            []string
+}
+
+func newBigReport(t *testing.T) *bigReport {
+	t.Helper()
+	dir := t.TempDir()
+	b := &bigReport{n: testrun.DefaultMaxCasesKept + 50}
+	var doc strings.Builder
+	doc.WriteString(`<?xml version="1.0"?>` + "\n" + `<testsuite name="big">` + "\n")
+	for i := range b.n {
+		fmt.Fprintf(&doc, "<testcase classname=\"pkg.T\" name=\"t%06d\"/>\n", i)
+	}
+	doc.WriteString("</testsuite>\n")
+	b.report = writeReport(t, dir, "junit.xml", doc.String())
+	b.last = fmt.Sprintf("pkg.T::t%06d", b.n-1)
+	b.never = []string{"pkg.T::gone", fmt.Sprintf("pkg.T::t%06d", b.n)}
+	b.expected = writeReport(t, dir, "expected.txt", strings.Join(append([]string{"pkg.T::t000000", b.last}, b.never...), "\n"))
+	return b
+}
+
+// check asserts that got lists exactly the expected tests that never ran.
+func (b *bigReport) check(t *testing.T, got *testrun.Run) {
+	t.Helper()
+	require.Equal(t, b.n, got.Counts.Total)
 	require.Len(t, got.Cases, testrun.DefaultMaxCasesKept, "the cases are capped")
-	require.NotContains(t, got.Cases, last, "an expected test that ran is past the cap")
-	assert.Equal(t, &testrun.NotRun{Count: 2, IDs: never}, got.NotRun)
+	require.NotContains(t, got.Cases, b.last, "an expected test that ran is past the cap")
+	assert.Equal(t, &testrun.NotRun{Count: 2, IDs: b.never}, got.NotRun)
 	assert.Equal(t, []string{testrun.NotRunReason(2)}, got.IncompleteReasons)
 	assert.False(t, got.Complete)
+}
+
+// TestRunExpectIDsPastTheCap: run, too, names exactly the expected tests
+// that never ran on a run of more cases than it keeps; and a check that
+// could not start, or whose reports are off, ran none of them.
+func TestRunExpectIDsPastTheCap(t *testing.T) {
+	b := newBigReport(t)
+	out := filepath.Join(t.TempDir(), "out")
+	code, _, stderr := runInProc(t, nil, "-q", "--out", out, "--expect-ids", b.expected, "--", "cp", b.report, filepath.Join(out, "junit.xml"))
+	require.Equal(t, exitOK, code, stderr)
+	data, err := os.ReadFile(filepath.Join(out, "TEST-RESULTS.json"))
+	require.NoError(t, err)
+	got, err := testrun.ReadRun(bytes.NewReader(data))
+	require.NoError(t, err, "the strict reader reads it back")
+	b.check(t, got)
+
+	for name, tt := range map[string]struct {
+		vars   map[string]string
+		argv   []string
+		code   int
+		reason string
+	}{
+		"not started": {nil, []string{filepath.Join(t.TempDir(), "no-such-check")}, 127, "no-such-check"},
+		"reports off": {map[string]string{"HANGAR_TEST_REPORTS": "off"}, []string{"true"}, exitOK, "off"},
+		"no report":   {nil, []string{"true"}, exitOK, "no report found"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out")
+			args := append([]string{"-q", "--out", out, "--expect-ids", b.expected, "--"}, tt.argv...)
+			code, _, stderr := runInProc(t, tt.vars, args...)
+			require.Equal(t, tt.code, code, stderr)
+			got := readResults(t, out)
+			assert.Equal(t, []any{"pkg.T::gone", "pkg.T::t000000", "pkg.T::t020049", "pkg.T::t020050"}, got["not_run"])
+			assert.Equal(t, float64(4), got["not_run_count"])
+			assert.Equal(t, false, got["complete"])
+			reasons := fmt.Sprint(got["incomplete_reasons"])
+			assert.Contains(t, reasons, tt.reason)
+			assert.Equal(t, 1, strings.Count(reasons, testrun.NotRunReason(4)), "the reason once: %s", reasons)
+		})
+	}
 }

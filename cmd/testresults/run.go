@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -19,6 +20,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/hangar-dev/testresults/check"
+	"github.com/hangar-dev/testresults/report"
 	"github.com/hangar-dev/testresults/store"
 	"github.com/hangar-dev/testresults/testrun"
 )
@@ -259,6 +261,11 @@ func runRun(ctx context.Context, args []string, env Env) error {
 	if o.cacheClear {
 		opts = append(opts, check.WithCacheClear())
 	}
+	if expected != nil {
+		// The builder decides by every id the reports mention, before it
+		// caps the cases it keeps.
+		opts = append(opts, check.WithReportOptions(report.WithRunOptions(testrun.WithExpectedIDs(expected))))
+	}
 	// The check ends on the signals it is sent, not on this context: a
 	// cancelled context would end it a second way.
 	res, err := check.Run(context.WithoutCancel(ctx), argv, opts...)
@@ -272,9 +279,7 @@ func runRun(ctx context.Context, args []string, env Env) error {
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "testresults run: %v\n", err)
 	}
-	if expected != nil {
-		res.Run.ExpectIDs(expected)
-	}
+	expectIDs(res.Run, expected)
 	run := res.Run
 	code := res.ExitCode
 	if run.Status == testrun.StatusTimedOut {
@@ -592,9 +597,7 @@ func (j *runJob) rerun(ctx context.Context, argv []string, opts []check.Option, 
 	if err != nil {
 		fmt.Fprintf(j.env.Stderr, "testresults run: rerun: %v\n", err)
 	}
-	if j.expected != nil {
-		res.Run.ExpectIDs(j.expected)
-	}
+	expectIDs(res.Run, j.expected)
 	code := res.ExitCode
 	if res.Run.Status == testrun.StatusTimedOut {
 		code = exitTimedOut
@@ -621,4 +624,21 @@ func (j *runJob) rerun(ctx context.Context, argv []string, opts []check.Option, 
 		}
 	}
 	return code, res
+}
+
+// expectIDs checks a run no report builder checked against the expected
+// tests (nil: none): one whose check could not start, or whose reports are
+// off (HANGAR_TEST_REPORTS=off), ran none of them. A run whose reports
+// were read was checked as they were (testrun.WithExpectedIDs); check
+// gives a run that found no report that one reason alone, so the reason
+// of the expected tests that never ran is added back.
+func expectIDs(run *testrun.Run, expected []string) {
+	switch {
+	case expected == nil:
+	case run.NotRun == nil:
+		run.ExpectIDs(expected)
+	case run.NotRun.Count > 0 && !slices.Contains(run.IncompleteReasons, testrun.NotRunReason(run.NotRun.Count)):
+		run.Complete = false
+		run.IncompleteReasons = append(run.IncompleteReasons, testrun.NotRunReason(run.NotRun.Count))
+	}
 }
