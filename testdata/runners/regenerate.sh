@@ -9,10 +9,12 @@
 # neutral folder and not the path of the clone. The reports are copied back.
 #
 # Usage: testdata/runners/regenerate.sh [runner...]   (default: all)
-# Runners: pytest pytest-cov node-test go jest vitest mocha playwright maven ant phpunit ctest
+# Runners: pytest pytest-cov pytest-collection-error node-test go jest vitest mocha
+#          playwright maven ant phpunit ctest
 #
 # What each runner needs (Debian 12 packages, Go module proxy, npm registry):
 #   pytest     apt-get install python3-pytest python3-pytest-rerunfailures python3-pytest-cov
+#   pytest-collection-error   apt-get install python3-pytest
 #   pytest-cov apt-get install python3-pytest python3-pytest-cov (pytest-cov 4.0.0, coverage.py 6.5.0)
 #   node-test  node v20 (its built-in test runner and junit reporter)
 #   go         go install gotest.tools/gotestsum@v1.13.0
@@ -27,12 +29,13 @@ set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 SCRATCH=${SCRATCH:-/tmp/testresults-runners}
 
-# prep RUNNER: fresh scratch copy of the project without its old reports; cd there.
+# prep RUNNER [PROJECT]: fresh scratch copy of the project (default: the
+# folder beside this script) without its old reports; cd there.
 prep() {
-	local r=$1
+	local r=$1 src=${2:-$HERE/$1}
 	rm -rf "${SCRATCH:?}/$r"
 	mkdir -p "$SCRATCH"
-	cp -r "$HERE/$r" "$SCRATCH/$r"
+	cp -r "$src" "$SCRATCH/$r"
 	rm -rf "$SCRATCH/$r/reports" "$SCRATCH/$r/node_modules"
 	mkdir -p "$SCRATCH/$r/reports"
 	cd "$SCRATCH/$r"
@@ -75,6 +78,30 @@ run_pytest_cov() {
 		--cov-report=lcov:reports/lcov.info -q >reports/pytest-output.txt || true
 	/usr/bin/python3 -m coverage report >reports/coverage-report.txt
 	collect pytest-cov
+}
+
+run_pytest_collection_error() {
+	local r=pytest-collection-error
+	# The project is in testdata/projects (the end-to-end test of run
+	# --expect-ids runs it too); the reports and expected-ids.txt are kept
+	# here. test_parse.py imports parse_helper, which the project lacks.
+	prep "$r" "$HERE/../projects/$r"
+	# pytest's default: the collection error interrupts the session (exit 2).
+	/usr/bin/python3 -m pytest -p no:cacheprovider -q \
+		--junitxml=reports/pytest-interrupted.xml || true
+	# The other modules still run (exit 1).
+	/usr/bin/python3 -m pytest -p no:cacheprovider -q --continue-on-collection-errors \
+		--junitxml=reports/pytest-continued.xml || true
+	collect "$r"
+	# Every test of the project, with an empty parse_helper.py so that all
+	# are collected: pytest's node ids (test_calc.py::TestRounding::test_x)
+	# as its JUnit report names them (test_calc.TestRounding::test_x).
+	touch parse_helper.py
+	/usr/bin/python3 -m pytest -p no:cacheprovider --collect-only -q |
+		awk -F'::' '/::/ { sub(/\.py$/, "", $1); gsub("/", ".", $1); id = $1; for (i = 2; i < NF; i++) id = id "." $i; print id "::" $NF }' \
+			>"$HERE/$r/expected-ids.txt"
+	rm parse_helper.py
+	echo "$r: expected-ids.txt ($(wc -l <"$HERE/$r/expected-ids.txt") ids)"
 }
 
 run_node_test() {
@@ -177,7 +204,7 @@ run_ctest() {
 	collect ctest
 }
 
-all=(pytest pytest-cov node-test go jest vitest mocha playwright maven ant phpunit ctest)
+all=(pytest pytest-cov pytest-collection-error node-test go jest vitest mocha playwright maven ant phpunit ctest)
 for r in "${@:-${all[@]}}"; do
 	"run_${r//-/_}"
 done
