@@ -10,15 +10,27 @@ import (
 	"io"
 	"os"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
 // Escape returns s with every character that a terminal would act on shown
 // as a Go-style escape: C0 controls other than tab and newline (ESC is
-// \x1b, CR is \r), DEL, C1 controls (U+0080–U+009F), the Unicode
-// bidirectional overrides and isolates (which reorder what is shown), and
+// \x1b, CR is \r), DEL, C1 controls (U+0080–U+009F), Unicode format
+// characters (the bidirectional overrides and isolates, which reorder what
+// is shown, zero-width characters), the line and paragraph separators, and
 // bytes that are not UTF-8. Everything else is kept as it is.
-func Escape(s string) string {
+func Escape(s string) string { return escape(s, false) }
+
+// EscapeLine is Escape that also escapes tab and newline (\t, \n), for a
+// value shown within one line: a test id, a path.
+func EscapeLine(s string) string { return escape(s, true) }
+
+func escape(s string, line bool) string {
+	needsEscape := needsEscape
+	if line {
+		needsEscape = func(r rune, size int) bool { return r == '\t' || r == '\n' || needsEscapeText(r, size) }
+	}
 	i := 0
 	for i < len(s) {
 		r, size := utf8.DecodeRuneInString(s[i:])
@@ -45,7 +57,9 @@ func Escape(s string) string {
 	return b.String()
 }
 
-func needsEscape(r rune, size int) bool {
+var needsEscape = needsEscapeText
+
+func needsEscapeText(r rune, size int) bool {
 	switch {
 	case r == utf8.RuneError && size <= 1:
 		return true // not UTF-8
@@ -56,6 +70,8 @@ func needsEscape(r rune, size int) bool {
 	case r >= 0x80 && r <= 0x9f:
 		return true
 	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069:
+		return true
+	case r == 0x2028 || r == 0x2029 || unicode.Is(unicode.Cf, r):
 		return true
 	}
 	return false
@@ -69,6 +85,10 @@ func writeEscaped(b *strings.Builder, raw string, r rune) {
 		}
 	case r == '\r':
 		b.WriteString(`\r`)
+	case r == '\n':
+		b.WriteString(`\n`)
+	case r == '\t':
+		b.WriteString(`\t`)
 	case r < 0x80 || r == 0x7f:
 		fmt.Fprintf(b, `\x%02x`, r)
 	default:
@@ -77,12 +97,14 @@ func writeEscaped(b *strings.Builder, raw string, r rune) {
 }
 
 // Writer escapes (see Escape) everything written to it before passing it
-// on. Only Raw writes bytes unescaped, for the colour codes a program
-// chooses itself.
+// on. Only Raw, and the styles of Painted values given to Printf, write
+// bytes unescaped: the colour codes a program chooses itself.
 type Writer struct {
 	w io.Writer
+	// Terminal is true when the destination is a terminal.
+	Terminal bool
 	// Color is true when colour codes may be written: the destination is a
-	// terminal and NO_COLOR is not set.
+	// terminal, NO_COLOR is not set and TERM is not dumb.
 	Color bool
 }
 
@@ -91,9 +113,17 @@ type Writer struct {
 func NewWriter(w io.Writer) *Writer { return &Writer{w: w} }
 
 // ForTerminal returns a Writer for f that allows colour when f is a
-// terminal and getenv("NO_COLOR") is empty (https://no-color.org).
+// terminal, getenv("NO_COLOR") is empty (https://no-color.org) and
+// getenv("TERM") is not "dumb".
 func ForTerminal(f *os.File, getenv func(string) string) *Writer {
-	return &Writer{w: f, Color: IsTerminal(f) && getenv("NO_COLOR") == ""}
+	tty := IsTerminal(f)
+	return &Writer{w: f, Terminal: tty, Color: tty && ColorAllowed(getenv)}
+}
+
+// ColorAllowed reports whether the environment allows colour on a
+// terminal: NO_COLOR is empty and TERM is not "dumb".
+func ColorAllowed(getenv func(string) string) bool {
+	return getenv("NO_COLOR") == "" && getenv("TERM") != "dumb"
 }
 
 // Write writes p with control characters escaped. It reports len(p) on
@@ -122,3 +152,88 @@ func IsTerminal(f *os.File) bool {
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
+
+// Style is how Painted text is shown: an SGR parameter the program chose.
+type Style string
+
+// The styles the CLI uses.
+const (
+	StyleRed    Style = "31"
+	StyleGreen  Style = "32"
+	StyleYellow Style = "33"
+	StyleBold   Style = "1"
+)
+
+// Painted is text to show in a style. Formatted by package fmt (%s, %v,
+// with a width) it is its text, escaped, without colour; Writer.Printf
+// writes it in its style when the writer takes colour.
+type Painted struct {
+	Style Style
+	Text  string
+}
+
+// Paint returns text to show in style.
+func Paint(style Style, text string) Painted { return Painted{Style: style, Text: text} }
+
+// Format writes p's text escaped, without colour.
+func (p Painted) Format(f fmt.State, verb rune) {
+	io.WriteString(f, Escape(fmt.Sprintf(fmt.FormatString(f, verb), p.Text)))
+}
+
+// colored is a Painted that Printf writes with its style's codes around its
+// escaped text; padding stays outside the codes.
+type colored Painted
+
+func (c colored) Format(f fmt.State, verb rune) {
+	padded := fmt.Sprintf(fmt.FormatString(f, verb), c.Text)
+	i := strings.Index(padded, c.Text)
+	if i < 0 || c.Text == "" {
+		io.WriteString(f, Escape(padded))
+		return
+	}
+	io.WriteString(f, Escape(padded[:i])+"\x1b["+string(c.Style)+"m"+Escape(c.Text)+"\x1b[0m"+Escape(padded[i+len(c.Text):]))
+}
+
+// escaped formats a value as package fmt does, then escapes the result.
+type escaped struct{ v any }
+
+func (e escaped) Format(f fmt.State, verb rune) {
+	io.WriteString(f, Escape(fmt.Sprintf(fmt.FormatString(f, verb), e.v)))
+}
+
+// Printf formats as fmt.Fprintf does and writes the result: the format and
+// every argument escaped (see Escape), and each Painted argument in its
+// style when w.Color is true (its text escaped within the codes). Only the
+// codes of the styles reach the destination unescaped.
+func (w *Writer) Printf(format string, args ...any) (int, error) {
+	wrapped := make([]any, len(args))
+	for i, a := range args {
+		switch v := a.(type) {
+		case Painted:
+			if w.Color && validStyle(v.Style) {
+				wrapped[i] = colored(v)
+			} else {
+				wrapped[i] = v
+			}
+		default:
+			wrapped[i] = escaped{a}
+		}
+	}
+	return io.WriteString(w.w, fmt.Sprintf(Escape(format), wrapped...))
+}
+
+// validStyle is true for an SGR parameter list: digits and semicolons.
+func validStyle(s Style) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		if (c < '0' || c > '9') && c != ';' {
+			return false
+		}
+	}
+	return true
+}
+
+// Colors reports whether w takes colour (w.Color).
+func (w *Writer) Colors() bool { return w.Color }

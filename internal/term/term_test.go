@@ -2,12 +2,15 @@ package term
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/hangar-dev/testresults/internal/testpty"
 )
 
 func TestEscape(t *testing.T) {
@@ -55,21 +58,71 @@ func TestForTerminal(t *testing.T) {
 	f, err := os.CreateTemp(t.TempDir(), "out")
 	require.NoError(t, err)
 	defer f.Close()
+	none := func(string) string { return "" }
 	assert.False(t, IsTerminal(f), "a regular file is not a terminal")
-	assert.False(t, ForTerminal(f, func(string) string { return "" }).Color)
+	assert.False(t, ForTerminal(f, none).Color)
 	assert.False(t, IsTerminal(nil))
-	tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0)
-	if err != nil {
-		t.Skipf("no terminal to check colour against: %v", err)
+	r, w, err := os.Pipe()
+	require.NoError(t, err)
+	defer r.Close()
+	defer w.Close()
+	assert.False(t, ForTerminal(w, none).Color, "a pipe is not a terminal")
+
+	master, tty, err := testpty.Open()
+	if errors.Is(err, errors.ErrUnsupported) {
+		t.Skip("no pseudo-terminal here")
 	}
+	require.NoError(t, err)
+	defer master.Close()
 	defer tty.Close()
-	assert.True(t, ForTerminal(tty, func(string) string { return "" }).Color)
-	assert.False(t, ForTerminal(tty, func(k string) string {
-		if k == "NO_COLOR" {
-			return "1"
-		}
-		return ""
-	}).Color, "NO_COLOR turns colour off")
+	tw := ForTerminal(tty, none)
+	assert.True(t, tw.Terminal)
+	assert.True(t, tw.Color)
+	for k, v := range map[string]string{"NO_COLOR": "1", "TERM": "dumb"} {
+		tw := ForTerminal(tty, func(key string) string {
+			if key == k {
+				return v
+			}
+			return ""
+		})
+		assert.True(t, tw.Terminal)
+		assert.False(t, tw.Color, "%s=%s turns colour off", k, v)
+	}
+}
+
+// TestPrintfPaints: a Painted argument is written in its style only when
+// the writer takes colour; everything else, the painted text included, is
+// escaped, so a report's own escape codes are shown as text.
+func TestPrintfPaints(t *testing.T) {
+	var buf bytes.Buffer
+	w := &Writer{w: &buf, Color: true}
+	_, err := w.Printf("  %-8s %s\n", Paint(StyleRed, "failed"), "c::\x1b[31mevil")
+	require.NoError(t, err)
+	assert.Equal(t, "  \x1b[31mfailed\x1b[0m   c::\\x1b[31mevil\n", buf.String())
+
+	buf.Reset()
+	_, err = w.Printf("%s|%d|%v\n", Paint(StyleYellow, "a\x1b[2Jb"), 3, errors.New("e\a"))
+	require.NoError(t, err)
+	assert.Equal(t, "\x1b[33ma\\x1b[2Jb\x1b[0m|3|e\\x07\n", buf.String())
+
+	buf.Reset()
+	_, err = w.Printf("%s\n", Paint(Style("31m\x1b]0;x"), "t"))
+	require.NoError(t, err)
+	assert.Equal(t, "t\n", buf.String(), "a style that is no SGR parameter list is not written")
+
+	buf.Reset()
+	w.Color = false
+	_, err = w.Printf("  %-8s %s\n", Paint(StyleRed, "failed"), "c::\x1b[31mevil")
+	require.NoError(t, err)
+	assert.Equal(t, "  failed   c::\\x1b[31mevil\n", buf.String(), "no colour: no codes at all")
+
+	assert.Equal(t, `x\x1by`, fmt.Sprintf("%s", Paint(StyleRed, "x\x1by")), "outside Printf a Painted is its escaped text")
+}
+
+func TestEscapeLine(t *testing.T) {
+	assert.Equal(t, `a\tb\nc\x1b`, EscapeLine("a\tb\nc\x1b"))
+	assert.Equal(t, `zero\u200bwidth`, Escape("zero\u200bwidth"))
+	assert.Equal(t, `line\u2028sep`, Escape("line\u2028sep"))
 }
 
 func FuzzEscape(f *testing.F) {
