@@ -427,3 +427,33 @@ func TestOutcomeCodes(t *testing.T) {
 		assert.Equal(t, o == OutcomePassed, code == codePassed, "%s", o)
 	}
 }
+
+// BenchmarkBuildExpectedIDs is what WithExpectedIDs adds to Build: a run
+// of 100,000 cases checked against as many expected ids (MaxExpectedIDs),
+// half of which never ran.
+func BenchmarkBuildExpectedIDs(b *testing.B) {
+	const n = MaxExpectedIDs
+	execs := make([]Execution, n)
+	expected := make([]string, n)
+	for i := range execs {
+		execs[i] = Execution{ID: fmt.Sprintf("pkg/module%03d::test_case_%06d", i%500, 2*i), Scope: "report.xml", Outcome: OutcomePassed}
+		expected[i] = fmt.Sprintf("pkg/module%03d::test_case_%06d", i%500, i)
+	}
+	red := NewRedactor(nil)
+	tests := n
+	for _, bb := range []struct {
+		name string
+		opts []Option
+	}{{"without", nil}, {"with", []Option{WithExpectedIDs(expected)}}} {
+		b.Run(bb.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				bl := NewBuilder(append([]Option{WithRedactor(red)}, bb.opts...)...)
+				bl.AddReport(ReportInfo{Path: "report.xml", Tests: &tests}, execs, nil)
+				if r := bl.Build(); bb.opts != nil && r.NotRun.Count == 0 {
+					b.Fatal("no expected test never ran")
+				}
+			}
+		})
+	}
+}
