@@ -211,7 +211,8 @@ func jestRerun(id string) []string {
 
 // ShellQuote joins argv into one line for a POSIX shell: a word of only
 // letters, digits and -_./:=@%+, is kept as it is, any other is put in
-// single quotes (a ' inside as '\”), so pasting the line runs argv exactly.
+// single quotes (a quote inside closes them, is escaped with a backslash
+// and opens them again), so pasting the line runs argv exactly.
 // The line can still hold any character of the words: escape it for the
 // terminal before printing it there.
 func ShellQuote(argv []string) string {
