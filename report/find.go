@@ -47,11 +47,25 @@ var skipDirs = map[string]bool{".git": true, "node_modules": true}
 
 // IsCandidate reports whether a file found in a folder is read as a
 // possible report: *.xml (JUnit, Cobertura; other XML is skipped by
-// content), *.lcov, lcov.info and *.lcov.info.
+// content), *.lcov, lcov.info and *.lcov.info, and go test -json streams
+// by the names they are saved under: go-test*.json, test2json*.json and
+// the same with .jsonl (not every *.json: most are not reports). Names
+// are compared without regard to case. A file named directly is read
+// whatever its name.
 func IsCandidate(name string) bool {
 	n := strings.ToLower(name)
 	return strings.HasSuffix(n, ".xml") || strings.HasSuffix(n, ".lcov") ||
-		n == "lcov.info" || strings.HasSuffix(n, ".lcov.info")
+		n == "lcov.info" || strings.HasSuffix(n, ".lcov.info") ||
+		isGoTestJSONName(n)
+}
+
+// isGoTestJSONName reports whether a lower-cased file name is one a go
+// test -json stream is saved under (go-test.json, test2json.jsonl).
+func isGoTestJSONName(n string) bool {
+	if !strings.HasPrefix(n, "go-test") && !strings.HasPrefix(n, "test2json") {
+		return false
+	}
+	return strings.HasSuffix(n, ".json") || strings.HasSuffix(n, ".jsonl")
 }
 
 // Find lists the report files in paths: files as given (any name; their

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/hangar-dev/testresults/report/cobertura"
+	"github.com/hangar-dev/testresults/report/gotestjson"
 	"github.com/hangar-dev/testresults/report/internal/parseopt"
 	"github.com/hangar-dev/testresults/report/internal/xmlsafe"
 	"github.com/hangar-dev/testresults/report/junit"
@@ -30,8 +31,9 @@ type Result struct {
 	// Info describes the file; Info.Error says why it was refused or
 	// skipped, Info.Skipped tells which.
 	Info testrun.ReportInfo
-	// Executions are the test cases of a JUnit report; nil for a refused
-	// or skipped file: a report is read whole or not at all.
+	// Executions are the test cases of a test report (JUnit XML, a go
+	// test -json stream); nil for a refused or skipped file: a report is
+	// read whole or not at all.
 	Executions []testrun.Execution
 	// Coverage is what a coverage report states (nil for test reports and
 	// for refused or skipped files).
@@ -55,7 +57,7 @@ var foreignRoots = map[string]string{
 }
 
 // Parse reads one report from r, whatever its format: JUnit XML, Cobertura
-// XML or an lcov tracefile, told apart by content. name is the report's
+// XML, an lcov tracefile or a go test -json stream, told apart by content. name is the report's
 // path as it should be listed. The Result is never nil; on error its Info
 // says why, and errors.Is(err, ErrNotReport) tells a skipped file from a
 // refused one.
@@ -207,12 +209,20 @@ func parseInto(r io.Reader, name string, cfg *config, res *Result, popts ...pars
 		cov, err := lcov.Parse(br, name, lcov.WithLimits(cfg.limits), lcov.WithWorkDir(cfg.workDir))
 		res.Coverage = cov
 		return err
+	case formatGoTestJSON:
+		res.Info.Dialect = gotestjson.Dialect
+		opts := append([]gotestjson.Option{gotestjson.WithLimits(cfg.limits), gotestjson.WithMaxMessage(cfg.maxMessage)}, popts...)
+		rep, err := gotestjson.Parse(br, name, opts...)
+		n := rep.Len()
+		res.Info.Tests = &n
+		res.Executions = rep.Executions
+		return err
 	case formatXML:
 	default:
 		if bytes.IndexByte(head, 0) >= 0 || !utf8.Valid(head[:xmlsafe.CompleteRunes(head)]) {
 			return &SyntaxError{File: name, Line: 1, Err: xmlsafe.Reason(ErrBinary, "binary content, not a text report")}
 		}
-		return &SyntaxError{File: name, Line: 1, Err: xmlsafe.Reason(ErrNotXML, "neither XML nor an lcov tracefile")}
+		return &SyntaxError{File: name, Line: 1, Err: xmlsafe.Reason(ErrNotXML, "neither XML, an lcov tracefile nor a go test -json stream")}
 	}
 	root, replay, err := xmlsafe.Sniff(br, name, cfg.limits)
 	if err != nil {
@@ -249,6 +259,7 @@ const (
 	formatEmpty
 	formatXML
 	formatLcov
+	formatGoTestJSON
 )
 
 func sniffFormat(head []byte) format {
@@ -265,6 +276,8 @@ func sniffFormat(head []byte) format {
 		return formatXML
 	case lcov.Sniff(s):
 		return formatLcov
+	case gotestjson.Detect(s):
+		return formatGoTestJSON
 	}
 	return formatOther
 }
