@@ -30,6 +30,12 @@ const ReasonNoReport = "no report found"
 // ReasonOff is the incomplete reason of a run whose report collection is off.
 const ReasonOff = "reports not read: " + EnvReports + "=off"
 
+// goTestCaptureBytes is how much of a go test -json check's standard output
+// is kept in GoTestReport: one byte more than the largest report read, so
+// that a longer stream is refused as over that limit, never read as a
+// stream cut short.
+const goTestCaptureBytes = report.DefaultMaxBytes + 1
+
 // Result is one run of a check.
 type Result struct {
 	// Run is the run: identity, status, exit code, commit and tree, and what
@@ -150,14 +156,42 @@ func Run(ctx context.Context, argv []string, opts ...Option) (*Result, error) {
 	reasons = append(reasons, s.reasons...)
 	res.Variables, res.Notes = s.vars, append(res.Notes, s.notes...)
 
+	// The standard output of go test -json is its report: it is kept in
+	// the report folder, written through the folder opened, and read with
+	// the folder's other files.
+	isGoTest, goJSON := goTest(argv, env)
+	var capt *capture
+	if goJSON && mode != ModeOff {
+		f, err := root.OpenFile(GoTestReport, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err != nil {
+			reasons = append(reasons, fmt.Sprintf("the go test -json output could not be kept: %v", err))
+		} else {
+			capt = newCapture(f, goTestCaptureBytes)
+		}
+	}
+
 	tl := newTail(cfg.tailBytes)
-	end := execute(ctx, &cfg, argv, wd, s.env, dir, tl)
+	end := execute(ctx, &cfg, argv, wd, s.env, dir, tl, capt)
 	run.EndedAt = cfg.now()
 	res.ExitCode = end.code
 	run.ExitCode = &end.code
 	run.Status = end.status
 	reasons = append(reasons, end.reasons...)
 	startErr := end.startErr
+	if capt != nil {
+		if err := capt.f.Close(); capt.err == nil {
+			capt.err = err
+		}
+		switch {
+		case startErr != nil:
+			root.Remove(GoTestReport)
+		case capt.err != nil:
+			// A stream cut where writing failed could read as fewer
+			// tests: it is not read at all.
+			root.Remove(GoTestReport)
+			reasons = append(reasons, fmt.Sprintf("the go test -json output could not be kept in %s: %v", GoTestReport, capt.err))
+		}
+	}
 
 	// Every process of the check is gone: the folder is what the check
 	// left, and nothing of it changes any more. A folder replaced by the
@@ -204,9 +238,23 @@ func Run(ctx context.Context, argv []string, opts ...Option) (*Result, error) {
 		report.WithNewerThan(newerThan), report.WithOwnFolder(dir), report.WithFound(w.paths...),
 		report.WithRunOptions(testrun.WithRedactor(red)))
 	read, _ := report.ReadRun(paths, ropts...)
-	if len(read.Reports) == 0 {
+	switch {
+	case len(read.Reports) == 0 && isGoTest && !goJSON:
+		read.IncompleteReasons = []string{ReasonGoTestNoReport}
+		read.Complete = false
+	case len(read.Reports) == 0:
 		read.IncompleteReasons = []string{ReasonNoReport}
 		read.Complete = false
+	}
+	if capt != nil && capt.over && capt.err == nil {
+		// Only its start was kept; with a report limit raised past it,
+		// that start must not pass for the whole stream.
+		kept := filepath.Join(dir, GoTestReport)
+		for _, r := range read.Reports {
+			if r.Path == kept && r.Error == "" {
+				reasons = append(reasons, fmt.Sprintf("%s: the go test -json output was longer than the %d bytes kept", kept, goTestCaptureBytes))
+			}
+		}
 	}
 	setResults(run, read, reasons)
 	return res, nil
@@ -247,8 +295,8 @@ type ended struct {
 
 // execute runs the command and returns how it ended, once every process of
 // the check is gone (or could not be ended, which a reason says) and its
-// output has been read.
-func execute(ctx context.Context, cfg *config, argv []string, wd string, env environ, dir string, tl *tail) ended {
+// output has been read (its standard output into capt too, when set).
+func execute(ctx context.Context, cfg *config, argv []string, wd string, env environ, dir string, tl *tail, capt *capture) ended {
 	path, err := lookPath(argv[0], env.get("PATH"), wd)
 	if err != nil {
 		code := ExitNotFound
@@ -265,7 +313,7 @@ func execute(ctx context.Context, cfg *config, argv []string, wd string, env env
 	// exec.Cmd's copying, so that cmd.Wait returns as soon as the check's
 	// process has ended: what it left behind holding the output is then
 	// ended at once, not after a delay.
-	out, err := newOutput(cfg, tl)
+	out, err := newOutput(cfg, tl, capt)
 	if err != nil {
 		return ended{code: ExitNotExecutable, status: testrun.StatusFailure, startErr: fmt.Errorf("%w: %v", ErrStart, err)}
 	}

@@ -3,6 +3,7 @@ package check
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -25,6 +26,9 @@ const (
 const (
 	PytestReport    = "pytest.xml"
 	GotestsumReport = "gotestsum.xml"
+	// GoTestReport holds the standard output of a check that is go test
+	// -json: the go test -json stream, read as a report.
+	GoTestReport = "go-test.json"
 	// OutputFile holds the redacted tail of the check's output.
 	OutputFile = "output.log"
 	// ResultsFile is the run (and its comparison) that WriteResults writes.
@@ -190,4 +194,53 @@ func usesJestJUnit(wd, repo string) bool {
 		}
 	}
 	return false
+}
+
+// ReasonGoTestNoReport is the incomplete reason of a run of go test without
+// -json that found no report.
+const ReasonGoTestNoReport = ReasonNoReport + ": go test writes none; use go test -json (read from its output) or gotestsum (" + envGotestsumJUnit + ")"
+
+// goTest tells whether argv runs go test (the command's base name is go,
+// its first argument test) and, if so, whether its standard output is the
+// go test -json stream: -json (or --json, -json=true) on the command line
+// before -args, or in GOFLAGS, the command line winning.
+func goTest(argv []string, env environ) (isGoTest, json bool) {
+	if len(argv) < 2 || argv[1] != "test" {
+		return false, false
+	}
+	name := filepath.Base(argv[0])
+	if name != "go" && !strings.EqualFold(name, "go.exe") {
+		return false, false
+	}
+	for _, f := range strings.Fields(env.get("GOFLAGS")) {
+		if v, ok := jsonFlag(f); ok {
+			json = v
+		}
+	}
+	for _, a := range argv[2:] {
+		if a == "-args" || a == "--args" {
+			break
+		}
+		if v, ok := jsonFlag(a); ok {
+			json = v
+		}
+	}
+	return true, json
+}
+
+// jsonFlag reads one argument as go's flag package would a -json flag: ok
+// when it is one, and its value.
+func jsonFlag(arg string) (value, ok bool) {
+	name, val, hasVal := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(arg, "-"), "-"), "=")
+	if !strings.HasPrefix(arg, "-") || name != "json" {
+		return false, false
+	}
+	if !hasVal {
+		return true, true
+	}
+	v, err := strconv.ParseBool(val)
+	if err != nil {
+		return false, false
+	}
+	return v, true
 }

@@ -16,7 +16,9 @@ type output struct {
 	copies                      sync.WaitGroup
 }
 
-func newOutput(cfg *config, tl *tail) (*output, error) {
+// newOutput makes the pipes; what the check writes to its standard output
+// also goes to c (nil when it is not kept).
+func newOutput(cfg *config, tl *tail, c *capture) (*output, error) {
 	o := &output{}
 	var err error
 	if o.outR, o.childOut, err = os.Pipe(); err != nil {
@@ -43,7 +45,7 @@ func newOutput(cfg *config, tl *tail) (*output, error) {
 		}()
 	}
 	o.copies.Add(2)
-	go o.copy(o.outR, &tee{dst: cfg.stdout, tail: tl})
+	go o.copy(o.outR, &tee{dst: cfg.stdout, tail: tl, capture: c})
 	go o.copy(o.errR, &tee{dst: cfg.stderr, tail: tl})
 	return o, nil
 }

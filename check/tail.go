@@ -3,6 +3,7 @@ package check
 import (
 	"bytes"
 	"io"
+	"os"
 	"sync"
 	"unicode/utf8"
 )
@@ -64,12 +65,14 @@ func (t *tail) Bytes() []byte {
 }
 
 // tee passes what the check writes to its destination unchanged and keeps
-// it in the tail. A destination that fails (a closed pipe) is no longer
-// written to, but the check is never blocked or failed by it.
+// it in the tail (and, for a go test -json check's standard output, in the
+// capture). A destination that fails (a closed pipe) is no longer written
+// to, but the check is never blocked or failed by it.
 type tee struct {
-	dst  io.Writer
-	tail *tail
-	err  error
+	dst     io.Writer
+	tail    *tail
+	capture *capture
+	err     error
 }
 
 func (w *tee) Write(p []byte) (int, error) {
@@ -77,5 +80,39 @@ func (w *tee) Write(p []byte) (int, error) {
 		_, w.err = w.dst.Write(p)
 	}
 	w.tail.Write(p)
+	w.capture.write(p)
 	return len(p), nil
+}
+
+// capture keeps the first max bytes written to it in a file. Past them it
+// writes no more, and a file that fails is written no more: the check is
+// never blocked or failed by it. One goroutine writes to it; it is read
+// once that one is done.
+type capture struct {
+	f    *os.File
+	left int64
+	// n is how many bytes were written to f, over whether more were
+	// dropped, err the file's first error.
+	n    int64
+	over bool
+	err  error
+}
+
+func newCapture(f *os.File, max int64) *capture { return &capture{f: f, left: max} }
+
+func (c *capture) write(p []byte) {
+	if c == nil || c.err != nil {
+		return
+	}
+	if int64(len(p)) > c.left {
+		p = p[:c.left]
+		c.over = true
+	}
+	if len(p) == 0 {
+		return
+	}
+	n, err := c.f.Write(p)
+	c.n += int64(n)
+	c.left -= int64(n)
+	c.err = err
 }
