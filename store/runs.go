@@ -2,15 +2,14 @@ package store
 
 import (
 	"context"
-	"crypto/sha256"
 	"database/sql"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -72,13 +71,14 @@ type RunStore interface {
 	// comparison of the run reads, and no other is decoded. It is nil when
 	// retention dropped the run's cases; an unknown id wraps ErrNotFound.
 	RunOutcomes(ctx context.Context, id string, also []string) (map[string]testrun.Outcome, error)
-	// JobVersion returns a fingerprint of everything JobRuns(jobID) and
-	// Run of each run it lists would answer: it differs once a run is
-	// tagged for the job, a run it lists is tagged anywhere (which can
-	// fill in its repository or give its cases back), or retention drops
-	// a run or its cases. Stored runs never change otherwise, so a reader
-	// may keep what it rendered from them for as long as the fingerprint
-	// stays the same. It is a single query, far cheaper than JobRuns.
+	// JobVersion returns the version of everything JobRuns(jobID) and Run
+	// (RunPage, RunOutcomes) of each run it lists answer: a new one, never
+	// given before, once a run is tagged for the job, a run it lists is
+	// tagged anywhere (which can fill in its repository or give its cases
+	// back), or retention drops a run or its cases, in the transaction
+	// that does it. Stored runs never change otherwise, so a reader may
+	// keep what it rendered from them for as long as the version stays.
+	// It reads one row.
 	JobVersion(ctx context.Context, jobID string) (string, error)
 	// SessionVersion is JobVersion for the runs of a session.
 	SessionVersion(ctx context.Context, ref string) (string, error)
@@ -239,6 +239,9 @@ func (s *sqlStore) RecordRun(ctx context.Context, sr StoredRun) (bool, error) {
 			return err // stored with these tags already: nothing changes
 		}
 		added = true
+		if err := s.touch(ctx, tx, "?", r.ID); err != nil {
+			return err
+		}
 		if !stored.found {
 			return nil // a new run
 		}
@@ -410,53 +413,52 @@ func (s *sqlStore) scanRunWith(rows *sql.Rows, has *bool) (StoredRun, error) {
 	return sr, nil
 }
 
-// versionWhere is the fingerprint of runsWhere(column, value): every
-// field of the listing but the immutable run_json, with what can change in
-// a listed run: its newest tagging anywhere, and how many times PruneRuns
-// dropped anything. Every change RecordRun makes to a stored run (its
-// repository, its cases given back, its retention restarted) comes with a
-// new tagging, whose seq is above every seq the run's tags hold; PruneRuns
-// drops whole runs or their cases, and counts in run_prunes that it did.
-func (s *sqlStore) versionWhere(ctx context.Context, column, value string) (string, error) {
-	st, err := s.prepare(ctx, s.q(`SELECT r.run_id, r.repository, t.job_id, t.session_ref, t.turn, t.recorded_at, t.seq,
-		(SELECT MAX(x.seq) FROM run_tags x WHERE x.run_id = r.run_id), (SELECT n FROM run_prunes WHERE id = 1)
-		FROM run_tags t JOIN runs r ON r.run_id = t.run_id
-		WHERE t.seq IN (SELECT MIN(seq) FROM run_tags WHERE `+column+` = ? GROUP BY run_id)
-		ORDER BY t.seq DESC LIMIT `+fmt.Sprint(MaxRunsPerQuery)))
+// versionOf is the version of the runs of a job or session (scope "job"
+// or "session"), "0" before any was recorded.
+func (s *sqlStore) versionOf(ctx context.Context, scope, key string) (string, error) {
+	st, err := s.prepare(ctx, s.q(`SELECT version FROM run_versions WHERE scope = ? AND key = ?`))
 	if err != nil {
 		return "", s.fail("", err)
 	}
-	rows, err := st.QueryContext(ctx, value)
-	if err != nil {
+	var v int64
+	switch err := st.QueryRowContext(ctx, scope, key).Scan(&v); {
+	case errors.Is(err, sql.ErrNoRows):
+		return "0", nil
+	case err != nil:
 		return "", s.fail("", err)
 	}
-	defer rows.Close()
-	h := sha256.New()
-	var row struct {
-		id, repo, job, session   string
-		turn, recorded, seq, max int64
-		prunes                   int64
+	return strconv.FormatInt(v, 10), nil
+}
+
+// touch gives, in tx, every job and session that lists one of the runs
+// selected by runIDs (a subquery, with args) a new version. Every change
+// to what JobRuns, SessionRuns, Run or RunPage answer goes through it: a
+// tagging can fill in a run's repository or give its cases back for every
+// job listing it, and retention drops runs or cases.
+func (s *sqlStore) touch(ctx context.Context, tx *sql.Tx, runIDs string, args ...any) error {
+	var n int64
+	if err := tx.QueryRowContext(ctx, `UPDATE run_writes SET n = n + 1 WHERE id = 1 RETURNING n`).Scan(&n); err != nil {
+		return err
 	}
-	for rows.Next() {
-		if err := rows.Scan(&row.id, &row.repo, &row.job, &row.session, &row.turn, &row.recorded, &row.seq, &row.max, &row.prunes); err != nil {
-			return "", s.fail("", err)
+	for _, sc := range []struct{ scope, column string }{{"job", "job_id"}, {"session", "session_ref"}} {
+		// Constants and a number read from the database, written in: a
+		// parameter in a SELECT list has no type PostgreSQL can tell.
+		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO run_versions (scope, key, version)
+			SELECT '`+sc.scope+`', `+sc.column+`, `+strconv.FormatInt(n, 10)+` FROM run_tags
+			WHERE run_id IN (`+runIDs+`) GROUP BY `+sc.column+`
+			ON CONFLICT (scope, key) DO UPDATE SET version = excluded.version`), args...); err != nil {
+			return err
 		}
-		// Length-prefixed strings: no two listings hash alike.
-		fmt.Fprintf(h, "%d:%s%d:%s%d:%s%d:%s|%d|%d|%d|%d|%d\n", len(row.id), row.id, len(row.repo), row.repo,
-			len(row.job), row.job, len(row.session), row.session, row.turn, row.recorded, row.seq, row.max, row.prunes)
 	}
-	if err := rows.Err(); err != nil {
-		return "", s.fail("", err)
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return nil
 }
 
 func (s *sqlStore) JobVersion(ctx context.Context, jobID string) (string, error) {
-	return s.versionWhere(ctx, "job_id", jobID)
+	return s.versionOf(ctx, "job", jobID)
 }
 
 func (s *sqlStore) SessionVersion(ctx context.Context, ref string) (string, error) {
-	return s.versionWhere(ctx, "session_ref", ref)
+	return s.versionOf(ctx, "session", ref)
 }
 
 func (s *sqlStore) JobRuns(ctx context.Context, jobID string) ([]StoredRun, error) {
@@ -565,6 +567,13 @@ func (s *sqlStore) PruneRuns(ctx context.Context, now time.Time) (PrunedRuns, er
 	var p PrunedRuns
 	err := s.inTx(ctx, "runs", func(tx *sql.Tx) error {
 		cut := now.Add(-RunTTL).UnixMicro()
+		// What goes, runs or cases, is no longer answered.
+		if err := s.touch(ctx, tx, `SELECT run_id FROM runs WHERE last_recorded_at < ? OR (cases_json IS NOT NULL AND (
+			(kind <> ? AND last_recorded_at < ?) OR (kind = ? AND last_recorded_at < ?)))`,
+			cut, string(testrun.KindBase), now.Add(-CasesTTL).UnixMicro(),
+			string(testrun.KindBase), now.Add(-BaseCasesTTL).UnixMicro()); err != nil {
+			return err
+		}
 		if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM run_tags WHERE run_id IN
 			(SELECT run_id FROM runs WHERE last_recorded_at < ?)`), cut); err != nil {
 			return err

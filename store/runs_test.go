@@ -406,3 +406,38 @@ func TestJobVersion(t *testing.T) {
 		require.Len(t, runs, 1)
 	})
 }
+
+// TestJobVersionAfterMigration: jobs and sessions recorded before versions
+// were kept have one once migrated, and a new one with the next change.
+func TestJobVersionAfterMigration(t *testing.T) {
+	forEach(t, func(t *testing.T, b backend) {
+		loc := b.location(t)
+		c := newClock()
+		ctx := context.Background()
+		old, err := Open(ctx, loc, WithClock(c.Now))
+		require.NoError(t, err)
+		_, err = old.RecordRun(ctx, StoredRun{Run: run("a", "t1", testrun.KindBase, map[string]testrun.Outcome{"x": pass}), JobID: "j", SessionRef: "s"})
+		require.NoError(t, err)
+		// As version 5 left it.
+		for _, stmt := range []string{`DROP TABLE run_versions`, `DROP TABLE run_writes`, `DELETE FROM schema_migrations WHERE version = 6`} {
+			_, err := old.(*sqlStore).db.ExecContext(ctx, stmt)
+			require.NoError(t, err)
+		}
+		require.NoError(t, old.Close())
+
+		s := open(t, loc, c)
+		v, err := s.JobVersion(ctx, "j")
+		require.NoError(t, err)
+		sv, err := s.SessionVersion(ctx, "s")
+		require.NoError(t, err)
+		none, err := s.JobVersion(ctx, "never")
+		require.NoError(t, err)
+		assert.NotEqual(t, none, v, "a recorded job has a version")
+		assert.NotEqual(t, none, sv)
+		_, err = s.RecordRun(ctx, StoredRun{Run: run("b", "t2", testrun.KindAfterTurn, map[string]testrun.Outcome{"x": fail}), JobID: "j"})
+		require.NoError(t, err)
+		v2, err := s.JobVersion(ctx, "j")
+		require.NoError(t, err)
+		assert.NotEqual(t, v, v2)
+	})
+}

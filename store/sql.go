@@ -175,14 +175,29 @@ var migrations = [][]string{
 		`CREATE INDEX runs_last_recorded_at ON runs (last_recorded_at)`,
 	},
 	5: {
-		// How many times retention dropped runs or per-case maps: part of
-		// every JobVersion, so that what was rendered from a run's cases is
-		// not answered once they went. (Reading whether a row keeps its
-		// cases walks the whole stored map in SQLite; this is one row.)
+		// How many times retention dropped runs or per-case maps (the
+		// versions of version 6 tell each job and session apart).
 		`CREATE TABLE run_prunes (
 			id INTEGER NOT NULL PRIMARY KEY,
 			n  BIGINT  NOT NULL)`,
 		`INSERT INTO run_prunes (id, n) VALUES (1, 0)`,
+	},
+	6: {
+		// The version of each job's and session's runs (scope 'job' or
+		// 'session'): every write that changes what they answer (a
+		// tagging, retention) sets it to the next value of run_writes, so
+		// that a version is never given twice. JobVersion reads one row.
+		`CREATE TABLE run_writes (
+			id INTEGER NOT NULL PRIMARY KEY,
+			n  BIGINT  NOT NULL)`,
+		`INSERT INTO run_writes (id, n) VALUES (1, 1)`,
+		`CREATE TABLE run_versions (
+			scope   TEXT   NOT NULL,
+			key     TEXT   NOT NULL,
+			version BIGINT NOT NULL,
+			PRIMARY KEY (scope, key))`,
+		`INSERT INTO run_versions (scope, key, version) SELECT 'job', job_id, 1 FROM run_tags GROUP BY job_id`,
+		`INSERT INTO run_versions (scope, key, version) SELECT 'session', session_ref, 1 FROM run_tags GROUP BY session_ref`,
 	},
 }
 
