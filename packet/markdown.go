@@ -130,6 +130,9 @@ func (b *mdBuilder) failures(title string, l list[failureView]) {
 	}
 	n := items(b, l.Items, func(f failureView) string {
 		s := "\n**" + mdText(f.Outcome) + "**: " + mdText(f.ID) + "\n"
+		if f.Rerun != "" {
+			s += "\nRerun: " + mdCode(f.Rerun) + "\n"
+		}
 		switch {
 		case f.Message == "":
 			return s
@@ -201,6 +204,27 @@ func mdText(s string) string {
 
 func isPunct(c byte) bool {
 	return (c >= '!' && c <= '/') || (c >= ':' && c <= '@') || (c >= '[' && c <= '`') || (c >= '{' && c <= '~')
+}
+
+// mdCode is s as a code span: delimited by more backticks than any run of
+// them in s, padded with a space when s starts or ends with a backtick, so
+// s is shown exactly as it is (it holds no newline: it has been escaped
+// for one line).
+func mdCode(s string) string {
+	longest, run := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", longest+1)
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") || strings.HasPrefix(s, " ") {
+		s = " " + s + " "
+	}
+	return fence + s + fence
 }
 
 // fenceFor returns a code fence of backticks longer than any run of

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hangar-dev/testresults/report"
 	"github.com/hangar-dev/testresults/testrun"
 )
 
@@ -160,4 +161,43 @@ func TestNotRunShown(t *testing.T) {
 		assert.NotContains(t, html, "never ran", name)
 		assert.Contains(t, md, "complete, counted", name)
 	}
+}
+
+// TestPacketRerunCommands: each failure of a run from a runner that takes
+// one test comes with the command that reruns it, shown exactly (a code
+// span no backtick of the test's name can close; HTML-escaped in HTML).
+func TestPacketRerunCommands(t *testing.T) {
+	run, err := report.ReadRun([]string{"../testdata/runners/go/reports/gotestsum.xml"})
+	require.NoError(t, err)
+	in := Input{After: run, Comparison: testrun.Compare(nil, run), Repository: "../testdata/runners/go"}
+	var md, html bytes.Buffer
+	require.NoError(t, Markdown(&md, in))
+	require.NoError(t, HTML(&html, in))
+	assert.Contains(t, md.String(), "**failed**: example\\.com\\/runnersample\\/calc\\:\\:TestFailure\n\nRerun: `go test -count=1 -run '^TestFailure$' ./calc`\n")
+	assert.Contains(t, md.String(), "Rerun: `go test -count=1 -run '^TestOuter$/^inner$/^deeper_fails$' ./calc`")
+	assert.Contains(t, html.String(), "<p>Rerun: <code>go test -count=1 -run &#39;^TestFailure$&#39; ./calc</code></p>")
+
+	in.Repository = ""
+	md.Reset()
+	require.NoError(t, Markdown(&md, in))
+	assert.Contains(t, md.String(), "Rerun: `go test -count=1 -run '^TestFailure$' example.com/runnersample/calc`", "no repository: the import path")
+
+	n := 1
+	b := testrun.NewBuilder()
+	b.AddReport(testrun.ReportInfo{Path: "junit.xml", Dialect: "jest-junit", Tests: &n},
+		[]testrun.Execution{{ID: "a `b` c::a `b` c", Scope: "s", Outcome: testrun.OutcomeFailed, Message: "no"}}, nil)
+	jr := b.Build()
+	jr.ID = "j"
+	md.Reset()
+	require.NoError(t, Markdown(&md, Input{After: jr, Comparison: testrun.Compare(nil, jr)}))
+	assert.Contains(t, md.String(), "Rerun: ``npx jest -t '^a `b` c$'``\n")
+
+	b = testrun.NewBuilder()
+	b.AddReport(testrun.ReportInfo{Path: "junit.xml", Dialect: "surefire", Tests: &n},
+		[]testrun.Execution{{ID: "calc.CalcTest::fails", Scope: "s", Outcome: testrun.OutcomeFailed, Message: "no"}}, nil)
+	sr := b.Build()
+	sr.ID = "s"
+	md.Reset()
+	require.NoError(t, Markdown(&md, Input{After: sr, Comparison: testrun.Compare(nil, sr)}))
+	assert.NotContains(t, md.String(), "Rerun:", "no command for a runner that takes no test id")
 }

@@ -22,6 +22,10 @@ type Input struct {
 	// FlakyList names the flaky list the marks were read from (for example
 	// its repository and environment); "" when no list was read.
 	FlakyList string
+	// Repository is the folder the check ran in, for the command that
+	// reruns each failing test (testrun.RerunCommand); "" gives only the
+	// commands that need no file of it.
+	Repository string
 }
 
 // flakyState says how a flaky test stands against the flaky list.
@@ -37,6 +41,9 @@ type failureView struct {
 	ID      string
 	Outcome string
 	Message string
+	// Rerun is the shell line that reruns the test, "" when its runner
+	// takes none.
+	Rerun string
 }
 
 type flakyView struct {
@@ -99,6 +106,19 @@ func (c config) id(s string) string { return term.Escape(testrun.Clip(s, c.maxID
 
 func (c config) msg(s string) string { return term.Escape(testrun.Clip(s, c.maxMessage)) }
 
+// failure is how f of run r is shown, with the command that reruns it.
+func (c config) failure(r *testrun.Run, f testrun.Failure, repo string) failureView {
+	v := failureView{ID: c.id(f.ID), Outcome: string(f.Outcome), Message: c.msg(f.Message)}
+	var opts []testrun.RerunOption
+	if repo != "" {
+		opts = append(opts, testrun.WithRepository(repo))
+	}
+	if argv := testrun.RerunCommand(r, f.ID, opts...); argv != nil {
+		v.Rerun = term.EscapeLine(testrun.Clip(testrun.ShellQuote(argv), c.maxID+100))
+	}
+	return v
+}
+
 func newView(in Input, c config) view {
 	r, cmp := in.After, in.Comparison
 	v := view{
@@ -138,7 +158,7 @@ func newView(in Input, c config) view {
 		if cmp.Available {
 			nf := make([]failureView, len(cmp.NewFailures))
 			for i, f := range cmp.NewFailures {
-				nf[i] = failureView{ID: c.id(f.ID), Outcome: string(f.Outcome), Message: c.msg(f.Message)}
+				nf[i] = c.failure(r, f, in.Repository)
 			}
 			v.NewFailures = capList(nf, c.maxItems)
 		}
@@ -165,7 +185,7 @@ func newView(in Input, c config) view {
 	if in.Base == nil && len(r.Failures) > 0 {
 		fs := make([]failureView, len(r.Failures))
 		for i, f := range r.Failures {
-			fs[i] = failureView{ID: c.id(f.ID), Outcome: string(f.Outcome), Message: c.msg(f.Message)}
+			fs[i] = c.failure(r, f, in.Repository)
 		}
 		v.Failures = capList(fs, c.maxItems)
 		// The run lists its first failures only; the counts say how many.

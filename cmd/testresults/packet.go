@@ -92,7 +92,9 @@ func runPacket(ctx context.Context, args []string, env Env) error {
 		return rejectedf("after: %v", err)
 	}
 
-	in := packet.Input{After: after, Base: base}
+	// The check ran here (a packet is made in the repository's CI job):
+	// a failing test's rerun command is named relative to this folder.
+	in := packet.Input{After: after, Base: base, Repository: "."}
 	var opts []testrun.CompareOption
 	if o.repo != "" {
 		loc, err := storeLocation(o.store, env)

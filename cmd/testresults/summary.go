@@ -4,21 +4,55 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/hangar-dev/testresults/internal/term"
 	"github.com/hangar-dev/testresults/testrun"
 )
 
 // summary prints runs for people: on stderr, colour only when useColor
-// says so, every name from a report escaped (escapeControl).
+// says so and w is the terminal writer (which paints it), every name from
+// a report escaped.
 type summary struct {
 	w     io.Writer
 	color bool
+	// repo is the folder the check ran in, for the rerun commands; "" is
+	// the current folder.
+	repo string
 }
 
-func (s summary) paint(code, text string) string {
-	if !s.color {
-		return text
+// style is text to print in st through printf.
+func (s summary) style(st term.Style, text string) term.Painted { return term.Paint(st, text) }
+
+// paint returns text as it is: colour codes inside printed text would reach
+// the terminal escaped. Print with printf and style instead.
+func (s summary) paint(_, text string) string { return text }
+
+// printf prints through the terminal writer, which escapes the format and
+// every argument and paints the term.Painted ones when colour is on;
+// elsewhere Painted values print as their escaped text.
+func (s summary) printf(format string, args ...any) {
+	if tw, ok := s.w.(*term.Writer); ok && s.color {
+		tw.Printf(format, args...)
+		return
 	}
-	return "\x1b[" + code + "m" + text + "\x1b[0m"
+	fmt.Fprintf(s.w, format, args...)
+}
+
+// failure prints one failing test: its outcome, its id and the headline of
+// its message on one line, then the command that reruns it when the
+// runner takes one.
+func (s summary) failure(run *testrun.Run, f testrun.Failure) {
+	line := term.EscapeLine(f.ID)
+	if h := testrun.Headline(f.ID, f.Message); h != "" {
+		line += " — " + term.EscapeLine(h)
+	}
+	s.printf("  %-6s %s\n", s.style(term.StyleRed, string(f.Outcome)), line)
+	repo := s.repo
+	if repo == "" {
+		repo = "."
+	}
+	if argv := testrun.RerunCommand(run, f.ID, testrun.WithRepository(repo)); argv != nil {
+		s.printf("         rerun: %s\n", term.EscapeLine(testrun.ShellQuote(argv)))
+	}
 }
 
 // describe prints what run holds, one indented line each: its counts, its
@@ -31,50 +65,50 @@ func (s summary) describe(run *testrun.Run, where string) {
 		if c.Flaky > 0 {
 			line += fmt.Sprintf(", %d flaky", c.Flaky)
 		}
-		fmt.Fprintln(s.w, line)
+		s.printf("%s\n", line)
 	} else {
-		fmt.Fprintln(s.w, "  no test counts: "+s.paint("33", "nothing was counted"))
+		s.printf("  no test counts: %s\n", s.style(term.StyleYellow, "nothing was counted"))
 	}
 	if cov := run.Coverage; cov != nil {
 		switch {
 		case cov.LineRate != nil && cov.LinesCovered != nil && cov.LinesValid != nil:
-			fmt.Fprintf(s.w, "  coverage: %.1f%% of lines (%d of %d)\n", *cov.LineRate*100, *cov.LinesCovered, *cov.LinesValid)
+			s.printf("  coverage: %.1f%% of lines (%d of %d)\n", *cov.LineRate*100, *cov.LinesCovered, *cov.LinesValid)
 		case cov.LineRate != nil:
-			fmt.Fprintf(s.w, "  coverage: %.1f%% of lines\n", *cov.LineRate*100)
+			s.printf("  coverage: %.1f%% of lines\n", *cov.LineRate*100)
 		case cov.Reason != "":
-			fmt.Fprintf(s.w, "  coverage: unknown (%s)\n", escapeControl(cov.Reason))
+			s.printf("  coverage: unknown (%s)\n", term.EscapeLine(cov.Reason))
 		}
 	}
 	for i, f := range run.Failures {
 		if i == summaryFailures {
-			fmt.Fprintf(s.w, "  ... %d more in %s\n", len(run.Failures)-i, where)
+			s.printf("  ... %d more in %s\n", len(run.Failures)-i, where)
 			break
 		}
-		fmt.Fprintf(s.w, "  %-6s %s\n", s.paint("31", string(f.Outcome)), escapeControl(f.ID))
+		s.failure(run, f)
 	}
 	for _, id := range run.Flaky {
-		fmt.Fprintf(s.w, "  %-6s %s\n", s.paint("33", "flaky"), escapeControl(id))
+		s.printf("  %-6s %s\n", s.style(term.StyleYellow, "flaky"), term.EscapeLine(id))
 	}
 	if nr := run.NotRun; nr != nil {
 		for i, id := range nr.IDs {
 			if i == summaryFailures {
-				fmt.Fprintf(s.w, "  ... %d more expected tests that never ran (not_run in %s)\n", nr.Count-i, where)
+				s.printf("  ... %d more expected tests that never ran (not_run in %s)\n", nr.Count-i, where)
 				break
 			}
-			fmt.Fprintf(s.w, "  %-6s %s\n", s.paint("33", "not run"), escapeControl(id))
+			s.printf("  %-6s %s\n", s.style(term.StyleYellow, "not run"), term.EscapeLine(id))
 		}
 	}
 	for _, r := range run.IncompleteReasons {
-		fmt.Fprintf(s.w, "  %s %s\n", s.paint("33", "incomplete:"), escapeControl(r))
+		s.printf("  %s %s\n", s.style(term.StyleYellow, "incomplete:"), term.EscapeLine(r))
 	}
 }
 
 // parsed prints the summary of a run that parse read: whether it is
 // complete and what describe says of it.
 func (s summary) parsed(run *testrun.Run) {
-	state := s.paint("32", "complete")
+	state := s.style(term.StyleGreen, "complete")
 	if !run.Complete {
-		state = s.paint("33", "incomplete")
+		state = s.style(term.StyleYellow, "incomplete")
 	}
 	failed := 0
 	for _, r := range run.Reports {
@@ -82,8 +116,8 @@ func (s summary) parsed(run *testrun.Run) {
 			failed++
 		}
 	}
-	fmt.Fprintf(s.w, "testresults parse: run %s %s (%d %s, %d refused or partly read)\n",
-		escapeControl(run.ID), state, len(run.Reports), plural(len(run.Reports), "report"), failed)
+	s.printf("testresults parse: run %s %s (%d %s, %d refused or partly read)\n",
+		term.EscapeLine(run.ID), state, len(run.Reports), plural(len(run.Reports), "report"), failed)
 	s.describe(run, "the run on stdout")
 }
 
