@@ -132,12 +132,14 @@ func runDiff(_ context.Context, args []string, env Env) error {
 		return withCode(code)
 	}
 	// Test ids and messages come from reports: escaped for the terminal.
-	printComparison(term.NewWriter(env.Stdout), c)
+	printComparison(term.NewWriter(env.Stdout), c, after)
 	return withCode(code)
 }
 
-// printComparison writes the comparison for people.
-func printComparison(w io.Writer, c testrun.Comparison) {
+// printComparison writes the comparison for people: each new failure with
+// the headline of its message and, where its runner takes one, the command
+// that reruns it (from the current folder).
+func printComparison(w io.Writer, c testrun.Comparison, after *testrun.Run) {
 	fmt.Fprintf(w, "base %s → after %s\n", c.BaseID, c.AfterID)
 	if !c.Available {
 		fmt.Fprintf(w, "comparison unavailable: %s\n", c.Unavailable)
@@ -146,7 +148,10 @@ func printComparison(w io.Writer, c testrun.Comparison) {
 	} else {
 		fmt.Fprintf(w, "new failures (%d):\n", len(c.NewFailures))
 		for _, f := range c.NewFailures {
-			fmt.Fprintf(w, "  %-7s %s%s\n", f.Outcome, f.ID, firstLine(f.Message))
+			fmt.Fprintf(w, "  %-7s %s%s\n", f.Outcome, term.EscapeLine(f.ID), headline(f))
+			if argv := testrun.RerunCommand(after, f.ID, testrun.WithRepository(".")); argv != nil {
+				fmt.Fprintf(w, "          rerun: %s\n", term.EscapeLine(testrun.ShellQuote(argv)))
+			}
 		}
 	}
 	if c.BaseFailures != nil {
@@ -172,14 +177,14 @@ func printComparison(w io.Writer, c testrun.Comparison) {
 	}
 }
 
-func firstLine(msg string) string {
-	if msg == "" {
+// headline is " — " and the line of f's message that says what failed, ""
+// when none does.
+func headline(f testrun.Failure) string {
+	h := testrun.Headline(f.ID, f.Message)
+	if h == "" {
 		return ""
 	}
-	if i := strings.IndexByte(msg, '\n'); i >= 0 {
-		msg = msg[:i]
-	}
-	return " — " + testrun.Clip(msg, 120)
+	return " — " + term.EscapeLine(testrun.Clip(h, 120))
 }
 
 func listTail(ids []string) string {

@@ -178,3 +178,23 @@ func TestEveryReaderTakesTestResults(t *testing.T) {
 		})
 	}
 }
+
+// TestDiffFailureLines: diff's new failures from a real gotestsum report
+// say what failed (not gotestsum's "Failed") and how to rerun each one.
+func TestDiffFailureLines(t *testing.T) {
+	dir := t.TempDir()
+	base := writeRun(t, dir, "base", testrun.KindBase, "T", map[string]testrun.Outcome{"x": passed})
+	project, err := filepath.Abs(filepath.Join("..", "..", "testdata", "runners", "go"))
+	require.NoError(t, err)
+	t.Chdir(project)
+	code, out, stderr := runCmd(t, "parse", "--kind", "after_turn", "--id", "after", "reports/gotestsum.xml")
+	require.Equal(t, exitOK, code, stderr)
+	after := filepath.Join(dir, "after.json")
+	require.NoError(t, os.WriteFile(after, []byte(out), 0o644))
+
+	code, out, _ = runCmd(t, "diff", base, after)
+	assert.Equal(t, exitFailed, code)
+	assert.Contains(t, out, "  failed  example.com/runnersample/calc::TestFailure — calc_test.go:18: total mismatch: want 5 got 4\n"+
+		"          rerun: go test -count=1 -run '^TestFailure$' ./calc\n")
+	assert.NotContains(t, out, "— Failed")
+}
