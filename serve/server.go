@@ -99,8 +99,8 @@ func New(s store.Store, o Options) *Server {
 		cache = newBodyCache(orDefault(o.CacheBytes, DefaultCacheBytes))
 	}
 	return &Server{
-		cache: cache,
-		runs:  s, flaky: s, opts: o, tokenSum: sha256.Sum256([]byte(o.AdminToken)),
+		runs: s, flaky: s, opts: o, tokenSum: sha256.Sum256([]byte(o.AdminToken)),
+		cache:   cache,
 		exports: make(chan struct{}, orDefault(o.MaxExports, DefaultMaxExports)),
 		bounds: pageBounds{
 			runs:      orDefault(o.OtelPageRuns, OtelPageRuns),
