@@ -220,6 +220,20 @@ func TestRunGoTestJSONSmall(t *testing.T) {
 	assert.Equal(t, testrun.Counts{Total: 1, Passed: 1}, *res.Run.Counts)
 	assert.True(t, res.Run.Complete, "%v", res.Run.IncompleteReasons)
 	assert.Equal(t, testrun.OutcomePassed, res.Run.Cases["p::TestA"])
+
+	// The folder of a run that kept go-test.json is an earlier run's: a
+	// run again into it empties it and keeps its own.
+	_, err := res.WriteResults()
+	require.NoError(t, err)
+	require.NoError(t, res.Close())
+	var out bytes.Buffer
+	again, err := Run(context.Background(), []string{"go", "test", "-json"}, WithDir(t.TempDir()), WithEnv(fakeEnv(fake)),
+		WithStdio(nil, &out, nil), WithReportDir(res.Dir))
+	require.NoError(t, err)
+	assert.Equal(t, smallStream, out.String())
+	require.NotNil(t, again.Run.Counts, "%v", again.Run.IncompleteReasons)
+	assert.Equal(t, 1, again.Run.Counts.Total)
+	assert.True(t, again.Run.Complete, "%v", again.Run.IncompleteReasons)
 }
 
 func TestGoTestDetection(t *testing.T) {
