@@ -171,3 +171,38 @@ func TestTestResultsKeysDisjoint(t *testing.T) {
 		assert.Contains(t, testResultsSpec.fields, k)
 	}
 }
+
+// FuzzReadTestResults: no input panics the reader, and what it accepts is
+// written back in the one form, which it reads again to the same results.
+func FuzzReadTestResults(f *testing.F) {
+	run, cmp := resultsPair(&testing.T{})
+	for _, tr := range []TestResults{{Run: run}, {Run: run, Comparison: cmp}} {
+		b, err := tr.MarshalJSON()
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte(`{"id":"x","base_id":"y"}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got, err := ReadTestResults(bytes.NewReader(data))
+		if err != nil {
+			if !errors.Is(err, ErrInvalidRun) {
+				t.Fatalf("error does not wrap ErrInvalidRun: %v", err)
+			}
+			return
+		}
+		b, err := got.MarshalJSON()
+		if err != nil {
+			t.Fatalf("accepted results cannot be written: %v", err)
+		}
+		again, err := ReadTestResults(bytes.NewReader(b))
+		if err != nil {
+			t.Fatalf("written results are refused: %v\n%s", err, b)
+		}
+		b2, err := again.MarshalJSON()
+		if err != nil || !bytes.Equal(b, b2) {
+			t.Fatalf("not stable: %v\n%s\n%s", err, b, b2)
+		}
+	})
+}
