@@ -4,4 +4,16 @@
 // flaky list for admins, and an HTML page per job that reads without
 // JavaScript. Every response is bounded, and the work for a request stops
 // when its context is done.
+//
+// Stored runs do not change, so a response rendered from them is rendered
+// once: the server keeps it (within Options.CacheBytes, least recently
+// used out first) with its gzip form and a strong ETag, the SHA-256 of its
+// bytes, under the request's path and query and the store's version of the
+// job or session (store.RunStore.JobVersion, one row read per request). A
+// run tagged for the job, a run it lists tagged elsewhere, or retention
+// gives a new version, and the next request renders anew: a kept response
+// is never answered for runs that changed. If-None-Match with the ETag
+// answers 304; a client that accepts gzip gets the kept gzip form. A
+// summary reads no run's cases but the failing ones (and, of the latest
+// run, those failing in the base), and a cases page reads only its cases.
 package serve

@@ -21,6 +21,12 @@
 // content under the same id, it is refused (ErrRunConflict) and the
 // stored run stays as it was.
 //
+// Each job and session has a version (JobVersion) that every write
+// changing what its runs answer sets anew, in the writer's transaction;
+// readers keep what they rendered for as long as it stays. RunPage and
+// RunOutcomes read a page of a run's cases, or its failing ones, out of
+// the stored map's bytes and decode no other case.
+//
 // The store decides nothing: what counts as flaky, when an entry expires
 // and what it excuses are the rules of package testrun, which the store
 // calls. A same-tree sighting is a new flip: a run whose pass and fail on
