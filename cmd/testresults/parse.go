@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"regexp"
 	"sync"
 	"time"
 
@@ -105,7 +104,22 @@ func newParseFlags() (*pflag.FlagSet, *parseOptions) {
 	return fs, o
 }
 
-var commitRE = regexp.MustCompile(`^[0-9a-fA-F]{4,64}$`)
+// isHexCommit reports whether s is a commit SHA or an abbreviation of one:
+// 4 to 64 hex digits, either case. (A loop, not a regular expression: the
+// pattern's compilation cost every command about 50 KB at start-up.)
+func isHexCommit(s string) bool {
+	if len(s) < 4 || len(s) > 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case '0' <= c && c <= '9', 'a' <= c && c <= 'f', 'A' <= c && c <= 'F':
+		default:
+			return false
+		}
+	}
+	return true
+}
 
 func runParse(ctx context.Context, args []string, env Env) error {
 	fs, o := newParseFlags()
@@ -127,7 +141,7 @@ func runParse(ctx context.Context, args []string, env Env) error {
 			return usageErr("%s", err.msg)
 		}
 	}
-	if o.commit != "" && !commitRE.MatchString(o.commit) {
+	if o.commit != "" && !isHexCommit(o.commit) {
 		return usageErr("--commit %q is not a hex commit SHA", o.commit)
 	}
 	if fs.Changed("exit-code") && testrun.CheckExitCode(o.exitCode) != nil {
