@@ -3,8 +3,9 @@ package testrun
 import (
 	"bytes"
 	"fmt"
-	"regexp"
 	"strings"
+
+	"github.com/hangar-dev/testresults/internal/lazyre"
 )
 
 // Bounds of the output scan.
@@ -33,7 +34,7 @@ type OutputFailure struct {
 
 type outputPattern struct {
 	runner string
-	re     *regexp.Regexp
+	re     *lazyre.Regexp // compiled the first time a line holds quick
 	// quick is a substring every matching line holds, tested before re.
 	quick string
 }
@@ -43,20 +44,20 @@ type outputPattern struct {
 var outputPatterns = []outputPattern{
 	// pytest's short summary ("FAILED a.py::t - msg", "ERROR a.py::t")
 	// and its verbose progress ("a.py::t FAILED   [ 50%]").
-	{"pytest", regexp.MustCompile(`^(?:FAILED|ERROR) (\S+?(?:::\S+?|\.py))(?: - .*)?$`), " "},
-	{"pytest", regexp.MustCompile(`^(\S+::\S+) (?:FAILED|ERROR)(?: +\[ *\d+%\])?$`), "::"},
+	{"pytest", lazyre.New(`^(?:FAILED|ERROR) (\S+?(?:::\S+?|\.py))(?: - .*)?$`), " "},
+	{"pytest", lazyre.New(`^(\S+::\S+) (?:FAILED|ERROR)(?: +\[ *\d+%\])?$`), "::"},
 	// go test: "--- FAIL: TestX (0.00s)", indented for subtests.
-	{"go", regexp.MustCompile(`^\s*--- FAIL: (\S+) \([\d.]+m?s\)$`), "--- FAIL: "},
+	{"go", lazyre.New(`^\s*--- FAIL: (\S+) \([\d.]+m?s\)$`), "--- FAIL: "},
 	// cargo test: "test tests::x ... FAILED".
-	{"cargo", regexp.MustCompile(`^test (\S+) \.\.\. FAILED$`), "... FAILED"},
+	{"cargo", lazyre.New(`^test (\S+) \.\.\. FAILED$`), "... FAILED"},
 	// jest: "  ● suite › test" heads each failure.
-	{"jest", regexp.MustCompile(`^\s*● (.+?)\s*$`), "●"},
+	{"jest", lazyre.New(`^\s*● (.+?)\s*$`), "●"},
 }
 
 // jestNotices are ● lines that name no test.
 var jestNotices = []string{"Validation Warning", "Validation Error", "Deprecation Warning", "Configuration Error"}
 
-var ansiEscape = regexp.MustCompile(`\x1b\[[0-9;?]*[ -/]*[@-~]`)
+var ansiEscape = lazyre.New(`\x1b\[[0-9;?]*[ -/]*[@-~]`)
 
 // ScanOutput returns the failing tests that out names, in the order first
 // named, each once. Only the last MaxOutputBytes are read, lines longer
@@ -83,13 +84,13 @@ func ScanOutput(out []byte) []OutputFailure {
 		}
 		s := strings.TrimRight(string(line), "\r")
 		if strings.IndexByte(s, 0x1b) >= 0 {
-			s = ansiEscape.ReplaceAllString(s, "")
+			s = ansiEscape.Regexp().ReplaceAllString(s, "")
 		}
 		for _, p := range outputPatterns {
 			if !strings.Contains(s, p.quick) {
 				continue
 			}
-			m := p.re.FindStringSubmatch(s)
+			m := p.re.Regexp().FindStringSubmatch(s)
 			if m == nil {
 				continue
 			}
