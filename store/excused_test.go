@@ -1,0 +1,130 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/hangar-dev/testresults/testrun"
+)
+
+// TestExcusedMatchesEntries: Excused, which decides most entries from
+// their first and last sighting in one query, answers what
+// testrun.FlakyEntry.Excused answers on the whole entry, for job starts on
+// either side of every sighting, of every sighting's expiry, to the
+// nanosecond and to the microsecond the columns keep: entries seen once,
+// many times, again since the job started, more often than they keep,
+// afresh after expiring, and the same test in another repository or
+// environment.
+func TestExcusedMatchesEntries(t *testing.T) {
+	forEach(t, func(t *testing.T, b backend) {
+		s := open(t, b.location(t), newClock())
+		ss := s.(*sqlStore)
+		ctx := context.Background()
+		t0 := time.Date(2026, 10, 1, 9, 30, 0, 123456789, time.UTC)
+		entry := func(repo, env, id string, at ...time.Time) testrun.FlakyEntry {
+			e := testrun.FlakyEntry{Repository: repo, Environment: env, TestID: id}
+			for _, a := range at {
+				e.Add(testrun.FlakySeen{How: testrun.FlakyRunnerRetry, Runs: []string{"r"}, At: a})
+			}
+			return e
+		}
+		var many []time.Time
+		for i := range testrun.MaxFlakySeen + 3 {
+			many = append(many, t0.Add(time.Duration(i)*3*24*time.Hour+time.Duration(i)*time.Nanosecond))
+		}
+		entries := []testrun.FlakyEntry{
+			entry("r", "e", "once", t0),
+			entry("r", "e", "whole-micro", t0.Truncate(time.Microsecond)),
+			entry("r", "e", "several", t0, t0.Add(time.Hour+1), t0.Add(2*24*time.Hour-1)),
+			entry("r", "e", "many", many...),
+			entry("r", "e", "expired-then-again", t0, t0.Add(testrun.FlakyTTL+time.Hour+7)),
+			entry("r", "other-env", "elsewhere", t0),
+			entry("other-repo", "e", "elsewhere", t0),
+		}
+		require.NoError(t, ss.inTx(ctx, "fill", func(tx *sql.Tx) error { return ss.putEntries(ctx, tx, entries) }))
+		ids := []string{"once", "whole-micro", "several", "many", "expired-then-again", "elsewhere", "absent"}
+
+		var starts []time.Time
+		for _, e := range entries {
+			for _, seen := range e.Seen {
+				for _, base := range []time.Time{seen.At, seen.At.Add(testrun.FlakyTTL)} {
+					for _, d := range []time.Duration{-time.Microsecond, -1, 0, 1, 999, time.Microsecond, time.Microsecond + 1} {
+						starts = append(starts, base.Add(d))
+					}
+				}
+			}
+			starts = append(starts, e.FirstSeen, e.FirstSeen.Add(1), e.LastSeen.Add(-1))
+		}
+		whole, err := s.Lookup(ctx, "r", "e", ids)
+		require.NoError(t, err)
+		excusedSome := false
+		for _, start := range starts {
+			got, err := Excused(ctx, s, "r", "e", ids, start)
+			require.NoError(t, err)
+			want := map[string]bool{}
+			for _, id := range ids {
+				e, ok := whole[id]
+				want[id] = ok && e.Excused(start)
+				excusedSome = excusedSome || want[id]
+			}
+			require.Equal(t, want, got, fmt.Sprintf("job start %s", start.Format(time.RFC3339Nano)))
+		}
+		require.True(t, excusedSome, "some job start is excused")
+	})
+}
+
+// TestExcusedManyIDs: any number of ids is answered, each id a key, also
+// more than one multi-row statement holds, repeated ids and none.
+func TestExcusedManyIDs(t *testing.T) {
+	forEach(t, func(t *testing.T, b backend) {
+		c := newClock()
+		s := open(t, b.location(t), c)
+		ss := s.(*sqlStore)
+		ctx := context.Background()
+		var entries []testrun.FlakyEntry
+		var ids []string
+		for i := range 3 * chunk {
+			id := fmt.Sprintf("t%05d", i)
+			ids = append(ids, id)
+			if i%3 == 0 {
+				e := testrun.FlakyEntry{Repository: "r", Environment: "e", TestID: id}
+				e.Add(testrun.FlakySeen{How: testrun.FlakyRunnerRetry, Runs: []string{"r"}, At: c.Now().Add(-time.Hour)})
+				entries = append(entries, e)
+			}
+		}
+		require.NoError(t, ss.inTx(ctx, "fill", func(tx *sql.Tx) error { return ss.putEntries(ctx, tx, entries) }))
+		got, err := Excused(ctx, s, "r", "e", append(ids, ids[0], ids[1]), c.Now())
+		require.NoError(t, err)
+		require.Len(t, got, len(ids))
+		for i, id := range ids {
+			require.Equal(t, i%3 == 0, got[id], id)
+		}
+		none, err := Excused(ctx, s, "r", "e", nil, c.Now())
+		require.NoError(t, err)
+		require.Empty(t, none)
+	})
+}
+
+// TestExcusedBadSightings: an entry whose kept sightings must be read and
+// cannot be is an error naming the test, not a silent answer.
+func TestExcusedBadSightings(t *testing.T) {
+	forEach(t, func(t *testing.T, b backend) {
+		c := newClock()
+		s := open(t, b.location(t), c)
+		ss := s.(*sqlStore)
+		ctx := context.Background()
+		e := testrun.FlakyEntry{Repository: "r", Environment: "e", TestID: "broken"}
+		e.Add(testrun.FlakySeen{How: testrun.FlakyRunnerRetry, Runs: []string{"a"}, At: c.Now().Add(-time.Hour)})
+		e.Add(testrun.FlakySeen{How: testrun.FlakyRunnerRetry, Runs: []string{"b"}, At: c.Now().Add(time.Hour)})
+		require.NoError(t, ss.inTx(ctx, "fill", func(tx *sql.Tx) error { return ss.putEntries(ctx, tx, []testrun.FlakyEntry{e}) }))
+		_, err := ss.db.ExecContext(ctx, ss.q(`UPDATE flaky_entries SET seen = ? WHERE test_id = ?`), `[{"at": 7}]`, "broken")
+		require.NoError(t, err)
+		_, err = Excused(ctx, s, "r", "e", []string{"broken"}, c.Now())
+		require.ErrorContains(t, err, `entry "broken": sightings`)
+	})
+}
