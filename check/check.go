@@ -240,10 +240,10 @@ func Run(ctx context.Context, argv []string, opts ...Option) (*Result, error) {
 	read, _ := report.ReadRun(paths, ropts...)
 	switch {
 	case len(read.Reports) == 0 && isGoTest && !goJSON:
-		read.IncompleteReasons = []string{ReasonGoTestNoReport}
+		read.IncompleteReasons = noReport(ReasonGoTestNoReport, read.NotRun)
 		read.Complete = false
 	case len(read.Reports) == 0:
-		read.IncompleteReasons = []string{ReasonNoReport}
+		read.IncompleteReasons = noReport(ReasonNoReport, read.NotRun)
 		read.Complete = false
 	}
 	if capt != nil && capt.over && capt.err == nil {
@@ -258,6 +258,15 @@ func Run(ctx context.Context, argv []string, opts ...Option) (*Result, error) {
 	}
 	setResults(run, read, reasons)
 	return res, nil
+}
+
+// noReport is the incomplete reasons of a run that read no report: reason,
+// and how many expected tests never ran when the run was checked.
+func noReport(reason string, notRun *testrun.NotRun) []string {
+	if notRun != nil && notRun.Count > 0 {
+		return []string{reason, testrun.NotRunReason(notRun.Count)}
+	}
+	return []string{reason}
 }
 
 // setResults copies the result fields of read into run, with more reasons

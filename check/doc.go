@@ -5,8 +5,9 @@
 // group), keeps the tail of its output, reads the commit and working-tree
 // digest before the command starts, and then builds the run (package
 // testrun) from the reports that are newer than the start and free of
-// symbolic links (package report). Prune applies the retention of report
-// folders.
+// symbolic links (package report). The standard output of go test -json
+// is also kept as go-test.json in the report folder and read as its report.
+// Prune applies the retention of report folders.
 //
 // # What the check leaves behind
 //

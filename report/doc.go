@@ -2,9 +2,9 @@
 // and reads them, safely, into a testrun.Run.
 //
 // Reports are untrusted input: the repository's own code writes them. Files
-// are found by content, not only by name (JUnit XML, Cobertura XML, lcov);
-// symbolic links are refused; every report and every run is read within the
-// limits below, and anything over a limit, hostile (entities), truncated,
+// are found by content, not only by name (JUnit XML, Cobertura XML, lcov,
+// go test -json); symbolic links are refused; every report and every run is
+// read within the limits below, and anything over a limit, hostile (entities), truncated,
 // binary or malformed makes the run incomplete with the reason recorded,
 // never a silent pass. Files that are well-formed XML but not reports (a
 // pom.xml, a failsafe-summary.xml) are listed as skipped. A report is read

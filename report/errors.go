@@ -65,7 +65,8 @@ var (
 	ErrChar = xmlsafe.ErrChar
 	// ErrTruncated: a document or tracefile cut short.
 	ErrTruncated = xmlsafe.ErrTruncated
-	// ErrNotXML: a file that is neither XML nor an lcov tracefile.
+	// ErrNotXML: a file that is neither XML, an lcov tracefile nor a go test
+	// -json stream.
 	ErrNotXML = xmlsafe.ErrNotXML
 )
 

@@ -24,7 +24,8 @@ type config struct {
 	// well-formed file with an unknown root is then skipped, not refused.
 	lenientRoot bool
 	runOpts     []testrun.Option
-	// feed, when set, is handed a JUnit report's executions as they are
+	// feed, when set, is handed a JUnit report's (or a go test -json
+	// stream's) executions as they are
 	// read, on the hasher's goroutine (see testrun.Feed).
 	feed *testrun.Feed
 }
