@@ -59,10 +59,8 @@ func startTracked(cmd *exec.Cmd, dir string) (*tracker, error) {
 	}
 	reaper.users++
 	t.before = map[int]bool{}
-	for _, p := range procs() {
-		if p.ppid == self {
-			t.before[p.pid] = true
-		}
+	for _, p := range children() {
+		t.before[p.pid] = true
 	}
 	if err := cmd.Start(); err != nil {
 		t.releaseLocked()
@@ -175,7 +173,7 @@ func (t *tracker) adopted() []proc {
 	}
 	var out []proc
 next:
-	for _, p := range procs() {
+	for _, p := range children() {
 		if p.ppid != t.self || p.pid == t.leader || t.before[p.pid] || p.start < t.leaderStart || p.pgid == t.selfPgid {
 			continue
 		}
@@ -212,21 +210,105 @@ type proc struct {
 	start                uint64
 }
 
-// procs lists the processes of the system.
-func procs() []proc {
-	d, err := os.Open("/proc")
+// children lists the children of this process: those it started and
+// those re-parented to it as a subreaper. It reads the children files of
+// this process's threads (a child is listed under the thread that forked
+// it, an orphan under the thread it was re-parented to), not the stat of
+// every process of the system; without those files (a kernel built
+// without CONFIG_PROC_CHILDREN) it scans every process.
+func children() []proc {
+	if !childrenFiles() {
+		return childrenByScan()
+	}
+	pids, ok := childPids()
+	if !ok {
+		return childrenByScan()
+	}
+	self := os.Getpid()
+	var out []proc
+	for _, pid := range pids {
+		// A child reaped since it was listed, its pid used again, is
+		// not ours: its stat says so.
+		if p, ok := readProc(pid); ok && p.ppid == self {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// childrenFiles reports whether the kernel lists a thread's children in
+// /proc/<pid>/task/<tid>/children.
+var childrenFiles = sync.OnceValue(func() bool {
+	_, err := os.Stat("/proc/self/task/" + strconv.Itoa(os.Getpid()) + "/children")
+	return err == nil
+})
+
+// childPids returns the pids listed in the children files of every thread
+// of this process, each once, and false if the threads cannot be listed.
+// A thread that ends in the meantime is skipped: its children are
+// re-parented to another thread of the process.
+func childPids() ([]int, bool) {
+	tasks, err := readDirNames("/proc/self/task")
+	if err != nil {
+		return nil, false
+	}
+	var pids []int
+	seen := map[int]bool{}
+	var buf bytes.Buffer
+	for _, task := range tasks {
+		buf.Reset()
+		if !readChildren("/proc/self/task/"+task+"/children", &buf) {
+			continue
+		}
+		for _, f := range bytes.Fields(buf.Bytes()) {
+			pid, err := strconv.Atoi(string(f))
+			if err == nil && pid > 0 && !seen[pid] {
+				seen[pid] = true
+				pids = append(pids, pid)
+			}
+		}
+	}
+	return pids, true
+}
+
+// readChildren reads a children file into buf, with room for a few
+// hundred pids in one read: the kernel walks the list afresh on each read,
+// so fewer reads are fewer chances to miss a child that ends meanwhile.
+func readChildren(name string, buf *bytes.Buffer) bool {
+	f, err := os.Open(name)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	buf.Grow(16 << 10)
+	_, err = buf.ReadFrom(f)
+	return err == nil
+}
+
+func readDirNames(name string) ([]string, error) {
+	d, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	return d.Readdirnames(-1)
+}
+
+// childrenByScan lists the children of this process by reading the stat
+// of every process of the system.
+func childrenByScan() []proc {
+	names, err := readDirNames("/proc")
 	if err != nil {
 		return nil
 	}
-	defer d.Close()
-	names, _ := d.Readdirnames(-1)
-	out := make([]proc, 0, len(names))
+	self := os.Getpid()
+	var out []proc
 	for _, n := range names {
 		pid, err := strconv.Atoi(n)
 		if err != nil || pid <= 0 {
 			continue
 		}
-		if p, ok := readProc(pid); ok {
+		if p, ok := readProc(pid); ok && p.ppid == self {
 			out = append(out, p)
 		}
 	}
