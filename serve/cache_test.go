@@ -359,3 +359,48 @@ func TestSummaryReadsNoWholeRun(t *testing.T) {
 		assert.NotEmpty(t, sum.Comparison.NewFailures)
 	})
 }
+
+// TestKeptExportWhileBusy: an export kept from before is answered while
+// as many exports render as MaxExports allows (it renders nothing), and
+// reads no run again.
+func TestKeptExportWhileBusy(t *testing.T) {
+	forEach(t, func(t *testing.T, st store.Store) {
+		recordJob(t, st, "job-kept", 1, 10)
+		recordJob(t, st, "job-slow", 1, 10)
+		s := New(st, Options{MaxExports: 1})
+		var loads atomic.Int32
+		entered, release := make(chan struct{}), make(chan struct{})
+		s.onRunLoaded = func(id string) {
+			loads.Add(1)
+			if id == "job-slow-run-00" {
+				close(entered)
+				<-release
+			}
+		}
+		srv := httptest.NewServer(s.Handler())
+		defer srv.Close()
+		f := &fixture{srv: srv}
+		kept := "/api/jobs/job-kept/tests?format=otel"
+		resp, first := f.get(t, kept)
+		require.Equal(t, http.StatusOK, resp.StatusCode, string(first))
+		require.Equal(t, int32(1), loads.Load())
+
+		slow := make(chan int, 1)
+		go func() {
+			resp, err := srv.Client().Get(srv.URL + "/api/jobs/job-slow/tests?format=otel")
+			if err != nil {
+				slow <- -1
+				return
+			}
+			resp.Body.Close()
+			slow <- resp.StatusCode
+		}()
+		<-entered
+		resp, body := f.get(t, kept)
+		assert.Equal(t, http.StatusOK, resp.StatusCode, "a kept export is answered while another renders: %s", body)
+		assert.Equal(t, first, body)
+		assert.Equal(t, int32(2), loads.Load(), "no run of job-kept read again")
+		close(release)
+		assert.Equal(t, http.StatusOK, <-slow)
+	})
+}
