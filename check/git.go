@@ -58,6 +58,9 @@ type gitState struct {
 // readGitState reads the work tree holding dir, its HEAD and its digest.
 // Outside a git work tree (or without git) every field is "".
 func readGitState(ctx context.Context, dir string, env []string) (gitState, error) {
+	if !mayBeWorkTree(dir, env) {
+		return gitState{}, nil // no git started where it could find nothing
+	}
 	g := gitRunner{dir: dir, env: env}
 	// One git for both: the top line, then HEAD's id unless there is no
 	// commit yet (git then fails after printing the top line).
@@ -73,6 +76,44 @@ func readGitState(ctx context.Context, dir string, env []string) (gitState, erro
 	var err error
 	st.Tree, err = TreeDigest(ctx, st.Top, env)
 	return st, err
+}
+
+// mayBeWorkTree reports whether git could find a work tree holding dir:
+// GIT_DIR or GIT_WORK_TREE is set in env, or a .git entry (a folder, or
+// the file of a linked work tree or a submodule) is in dir or a folder
+// above it, on its path as given or with its symbolic links resolved (git
+// walks up the latter). It errs on the side of true: false only where git
+// would find no work tree either.
+func mayBeWorkTree(dir string, env []string) bool {
+	for _, e := range env {
+		if strings.HasPrefix(e, "GIT_DIR=") || strings.HasPrefix(e, "GIT_WORK_TREE=") {
+			return true
+		}
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return true
+	}
+	if dotGitAbove(abs) {
+		return true
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	return err != nil || (real != abs && dotGitAbove(real))
+}
+
+// dotGitAbove reports whether the absolute folder d or a folder above it
+// holds a .git entry, or one of them cannot be looked at.
+func dotGitAbove(d string) bool {
+	for {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); !errors.Is(err, fs.ErrNotExist) {
+			return true // there, or not known not to be
+		}
+		up := filepath.Dir(d)
+		if up == d {
+			return false
+		}
+		d = up
+	}
 }
 
 // TreeDigest returns the digest of the content of the git work tree at top,
