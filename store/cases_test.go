@@ -191,3 +191,55 @@ func TestRunOutcomes(t *testing.T) {
 		assert.ErrorIs(t, err, ErrNotFound)
 	})
 }
+
+// TestFailingKept: a run's failing cases are kept when it is recorded, and
+// RunOutcomes without ids to look up reads them, not the stored map; a run
+// stored before they were kept has them kept on first read. Retention
+// drops them with the cases, and a tagging that gives the cases back keeps
+// them again.
+func TestFailingKept(t *testing.T) {
+	forEach(t, func(t *testing.T, b backend) {
+		c := newClock()
+		s := open(t, b.location(t), c)
+		ss := s.(*sqlStore)
+		ctx := context.Background()
+		r := casesRun("r1", 1234)
+		_, err := s.RecordRun(ctx, StoredRun{Run: r, JobID: "j"})
+		require.NoError(t, err)
+		want := map[string]testrun.Outcome{}
+		for id, o := range r.Cases {
+			if o.Failing() {
+				want[id] = o
+			}
+		}
+		outcomes := func(scans int64) {
+			t.Helper()
+			before := ss.scanned.Load()
+			got, err := s.RunOutcomes(ctx, "r1", nil)
+			require.NoError(t, err)
+			assert.Equal(t, want, got)
+			assert.Equal(t, scans, ss.scanned.Load()-before, "stored maps read through")
+		}
+		outcomes(0)
+
+		_, err = ss.db.ExecContext(ctx, `DELETE FROM run_failing`) // as stored before
+		require.NoError(t, err)
+		outcomes(1)
+		outcomes(0)
+
+		c.Advance(CasesTTL + time.Hour)
+		p, err := s.PruneRuns(ctx, c.Now())
+		require.NoError(t, err)
+		require.Equal(t, int64(1), p.Cases)
+		got, err := s.RunOutcomes(ctx, "r1", nil)
+		require.NoError(t, err)
+		assert.Nil(t, got, "no cases, no failing cases")
+		var n int
+		require.NoError(t, ss.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM run_failing`).Scan(&n))
+		assert.Zero(t, n)
+
+		_, err = s.RecordRun(ctx, StoredRun{Run: r, JobID: "k"})
+		require.NoError(t, err)
+		outcomes(0)
+	})
+}

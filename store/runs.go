@@ -68,8 +68,10 @@ type RunStore interface {
 	RunPage(ctx context.Context, id string, offset, limit int) (sr StoredRun, next int, err error)
 	// RunOutcomes returns the failing cases of run id (failed or error),
 	// and the outcomes of the ids in also that it holds: every case a
-	// comparison of the run reads, and no other is decoded. It is nil when
-	// retention dropped the run's cases; an unknown id wraps ErrNotFound.
+	// comparison of the run reads, and no other is decoded. Without also
+	// it reads the failing cases kept apart when the run was recorded, not
+	// the stored map. It is nil when retention dropped the run's cases; an
+	// unknown id wraps ErrNotFound.
 	RunOutcomes(ctx context.Context, id string, also []string) (map[string]testrun.Outcome, error)
 	// JobVersion returns the version of everything JobRuns(jobID) and Run
 	// (RunPage, RunOutcomes) of each run it lists answer: a new one, never
@@ -156,6 +158,20 @@ func (s *sqlStore) RecordRun(ctx context.Context, sr StoredRun) (bool, error) {
 		}
 		casesJSON = string(b)
 	}
+	var failingJSON string
+	if r.Cases != nil {
+		failing := map[string]testrun.Outcome{}
+		for id, o := range r.Cases {
+			if o.Failing() {
+				failing[id] = o
+			}
+		}
+		b, err := json.Marshal(failing)
+		if err != nil {
+			return false, fmt.Errorf("store: run %q: %w", r.ID, err)
+		}
+		failingJSON = string(b)
+	}
 	if len(r.Durations) > 0 {
 		b, err := testrun.MarshalDurations(r.Durations)
 		if err != nil {
@@ -208,6 +224,11 @@ func (s *sqlStore) RecordRun(ctx context.Context, sr StoredRun) (bool, error) {
 				counts[0], counts[1], counts[2], counts[3], counts[4], counts[5], string(runJSON), casesJSON, durationsJSON); err != nil {
 				return err
 			}
+			if failingJSON != "" {
+				if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO run_failing (run_id, cases) VALUES (?, ?)`), r.ID, failingJSON); err != nil {
+					return err
+				}
+			}
 		case err != nil:
 			return err
 		default:
@@ -254,6 +275,12 @@ func (s *sqlStore) RecordRun(ctx context.Context, sr StoredRun) (bool, error) {
 			cases_json = COALESCE(cases_json, ?),
 			durations_json = CASE WHEN cases_json IS NULL THEN ? ELSE durations_json END
 			WHERE run_id = ?`), now, sr.Repo, casesJSON, durationsJSON, r.ID)
+		if err != nil || stored.casesJSON.Valid || failingJSON == "" {
+			return err
+		}
+		// Its cases given back: their failing ones too.
+		_, err = tx.ExecContext(ctx, s.q(`INSERT INTO run_failing (run_id, cases) VALUES (?, ?)
+			ON CONFLICT (run_id) DO UPDATE SET cases = excluded.cases`), r.ID, failingJSON)
 		return err
 	})
 	return added, err
@@ -541,6 +568,22 @@ func (s *sqlStore) RunPage(ctx context.Context, id string, offset, limit int) (S
 }
 
 func (s *sqlStore) RunOutcomes(ctx context.Context, id string, also []string) (map[string]testrun.Outcome, error) {
+	if len(also) == 0 {
+		// The failing cases, as recorded with the run.
+		var failing string
+		err := s.db.QueryRowContext(ctx, s.q(`SELECT cases FROM run_failing WHERE run_id = ?`), id).Scan(&failing)
+		switch {
+		case err == nil:
+			var out map[string]testrun.Outcome
+			if err := json.Unmarshal([]byte(failing), &out); err != nil {
+				return nil, s.fail("", fmt.Errorf("run %q: failing cases: %w", id, err))
+			}
+			s.decoded.Add(int64(len(out)))
+			return out, nil
+		case !errors.Is(err, sql.ErrNoRows):
+			return nil, s.fail("", err)
+		}
+	}
 	var cases sql.NullString
 	err := s.db.QueryRowContext(ctx, s.q(`SELECT cases_json FROM runs WHERE run_id = ?`), id).Scan(&cases)
 	switch {
@@ -555,11 +598,21 @@ func (s *sqlStore) RunOutcomes(ctx context.Context, id string, also []string) (m
 	for _, id := range also {
 		set[id] = true
 	}
+	s.scanned.Add(1)
 	out, err := outcomesOf(cases.String, set)
 	if err != nil {
 		return nil, s.fail("", fmt.Errorf("run %q: cases: %w", id, err))
 	}
 	s.decoded.Add(int64(len(out)))
+	if len(also) == 0 {
+		// A run stored before its failing cases were: kept now, unless
+		// retention dropped its cases meanwhile. At worst it is read again.
+		if b, err := json.Marshal(out); err == nil {
+			_, _ = s.db.ExecContext(ctx, s.q(`INSERT INTO run_failing (run_id, cases)
+				SELECT ?, ? WHERE EXISTS (SELECT 1 FROM runs WHERE run_id = ? AND cases_json IS NOT NULL)
+				ON CONFLICT (run_id) DO NOTHING`), id, string(b), id)
+		}
+	}
 	return out, nil
 }
 
@@ -570,6 +623,12 @@ func (s *sqlStore) PruneRuns(ctx context.Context, now time.Time) (PrunedRuns, er
 		// What goes, runs or cases, is no longer answered.
 		if err := s.touch(ctx, tx, `SELECT run_id FROM runs WHERE last_recorded_at < ? OR (cases_json IS NOT NULL AND (
 			(kind <> ? AND last_recorded_at < ?) OR (kind = ? AND last_recorded_at < ?)))`,
+			cut, string(testrun.KindBase), now.Add(-CasesTTL).UnixMicro(),
+			string(testrun.KindBase), now.Add(-BaseCasesTTL).UnixMicro()); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM run_failing WHERE run_id IN
+			(SELECT run_id FROM runs WHERE last_recorded_at < ? OR (kind <> ? AND last_recorded_at < ?) OR (kind = ? AND last_recorded_at < ?))`),
 			cut, string(testrun.KindBase), now.Add(-CasesTTL).UnixMicro(),
 			string(testrun.KindBase), now.Add(-BaseCasesTTL).UnixMicro()); err != nil {
 			return err

@@ -45,8 +45,9 @@ type sqlStore struct {
 	// (preparing one costs as much as running it), by query text.
 	preparedMu sync.Mutex
 	prepared   map[string]*sql.Stmt
-	// decoded counts the cases read out of stored per-case maps (tests).
-	decoded atomic.Int64
+	// decoded counts the cases read out of stored per-case maps, scanned
+	// the stored maps read through (tests).
+	decoded, scanned atomic.Int64
 }
 
 // prepare returns the prepared statement of query, prepared once.
@@ -198,6 +199,15 @@ var migrations = [][]string{
 			PRIMARY KEY (scope, key))`,
 		`INSERT INTO run_versions (scope, key, version) SELECT 'job', job_id, 1 FROM run_tags GROUP BY job_id`,
 		`INSERT INTO run_versions (scope, key, version) SELECT 'session', session_ref, 1 FROM run_tags GROUP BY session_ref`,
+	},
+	7: {
+		// The failing cases of each run that keeps its cases (a JSON
+		// object of test id to outcome), written with the run and dropped
+		// with its cases: a summary reads these, not the whole map. Runs
+		// stored before get theirs on first read.
+		`CREATE TABLE run_failing (
+			run_id TEXT NOT NULL PRIMARY KEY,
+			cases  TEXT NOT NULL)`,
 	},
 }
 
