@@ -23,9 +23,10 @@
 //
 // Each job and session has a version (JobVersion) that every write
 // changing what its runs answer sets anew, in the writer's transaction;
-// readers keep what they rendered for as long as it stays. RunPage and
-// RunOutcomes read a page of a run's cases, or its failing ones, out of
-// the stored map's bytes and decode no other case.
+// readers keep what they rendered for as long as it stays. A run's
+// failing cases are kept apart when it is recorded; RunPage reads a page
+// of its cases, and RunOutcomes the cases a comparison looks up, out of
+// the stored map's bytes, and neither decodes any other case.
 //
 // The store decides nothing: what counts as flaky, when an entry expires
 // and what it excuses are the rules of package testrun, which the store
