@@ -37,9 +37,10 @@ const (
 // and come out untrusted; each is counted in runs_untrusted_source.
 //
 // A sender is told apart by a hash of those values, computed without
-// allocating, so that a sender that keeps sending costs no more than the
-// hash once it was warned about; after maxUntrustedSenders distinct senders
-// the instance stops looking.
+// allocating (but for the copy client.Metadata.Get makes of each metadata
+// key's values), so that a sender that keeps sending costs no more than
+// the hash once it was warned about; after maxUntrustedSenders distinct
+// senders the instance stops looking.
 type untrustedWarnings struct {
 	logger *zap.Logger
 
