@@ -270,6 +270,9 @@ func runRun(ctx context.Context, args []string, env Env) error {
 	// cancelled context would end it a second way.
 	res, err := check.Run(context.WithoutCancel(ctx), argv, opts...)
 	signal.Stop(sigs)
+	if res != nil {
+		defer res.Close()
+	}
 	if res == nil {
 		if errors.Is(err, check.ErrMode) || errors.Is(err, check.ErrReportDir) {
 			return &exitCode{code: exitUsage, msg: fmt.Sprint(err)}
@@ -392,7 +395,9 @@ func (s summary) print(res *check.Result, cmp *testrun.Comparison, path string) 
 		fmt.Fprintf(s.w, "  note: %s\n", escapeControl(n))
 	}
 	if path != "" {
-		fmt.Fprintf(s.w, "  results: %s\n", escapeControl(path))
+		// The digest as run wrote it, once nothing the check started
+		// ran: a file that no longer has it was changed since.
+		fmt.Fprintf(s.w, "  results: %s (sha256 %s)\n", escapeControl(path), res.ResultsSHA256)
 	}
 }
 
@@ -479,7 +484,7 @@ func (j *runJob) compare(ctx context.Context, res *check.Result) *testrun.Compar
 // is one, and the extra fields (a rerun's).
 func (j *runJob) write(res *check.Result, cmp *testrun.Comparison, extra map[string]any) (string, error) {
 	if cmp == nil && len(extra) == 0 {
-		return check.WriteResults(res.Dir, res.Run)
+		return res.WriteResults()
 	}
 	b, err := testrun.MarshalTestResults(res.Run, cmp)
 	if err != nil {
@@ -499,7 +504,7 @@ func (j *runJob) write(res *check.Result, cmp *testrun.Comparison, extra map[str
 			return "", fmt.Errorf("results: %w", err)
 		}
 	}
-	return check.WriteResultsJSON(res.Dir, res.Run, b)
+	return res.WriteResultsJSON(b)
 }
 
 // rerunWanted returns the failures that the flaky list excused when the
@@ -594,6 +599,7 @@ func (j *runJob) rerun(ctx context.Context, argv []string, opts []check.Option, 
 		fmt.Fprintf(j.env.Stderr, "testresults run: rerun: %v\n", err)
 		return exitInternal, nil
 	}
+	defer res.Close()
 	if err != nil {
 		fmt.Fprintf(j.env.Stderr, "testresults run: rerun: %v\n", err)
 	}
