@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"unicode"
 
 	"golang.org/x/mod/modfile"
 )
@@ -43,18 +44,21 @@ const (
 )
 
 // dialectFamily maps the report dialects whose test ids say how to rerun a
-// test to their runner.
-var dialectFamily = map[string]runnerFamily{
-	"gotestsum":       familyGo,
-	"go-junit-report": familyGo,
-	"gotest-json":     familyGo,
-	"pytest-xunit1":   familyPytest,
-	"pytest-xunit2":   familyPytest,
-	"jest-junit":      familyJest,
+// test to their runner; "" for the others.
+func dialectFamily(dialect string) runnerFamily {
+	switch dialect {
+	case "gotestsum", "go-junit-report", "gotest-json":
+		return familyGo
+	case "pytest-xunit1", "pytest-xunit2":
+		return familyPytest
+	case "jest-junit":
+		return familyJest
+	}
+	return ""
 }
 
-// coverageDialects say nothing about tests.
-var coverageDialects = map[string]bool{"cobertura": true, "lcov": true}
+// coverageDialect is a report that says nothing about tests.
+func coverageDialect(dialect string) bool { return dialect == "cobertura" || dialect == "lcov" }
 
 // runnerOf is the one runner of r's test reports, "" when r has none or
 // more than one kind, or a report whose runner is not known to take a
@@ -62,11 +66,11 @@ var coverageDialects = map[string]bool{"cobertura": true, "lcov": true}
 func runnerOf(r *Run) runnerFamily {
 	var fam runnerFamily
 	for _, rep := range r.Reports {
-		if rep.Skipped || coverageDialects[rep.Dialect] {
+		if rep.Skipped || coverageDialect(rep.Dialect) {
 			continue
 		}
-		f, ok := dialectFamily[rep.Dialect]
-		if !ok || (fam != "" && f != fam) {
+		f := dialectFamily(rep.Dialect)
+		if f == "" || (fam != "" && f != fam) {
 			return ""
 		}
 		fam = f
@@ -163,7 +167,16 @@ func goPackage(pkg, dir string) string {
 	}
 }
 
-var pyIdent = regexp.MustCompile(`^[\p{L}_][\p{L}\p{N}_]*$`)
+// pyIdent reports whether s is a Python identifier (letters, digits and
+// _, not starting with a digit).
+func pyIdent(s string) bool {
+	for i, r := range s {
+		if !(r == '_' || unicode.IsLetter(r) || i > 0 && unicode.IsDigit(r)) {
+			return false
+		}
+	}
+	return s != ""
+}
 
 func pytestRerun(id, dir string) []string {
 	if dir == "" {
@@ -175,7 +188,7 @@ func pytestRerun(id, dir string) []string {
 	}
 	parts := strings.Split(class, ".")
 	for _, p := range parts {
-		if !pyIdent.MatchString(p) {
+		if !pyIdent(p) {
 			return nil
 		}
 	}

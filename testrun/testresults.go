@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -88,50 +89,51 @@ type jsonResultsRerun struct {
 	Transient bool       `json:"transient"`
 }
 
+// comparisonKeys and rerunKeys are the keys of the two groups, each there
+// whole or not at all.
 var (
-	jsonNullBool  = &spec{kind: kindBool, null: true}
-	failureList   = &spec{kind: kindArray, null: true, elem: object(false, "id", jsonString, "outcome", jsonString, "message", jsonNullString, "flaky", jsonBool)}
-	rerunLinkSpec = object(false,
+	comparisonKeys = []string{"base_id", "available", "unavailable_reason", "new_failures", "base_failures",
+		"fixed", "flaky_on_list", "coverage_delta", "output_failures"}
+	rerunKeys = []string{"rerun", "transient"}
+)
+
+// testResultsSpec is the exact JSON form of TestResults: the run's fields,
+// then the comparison's and the rerun's, all of them optional here; the
+// groups are checked whole after the walk. It is built at first use.
+var testResultsSpec = sync.OnceValue(func() *spec {
+	failureList := &spec{kind: kindArray, null: true, elem: object(false,
+		"id", jsonString, "outcome", jsonString, "message", jsonNullString, "flaky", jsonBool)}
+	rerunLink := object(false,
 		"id", jsonString,
 		"dir", jsonString,
 		"status", jsonString,
 		"exit_code", jsonNullInt,
 		"excused", &spec{kind: kindArray, null: true, elem: jsonString},
 	)
-	// comparisonKeys and rerunKeys are the keys of the two groups, each
-	// there whole or not at all.
-	comparisonKeys = []string{"base_id", "available", "unavailable_reason", "new_failures", "base_failures",
-		"fixed", "flaky_on_list", "coverage_delta", "output_failures"}
-	rerunKeys = []string{"rerun", "transient"}
-	// testResultsSpec is the exact JSON form of TestResults: the run's
-	// fields, then the comparison's and the rerun's, all of them optional
-	// here; the groups are checked whole after the walk.
-	testResultsSpec = func() *spec {
-		s := object(false,
-			"base_id?", jsonString,
-			"available?", jsonBool,
-			"unavailable_reason?", jsonNullString,
-			"new_failures?", failureList,
-			"base_failures?", failureList,
-			"fixed?", &spec{kind: kindArray, null: true, elem: jsonString},
-			"flaky_on_list?", &spec{kind: kindArray, elem: object(false, "id", jsonString, "on_list", jsonNullBool)},
-			"coverage_delta?", jsonNullNumber,
-			"output_failures?", &spec{kind: kindArray, null: true, elem: object(false, "id", jsonString, "runner", jsonString, "line", jsonString)},
-			"rerun_of?", rerunLinkSpec,
-			"rerun?", rerunLinkSpec,
-			"transient?", jsonBool,
-		)
-		all := &spec{kind: kindObject, specs: map[string]*spec{}, optional: map[string]bool{}}
-		for _, part := range []*spec{runSpec, s} {
-			for _, name := range part.fields {
-				all.fields = append(all.fields, name)
-				all.specs[name] = part.specs[name]
-				all.optional[name] = part.optional[name]
-			}
+	s := object(false,
+		"base_id?", jsonString,
+		"available?", jsonBool,
+		"unavailable_reason?", jsonNullString,
+		"new_failures?", failureList,
+		"base_failures?", failureList,
+		"fixed?", &spec{kind: kindArray, null: true, elem: jsonString},
+		"flaky_on_list?", &spec{kind: kindArray, elem: object(false, "id", jsonString, "on_list", &spec{kind: kindBool, null: true})},
+		"coverage_delta?", jsonNullNumber,
+		"output_failures?", &spec{kind: kindArray, null: true, elem: object(false, "id", jsonString, "runner", jsonString, "line", jsonString)},
+		"rerun_of?", rerunLink,
+		"rerun?", rerunLink,
+		"transient?", jsonBool,
+	)
+	all := &spec{kind: kindObject, specs: map[string]*spec{}, optional: map[string]bool{}}
+	for _, part := range []*spec{runSpec, s} {
+		for _, name := range part.fields {
+			all.fields = append(all.fields, name)
+			all.specs[name] = part.specs[name]
+			all.optional[name] = part.optional[name]
 		}
-		return all
-	}()
-)
+	}
+	return all
+})
 
 // MarshalJSON writes the JSON form of TestResults (see TestResults): the
 // run's bytes exactly as Run.MarshalJSON writes them, then the other keys.
@@ -266,7 +268,7 @@ func walkTestResults(data []byte) (map[string]bool, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	c := &checker{dec: dec}
-	if err := c.value(testResultsSpec); err != nil {
+	if err := c.value(testResultsSpec()); err != nil {
 		return nil, err
 	}
 	if _, err := dec.Token(); err != io.EOF {

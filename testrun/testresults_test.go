@@ -168,7 +168,7 @@ func TestTestResultsKeysDisjoint(t *testing.T) {
 	}
 	for _, k := range append(append(comparisonKeys, rerunKeys...), "rerun_of") {
 		assert.False(t, run[k], k)
-		assert.Contains(t, testResultsSpec.fields, k)
+		assert.Contains(t, testResultsSpec().fields, k)
 	}
 }
 
