@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/hangar-dev/testresults/exporter"
@@ -143,18 +142,18 @@ func plural(n int, word string) string {
 	return word + "s"
 }
 
-// useColor says whether stderr takes colour: a character device (a
-// terminal), NO_COLOR not set, TERM not dumb.
+// useColor says whether stderr takes colour: it is the terminal writer
+// (internal/term, which escapes what reaches it and knows whether its
+// destination is a terminal), colour is allowed there, and NO_COLOR is not
+// set nor TERM dumb in env. Colour is then painted through that writer
+// (term.Paint, Writer.Printf), never as codes inside printed text, which
+// the writer would show escaped.
 func useColor(env Env) bool {
 	if env.Getenv("NO_COLOR") != "" || env.Getenv("TERM") == "dumb" {
 		return false
 	}
-	f, ok := env.Stderr.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	w, ok := env.Stderr.(interface{ Colors() bool })
+	return ok && w.Colors()
 }
 
 // export makes the export, writing OTLP/JSON to stdout or to the output
