@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html/template"
 	"net/http"
+	"sync"
 
 	"github.com/hangar-dev/testresults/testrun"
 )
@@ -21,20 +22,22 @@ type pageData struct {
 	Delta    string
 }
 
-var jobPage = template.Must(template.New("job").Funcs(template.FuncMap{
-	"deref": func(p *string) string {
-		if p == nil {
-			return ""
-		}
-		return *p
-	},
-	"status": func(p *testrun.Status) string {
-		if p == nil {
-			return "unknown"
-		}
-		return string(*p)
-	},
-}).Parse(`<!doctype html>
+// jobTemplate is parsed the first time a page is asked for, not at start-up.
+var jobTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("job").Funcs(template.FuncMap{
+		"deref": func(p *string) string {
+			if p == nil {
+				return ""
+			}
+			return *p
+		},
+		"status": func(p *testrun.Status) string {
+			if p == nil {
+				return "unknown"
+			}
+			return string(*p)
+		},
+	}).Parse(`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -78,6 +81,7 @@ code{word-break:break-all}.muted{color:#666}
 </body>
 </html>
 `))
+})
 
 func percent(p *float64) string {
 	if p == nil {
@@ -144,7 +148,7 @@ func (s *Server) jobPage(w http.ResponseWriter, r *http.Request) {
 		d.Delta = "unknown"
 	}
 	var buf bytes.Buffer
-	if err := jobPage.Execute(&buf, d); err != nil {
+	if err := jobTemplate().Execute(&buf, d); err != nil {
 		writeProblem(w, http.StatusInternalServerError, "the page could not be rendered")
 		return
 	}

@@ -2,10 +2,10 @@ package store
 
 import (
 	"net/url"
-	"regexp"
 	"sort"
 	"strings"
 
+	"github.com/hangar-dev/testresults/internal/lazyre"
 	"github.com/hangar-dev/testresults/testrun"
 )
 
@@ -34,9 +34,9 @@ var (
 	// A key=value setting of a PostgreSQL connection string (libpq's
 	// keyword/value form): spaces may surround '=', a value is quoted
 	// ('...', with \' and \\) or runs to the next space (with \ escapes).
-	keywordValue = regexp.MustCompile(`([A-Za-z_%][A-Za-z0-9_.%-]*)(\s*=\s*)('(?:[^'\\]|\\.)*'?|(?:[^\s\\]|\\.)*\\?)`)
+	keywordValue = lazyre.New(`([A-Za-z_%][A-Za-z0-9_.%-]*)(\s*=\s*)('(?:[^'\\]|\\.)*'?|(?:[^\s\\]|\\.)*\\?)`)
 	// A key=value pair of a URL's query.
-	queryPair = regexp.MustCompile(`([^&=?#\s]+)=([^&#\s]*)`)
+	queryPair = lazyre.New(`([^&=?#\s]+)=([^&#\s]*)`)
 )
 
 // redactLocation returns location with every credential it can carry
@@ -83,7 +83,7 @@ func redactLocation(location string) string {
 	}
 	if q := strings.IndexByte(rest, '?'); q >= 0 {
 		b.WriteString(rest[:q])
-		rest = queryPair.ReplaceAllStringFunc(rest[q:], func(pair string) string {
+		rest = queryPair.Regexp().ReplaceAllStringFunc(rest[q:], func(pair string) string {
 			k, _, _ := strings.Cut(pair, "=")
 			if credentialKey(k) {
 				return k + "=" + masked
@@ -101,7 +101,7 @@ func splitScheme(location string) (prefix, rest string, ok bool) {
 	if i := strings.Index(location, "://"); i >= 0 {
 		return location[:i+3], location[i+3:], true
 	}
-	if m := urlScheme.FindString(location); m != "" && strings.Contains(location, "@") {
+	if m := urlScheme.Regexp().FindString(location); m != "" && strings.Contains(location, "@") {
 		return m, location[len(m):], true
 	}
 	return "", location, false
@@ -125,8 +125,8 @@ func cleanURL(location string) bool {
 // redactKeywordValues masks the credential values of a key=value
 // connection string.
 func redactKeywordValues(s string) string {
-	return keywordValue.ReplaceAllStringFunc(s, func(kv string) string {
-		m := keywordValue.FindStringSubmatch(kv)
+	return keywordValue.Regexp().ReplaceAllStringFunc(s, func(kv string) string {
+		m := keywordValue.Regexp().FindStringSubmatch(kv)
 		if !credentialKey(m[1]) {
 			return kv
 		}
@@ -165,14 +165,14 @@ func credentials(location string) []string {
 			}
 		}
 		if q := strings.IndexByte(rest, '?'); q >= 0 {
-			for _, m := range queryPair.FindAllStringSubmatch(rest[q:], -1) {
+			for _, m := range queryPair.Regexp().FindAllStringSubmatch(rest[q:], -1) {
 				if credentialKey(m[1]) {
 					add(m[2])
 				}
 			}
 		}
 	} else {
-		for _, m := range keywordValue.FindAllStringSubmatch(location, -1) {
+		for _, m := range keywordValue.Regexp().FindAllStringSubmatch(location, -1) {
 			if credentialKey(m[1]) {
 				add(m[3])
 			}

@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 
+	"github.com/hangar-dev/testresults/internal/lazyre"
 	"github.com/hangar-dev/testresults/testrun"
 )
 
@@ -125,11 +125,11 @@ func Open(ctx context.Context, location string, opts ...Option) (Store, error) {
 
 // urlScheme matches the start of a URL or URI: a scheme of two or more
 // characters and a colon (one letter and a colon is a Windows drive).
-var urlScheme = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]+:`)
+var urlScheme = lazyre.New(`^[A-Za-z][A-Za-z0-9+.-]+:`)
 
 // pgKeyword matches a setting of a PostgreSQL key=value connection
 // string.
-var pgKeyword = regexp.MustCompile(`(?i)(^|\s)(host|hostaddr|port|dbname|user|password|passfile|sslmode|sslpassword|service|connect_timeout|application_name|options|target_session_attrs)\s*=`)
+var pgKeyword = lazyre.New(`(?i)(^|\s)(host|hostaddr|port|dbname|user|password|passfile|sslmode|sslpassword|service|connect_timeout|application_name|options|target_session_attrs)\s*=`)
 
 // sqlitePath returns the SQLite file path that location names (see Open),
 // or why it names none.
@@ -143,7 +143,7 @@ func sqlitePath(location string) (string, error) {
 		return "", fmt.Errorf("%w: empty location", ErrUnsupported)
 	case strings.Contains(location, "://"):
 		return refuse("want a file path or a postgres:// URL")
-	case pgKeyword.MatchString(location):
+	case pgKeyword.Regexp().MatchString(location):
 		return refuse("a PostgreSQL key=value connection string: give a postgres:// URL")
 	case len(path) >= 5 && strings.EqualFold(path[:5], "file:"):
 		return refuse("a SQLite URI, not a path: give the file's path")
@@ -151,7 +151,7 @@ func sqlitePath(location string) (string, error) {
 		return refuse("a SQLite path must not hold ?, # or a NUL byte")
 	case path == ":memory:":
 		return refuse("an in-memory database keeps nothing: give a file path")
-	case urlScheme.MatchString(path):
+	case urlScheme.Regexp().MatchString(path):
 		return refuse("it starts like a URL scheme: write ./ before a file name of that form")
 	}
 	return path, nil
