@@ -84,6 +84,14 @@ type RunStore interface {
 	JobVersion(ctx context.Context, jobID string) (string, error)
 	// SessionVersion is JobVersion for the runs of a session.
 	SessionVersion(ctx context.Context, ref string) (string, error)
+	// Jobs returns a page of the jobs runs were recorded for, newest
+	// first by their latest tagging, each with the run of that tagging,
+	// and the Before of the next page (0 when none follows).
+	Jobs(ctx context.Context, q JobsQuery) (jobs []JobEntry, next int64, err error)
+	// RunsVersion returns the version of everything Jobs answers: a new
+	// one once any run is tagged or retention runs, in the transaction
+	// that does it. It reads one row.
+	RunsVersion(ctx context.Context) (string, error)
 	// PruneRuns applies retention at now: runs last recorded (for any
 	// job or session) more than RunTTL before go, and per-case maps of
 	// runs last recorded more than CasesTTL before (BaseCasesTTL for base
