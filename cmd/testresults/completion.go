@@ -12,6 +12,10 @@ import (
 	"github.com/hangar-dev/testresults/testrun"
 )
 
+func init() {
+	register(command{name: "completion", synopsis: completionSynopsis, run: runCompletion})
+}
+
 const completionSynopsis = "print a shell completion script: bash, zsh or fish"
 
 const completionUsage = `Usage: testresults completion bash|zsh|fish

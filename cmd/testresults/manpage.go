@@ -10,6 +10,10 @@ import (
 	"github.com/spf13/pflag"
 )
 
+func init() {
+	register(command{name: "man", synopsis: manSynopsis, run: runMan})
+}
+
 const manSynopsis = "print the manual page (roff, section 1): man -l <(testresults man)"
 
 const manUsage = `Usage: testresults man
