@@ -1,5 +1,7 @@
-// Package serve is the read-only HTTP API and pages over stored runs: a
-// job's or a session's test summary, one run with its cases paged, the runs
+// Package serve is the read-only HTTP API and pages over stored runs: the
+// jobs, newest first by their latest recording, paged (GET /api/jobs, and
+// as HTML at /, grouped by repository), a job's or a session's test
+// summary, one run with its cases paged, the runs
 // as OTLP/JSON spans in bounded pages (see OtelPageRuns), a repository's
 // flaky list for admins, and an HTML page per job that reads without
 // JavaScript. Every response is bounded, and the work for a request stops
@@ -12,7 +14,9 @@
 // job or session (store.RunStore.JobVersion, one row read per request). A
 // run tagged for the job, a run it lists tagged elsewhere, or retention
 // gives a new version, and the next request renders anew: a kept response
-// is never answered for runs that changed. If-None-Match with the ETag
+// is never answered for runs that changed. The job list is kept under
+// the store's version of all runs (store.RunStore.RunsVersion), which
+// every tagging and retention sets anew. If-None-Match with the ETag
 // answers 304; a client that accepts gzip gets the kept gzip form. A
 // summary reads no run's cases but the failing ones (and, of the latest
 // run, those failing in the base), and a cases page reads only its cases.

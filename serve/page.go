@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html/template"
 	"net/http"
+	"net/url"
 	"sync"
 
 	"github.com/hangar-dev/testresults/testrun"
@@ -14,12 +15,20 @@ import (
 type pageData struct {
 	Job      string
 	Summary  Summary
-	Runs     []RunSummary
+	Runs     []pageRun
 	Failures []testrun.Failure
 	New      []testrun.Failure
 	NewNote  string
 	Coverage string
 	Delta    string
+}
+
+// pageRun is one run of the job page: its summary, what ran, and the
+// link to it.
+type pageRun struct {
+	RunSummary
+	Commit, Command string
+	Link            string
 }
 
 // jobTemplate is parsed the first time a page is asked for, not at start-up.
@@ -37,6 +46,7 @@ var jobTemplate = sync.OnceValue(func() *template.Template {
 			}
 			return string(*p)
 		},
+		"when": timeText,
 	}).Parse(`<!doctype html>
 <html lang="en">
 <head>
@@ -53,6 +63,7 @@ code{word-break:break-all}.muted{color:#666}
 </style>
 </head>
 <body>
+<p><a href="/">All jobs</a></p>
 <h1>Tests of job <code id="job">{{.Job}}</code></h1>
 {{with .Summary.Run}}<p>Latest counted run: <code id="latest-run">{{.}}</code>{{with $.Summary.BaseRun}}, base run <code>{{.}}</code>{{end}}</p>
 {{else}}<p id="no-counted" class="fail">No run of this job is counted (none trusted, complete and with tests).</p>{{end}}
@@ -75,8 +86,8 @@ code{word-break:break-all}.muted{color:#666}
 <h2>Flaky tests</h2>
 {{if .Summary.Flaky}}<ul id="flaky">{{range .Summary.Flaky}}<li><code>{{.}}</code></li>{{end}}</ul>{{else}}<p>None.</p>{{end}}
 <h2>Runs</h2>
-<table id="runs"><tr><th>run</th><th>kind</th><th>status</th><th>counted</th><th>total</th><th>failed</th><th>errors</th></tr>
-{{range .Runs}}<tr><td><code>{{.ID}}</code></td><td>{{.Kind}}</td><td>{{status .Status}}</td><td>{{.Counted}}</td>{{with .Counts}}<td>{{.Total}}</td><td>{{.Failed}}</td><td>{{.Errors}}</td>{{else}}<td colspan="3" class="muted">no counts</td>{{end}}</tr>
+<table id="runs"><tr><th>run</th><th>kind</th><th>status</th><th>counted</th><th>total</th><th>failed</th><th>errors</th><th>commit</th><th>command</th><th>started</th><th>ended</th></tr>
+{{range .Runs}}<tr><td><a class="run" href="{{.Link}}"><code>{{.ID}}</code></a></td><td>{{.Kind}}</td><td>{{status .Status}}</td><td>{{.Counted}}</td>{{with .Counts}}<td>{{.Total}}</td><td>{{.Failed}}</td><td>{{.Errors}}</td>{{else}}<td colspan="3" class="muted">no counts</td>{{end}}<td><code class="commit">{{.Commit}}</code></td><td><code class="command">{{.Command}}</code></td><td>{{when .StartedAt}}</td><td>{{when .EndedAt}}</td></tr>
 {{end}}</table>
 </body>
 </html>
@@ -125,7 +136,18 @@ func (s *Server) jobPage(w http.ResponseWriter, r *http.Request) {
 		storeError(r.Context(), w, err)
 		return
 	}
-	d := pageData{Job: id, Summary: sum.Summary, Runs: sum.Runs, Coverage: percent(sum.Summary.LineRate)}
+	d := pageData{Job: id, Summary: sum.Summary, Coverage: percent(sum.Summary.LineRate)}
+	ran := make(map[string]*testrun.Run, len(runs))
+	for _, sr := range runs {
+		ran[sr.Run.ID] = sr.Run
+	}
+	for _, rs := range sum.Runs {
+		pr := pageRun{RunSummary: rs, Link: jobPath("/api/jobs/", id, "/tests?"+url.Values{"run": {rs.ID}}.Encode())}
+		if r := ran[rs.ID]; r != nil {
+			pr.Commit, pr.Command = r.Commit, r.Command
+		}
+		d.Runs = append(d.Runs, pr)
+	}
 	if sum.latest != nil {
 		d.Failures = sum.latest.Failures
 	}
@@ -152,9 +174,5 @@ func (s *Server) jobPage(w http.ResponseWriter, r *http.Request) {
 		writeProblem(w, http.StatusInternalServerError, "the page could not be rendered")
 		return
 	}
-	b := render(key, version, buf.Bytes(),
-		[2]string{"Content-Type", "text/html; charset=utf-8"},
-		[2]string{"Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'"})
-	s.cache.put(b)
-	b.serve(w, r)
+	s.answerHTML(w, r, key, version, buf.Bytes())
 }

@@ -117,7 +117,10 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /api/jobs/{id}/tests", func(w http.ResponseWriter, r *http.Request) { s.tests(w, r, scopeJob) })
 	mux.HandleFunc("GET /api/sessions/{id}/tests", func(w http.ResponseWriter, r *http.Request) { s.tests(w, r, scopeSession) })
 	mux.HandleFunc("GET /api/repos/tests/flaky", s.flakyList)
+	mux.HandleFunc("GET /api/jobs", s.jobList)
 	mux.HandleFunc("GET /jobs/{id}", s.jobPage)
+	mux.HandleFunc("GET /jobs", jobsRedirect)
+	mux.HandleFunc("GET /{$}", s.frontPage)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			w.Header().Set("Allow", "GET, HEAD")
