@@ -3,8 +3,8 @@
 #
 # Builds a release snapshot of HEAD with GoReleaser (.goreleaser.yaml, the
 # pinned Go tool) into dist/ and checks it:
-#   - the archives (tar.gz, zip for Windows), the Debian package, one
-#     CycloneDX SBOM per archive and SHA256SUMS are all there;
+#   - the archives (tar.gz, zip for Windows), the Debian packages, one
+#     CycloneDX SBOM per binary and SHA256SUMS are all there;
 #   - the binaries are static, -trimpath, built from a clean tree;
 #   - the .deb installs with dpkg -i (into a private root, not this
 #     machine's) and its /usr/bin/testresults --version names the commit,
@@ -57,7 +57,7 @@ sboms=("$dist"/*.cdx.json)
 shopt -u nullglob
 [ "${#archives[@]}" -eq 6 ] || fail "want 6 archives (linux, darwin, windows on amd64, arm64), got ${#archives[@]}: ${archives[*]}"
 [ "${#debs[@]}" -eq 2 ] || fail "want 2 Debian packages (amd64, arm64), got ${#debs[@]}"
-[ "${#sboms[@]}" -eq 6 ] || fail "want one SBOM per archive, got ${#sboms[@]}"
+[ "${#sboms[@]}" -eq 6 ] || fail "want one SBOM per binary, got ${#sboms[@]}"
 [ -s "$dist/SHA256SUMS" ] || fail "no SHA256SUMS"
 (cd "$dist" && sha256sum --check --quiet SHA256SUMS) || fail "SHA256SUMS does not match the files"
 for f in "${archives[@]}" "${debs[@]}"; do
