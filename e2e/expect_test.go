@@ -30,10 +30,9 @@ var sampleRules = &pipelineRules{
 // expectRun computes, from a test.run event's attributes as sent, the flags
 // the processor must write, with the rules of package testrun and the
 // fail-closed table of the processor's README: a repeated, mistyped or
-// out-of-range attribute (or no kind) gives false/false; a missing count or
-// complete, or counts that testrun.ValidCounts refuses, leave trust to kind
-// and grade but make the run not counted; an untrusted source is never
-// trusted.
+// out-of-range attribute (or no kind), a missing count or complete, or
+// counts that testrun.ValidCounts refuses give false/false; otherwise trust
+// follows kind and grade; an untrusted source is never trusted.
 func expectRun(attrs []loadgen.Attr, sourceTrusted bool) (trusted, counted bool) {
 	countKeys := []string{
 		string(semconv.TestTotalKey), string(semconv.TestPassedKey), string(semconv.TestFailedKey),
@@ -83,7 +82,7 @@ func expectRun(attrs []loadgen.Attr, sourceTrusted bool) (trusted, counted bool)
 		missing = missing || seen[k] != 1
 	}
 	if missing || !testrun.ValidCounts(counts[0], counts[1], counts[2], counts[3], counts[4], counts[5]) {
-		return trusted, false
+		return false, false
 	}
 	return trusted, testrun.IsCounted(kind, grade, counts[0], complete)
 }

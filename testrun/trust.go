@@ -37,3 +37,12 @@ func (r *Run) Counted() bool {
 	}
 	return IsCounted(r.Kind, r.Grade, int64(r.Counts.Total), r.Complete)
 }
+
+// EventTrusted is the hangar.test.run.trusted flag of the run's test.run
+// event: the run is trusted and its counts are present and valid. A
+// test.run whose counts are missing or not valid is neither trusted nor
+// counted, whoever sends it (the Collector processor's rule), so an honest
+// export and the processor agree on every run.
+func (r *Run) EventTrusted() bool {
+	return r.Trusted() && r.Counts != nil && r.Counts.Valid()
+}

@@ -325,7 +325,7 @@ func runEvent(p *runPlan, omitted int64) Event {
 		attrs = append(attrs, semconv.TestExitCodeKey.Int64(int64(*r.ExitCode)))
 	}
 	attrs = append(attrs,
-		semconv.TestRunTrustedKey.Bool(r.Trusted()),
+		semconv.TestRunTrustedKey.Bool(r.EventTrusted()),
 		semconv.TestRunCountedKey.Bool(r.Counted()),
 	)
 	if r.Commit != "" {

@@ -127,8 +127,16 @@ func TestRunEventOmits(t *testing.T) {
 				Coverage: &testrun.Coverage{LineRate: &zero}},
 			present: map[attribute.Key]any{
 				semconv.TestExitCodeKey: int64(0), semconv.TestCoverageLineRate: 0.0,
-				semconv.TestRunTrustedKey: true, semconv.TestRunCountedKey: false,
+				// No counts: a test.run without valid counts is neither
+				// trusted nor counted, as the processor judges it.
+				semconv.TestRunTrustedKey: false, semconv.TestRunCountedKey: false,
 			},
+		},
+		{
+			name: "counts that are not valid: neither trusted nor counted, whatever the kind",
+			run: testrun.Run{ID: "r9", Kind: testrun.KindBase, Complete: true,
+				Counts: &testrun.Counts{Total: 5, Passed: 2}},
+			present: map[attribute.Key]any{semconv.TestRunTrustedKey: false, semconv.TestRunCountedKey: false},
 		},
 		{
 			name:   "coverage without a line rate",

@@ -94,9 +94,10 @@ func run(id string, kind testrun.Kind, grade string, c counts, complete bool, ex
 // honest returns the flags an honest sender writes for a run from a trusted
 // source: the rules of package testrun.
 func honest(kind testrun.Kind, grade string, c counts, complete bool) []Attr {
+	valid := testrun.ValidCounts(c[0], c[1], c[2], c[3], c[4], c[5])
 	return []Attr{
-		{keyTrusted, testrun.IsTrusted(kind, grade)},
-		{keyCounted, testrun.ValidCounts(c[0], c[1], c[2], c[3], c[4], c[5]) && testrun.IsCounted(kind, grade, c[0], complete)},
+		{keyTrusted, valid && testrun.IsTrusted(kind, grade)},
+		{keyCounted, valid && testrun.IsCounted(kind, grade, c[0], complete)},
 	}
 }
 
