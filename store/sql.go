@@ -209,6 +209,12 @@ var migrations = [][]string{
 			run_id TEXT NOT NULL PRIMARY KEY,
 			cases  TEXT NOT NULL)`,
 	},
+	8: {
+		// Excused reads first_seen and last_seen of each failing test: with
+		// them in the index, a lookup never reads the entry's row (its
+		// sightings) unless the entry was seen again since the job began.
+		`CREATE INDEX flaky_entries_excused ON flaky_entries (repository, environment, test_id, first_seen, last_seen)`,
+	},
 }
 
 // SchemaVersion is the newest schema version this package writes.
