@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -20,6 +21,8 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/hangar-dev/testresults/exporter"
+	"github.com/hangar-dev/testresults/internal/term"
+	"github.com/hangar-dev/testresults/internal/testpty"
 	"github.com/hangar-dev/testresults/testrun"
 	"github.com/hangar-dev/testresults/translate"
 )
@@ -384,29 +387,44 @@ func TestExportSummaryLine(t *testing.T) {
 	}
 }
 
-// TestExportColour: colour only on a character device, never with NO_COLOR
-// or TERM=dumb.
+// TestExportColour: colour only on the terminal writer of a real terminal
+// (a pseudo-terminal), never with NO_COLOR or TERM=dumb, never on a file,
+// /dev/null or a buffer that is not the terminal writer.
 func TestExportColour(t *testing.T) {
+	master, slave, err := testpty.Open()
+	if errors.Is(err, errors.ErrUnsupported) {
+		t.Skip("no pseudo-terminal here")
+	}
+	require.NoError(t, err)
+	t.Cleanup(func() { master.Close(); slave.Close() })
 	devnull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
 	require.NoError(t, err)
 	t.Cleanup(func() { devnull.Close() })
 	file, err := os.Create(filepath.Join(t.TempDir(), "stderr"))
 	require.NoError(t, err)
 	t.Cleanup(func() { file.Close() })
+	noColor := map[string]string{"NO_COLOR": "1"}
+	dumb := map[string]string{"TERM": "dumb"}
+	getenv := func(env map[string]string) func(string) string { return func(k string) string { return env[k] } }
 	for _, tc := range []struct {
 		name   string
 		stderr io.Writer
 		env    map[string]string
 		want   bool
 	}{
-		{name: "character device", stderr: devnull, want: true},
-		{name: "NO_COLOR", stderr: devnull, env: map[string]string{"NO_COLOR": "1"}},
-		{name: "TERM=dumb", stderr: devnull, env: map[string]string{"TERM": "dumb"}},
-		{name: "regular file", stderr: file},
-		{name: "buffer", stderr: &bytes.Buffer{}},
+		{name: "pseudo-terminal", stderr: term.ForTerminal(slave, getenv(nil)), want: true},
+		{name: "pseudo-terminal NO_COLOR", stderr: term.ForTerminal(slave, getenv(noColor)), env: noColor},
+		{name: "pseudo-terminal NO_COLOR set later", stderr: term.ForTerminal(slave, getenv(nil)), env: noColor},
+		{name: "pseudo-terminal TERM=dumb", stderr: term.ForTerminal(slave, getenv(dumb)), env: dumb},
+		{name: "pseudo-terminal TERM=dumb set later", stderr: term.ForTerminal(slave, getenv(nil)), env: dumb},
+		{name: "bare pseudo-terminal file", stderr: slave},
+		{name: "bare /dev/null", stderr: devnull},
+		{name: "regular file", stderr: term.ForTerminal(file, getenv(nil))},
+		{name: "buffer", stderr: term.NewWriter(&bytes.Buffer{})},
+		{name: "bare buffer", stderr: &bytes.Buffer{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, useColor(Env{Stderr: tc.stderr, Getenv: func(k string) string { return tc.env[k] }}))
+			assert.Equal(t, tc.want, useColor(Env{Stderr: tc.stderr, Getenv: getenv(tc.env)}))
 		})
 	}
 	id := trace.TraceID{1}

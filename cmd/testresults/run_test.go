@@ -269,7 +269,8 @@ func TestRunCompareOutputAndFlaky(t *testing.T) {
 			} else {
 				assert.Equal(t, []any{}, res["new_failures"])
 			}
-			flaky := res["flaky"].([]any)
+			flaky, ok := res["flaky_on_list"].([]any)
+			require.True(t, ok, "the comparison's marks are flaky_on_list: %v", res["flaky_on_list"])
 			require.Len(t, flaky, 1)
 			mark := flaky[0].(map[string]any)
 			assert.Equal(t, "c::f", mark["id"])
