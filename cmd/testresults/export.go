@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/hangar-dev/testresults/exporter"
+	"github.com/hangar-dev/testresults/internal/term"
 	"github.com/hangar-dev/testresults/translate"
 )
 
@@ -91,15 +92,32 @@ func runExport(ctx context.Context, args []string, env Env) error {
 	}
 	err = p.export(ctx, env.Stdout)
 	if err == nil && !o.quiet {
-		fmt.Fprintln(env.Stderr, p.summary(useColor(env)))
+		p.printSummary(env)
 	}
 	return exportError(err)
 }
 
+// printSummary prints the summary line on stderr, its "exported" in green
+// when useColor says so: painted through the terminal writer, the rest of
+// the line as it is without colour.
+func (p *exportPlan) printSummary(env Env) {
+	line := p.summary()
+	rest, ok := strings.CutPrefix(line, exportedPrefix)
+	if tw, isTerm := env.Stderr.(*term.Writer); ok && isTerm && useColor(env) {
+		tw.Printf("testresults export: %s%s\n", term.Paint(term.StyleGreen, "exported"), rest)
+		return
+	}
+	fmt.Fprintln(env.Stderr, line)
+}
+
+// exportedPrefix begins the summary line; its "exported" is what
+// printSummary paints.
+const exportedPrefix = "testresults export: exported"
+
 // summary is the line for people that says what an export delivered: how
 // many runs and spans went where, and the trace ids, and that the trust
-// flags are recomputed by the collector.
-func (p *exportPlan) summary(color bool) string {
+// flags are recomputed by the collector. It holds no colour codes.
+func (p *exportPlan) summary() string {
 	r := p.result
 	dest := r.Destination
 	switch {
@@ -117,12 +135,8 @@ func (p *exportPlan) summary(color bool) string {
 	if len(ids) != 1 {
 		trace = "traces"
 	}
-	verb := "exported"
-	if color {
-		verb = "\x1b[32m" + verb + "\x1b[0m"
-	}
-	line := fmt.Sprintf("testresults export: %s %d %s in %d %s to %s",
-		verb, r.Runs, plural(r.Runs, "run"), r.Spans, plural(r.Spans, "span"), dest)
+	line := fmt.Sprintf("%s %d %s in %d %s to %s",
+		exportedPrefix, r.Runs, plural(r.Runs, "run"), r.Spans, plural(r.Spans, "span"), dest)
 	if len(ids) > 0 {
 		line += fmt.Sprintf("; %s %s", trace, strings.Join(ids, ", "))
 	}

@@ -429,8 +429,55 @@ func TestExportColour(t *testing.T) {
 	}
 	id := trace.TraceID{1}
 	p := &exportPlan{result: exporter.Result{Runs: 2, Spans: 1, Destination: "OTLP/gRPC localhost:4317", TraceIDs: []trace.TraceID{id, {2}}}}
-	assert.Equal(t, "testresults export: \x1b[32mexported\x1b[0m 2 runs in 1 span to OTLP/gRPC localhost:4317; traces "+
-		id.String()+", 02000000000000000000000000000000 (trusted/counted are recomputed by the collector)", p.summary(true))
+	assert.Equal(t, "testresults export: exported 2 runs in 1 span to OTLP/gRPC localhost:4317; traces "+
+		id.String()+", 02000000000000000000000000000000 (trusted/counted are recomputed by the collector)", p.summary(),
+		"the line holds no colour codes: the terminal writer would show them escaped")
+}
+
+// TestExportSummaryColourOnTerminal: on a pseudo-terminal the summary's
+// "exported" arrives in green, as codes the terminal acts on (not escaped
+// text), and the line is otherwise the one printed without colour; with
+// NO_COLOR it is that line exactly.
+func TestExportSummaryColourOnTerminal(t *testing.T) {
+	clearExportEnv(t)
+	b, err := os.ReadFile(exportRun)
+	require.NoError(t, err)
+	args := []string{"export", "--format", "otlp-json", "--job", "j", "-"}
+	onTerminal := func(env map[string]string) string {
+		t.Helper()
+		master, slave, err := testpty.Open()
+		if errors.Is(err, errors.ErrUnsupported) {
+			t.Skip("no pseudo-terminal here")
+		}
+		require.NoError(t, err)
+		defer master.Close()
+		getenv := func(k string) string { return env[k] }
+		var out bytes.Buffer
+		code := run(context.Background(), args, Env{
+			Stdin:   bytes.NewReader(b),
+			Stdout:  &out,
+			Stderr:  term.ForTerminal(slave, getenv),
+			Getenv:  getenv,
+			Environ: func() []string { return nil },
+		})
+		require.NoError(t, slave.Close())
+		got, err := testpty.ReadAll(master)
+		require.NoError(t, err)
+		require.Equal(t, exitOK, code, got)
+		// The terminal shows a newline as CR LF.
+		return strings.ReplaceAll(got, "\r\n", "\n")
+	}
+	code, _, plain := exportCmd(t, nil, string(b), args[1:]...)
+	require.Equal(t, exitOK, code, plain)
+	require.True(t, strings.HasPrefix(plain, "testresults export: exported "), plain)
+	require.NotContains(t, plain, "\x1b")
+	require.NotContains(t, plain, `\x1b`)
+
+	coloured := onTerminal(nil)
+	assert.Contains(t, coloured, "testresults export: \x1b[32mexported\x1b[0m ", "green codes, not escaped text")
+	assert.NotContains(t, coloured, `\x1b`, "no code shown escaped")
+	assert.Equal(t, plain, strings.Replace(strings.Replace(coloured, "\x1b[32m", "", 1), "\x1b[0m", "", 1))
+	assert.Equal(t, plain, onTerminal(map[string]string{"NO_COLOR": "1"}))
 }
 
 // TestExportCaseSpans: a real pytest report, parsed and exported with
