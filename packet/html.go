@@ -3,9 +3,13 @@ package packet
 import (
 	"html/template"
 	"io"
+	"sync"
 )
 
-var page = template.Must(template.New("packet").Parse(`<!DOCTYPE html>
+// page is parsed the first time a packet is rendered as HTML, not at
+// start-up.
+var page = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("packet").Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -68,6 +72,7 @@ pre { background: #f4f4f4; padding: 0.6em; overflow-x: auto; white-space: pre-wr
 </body>
 </html>
 `))
+})
 
 // HTML writes the packet as one HTML page, with no script: the same
 // content as Markdown, every string from a report escaped by html/template.
@@ -76,7 +81,7 @@ func HTML(w io.Writer, in Input, opts ...Option) error {
 		return ErrNoRun
 	}
 	v := newView(in, newConfig(opts))
-	return page.Execute(w, struct {
+	return page().Execute(w, struct {
 		V                                           view
 		Headline, RunState, BaseFailures, FlakyList string
 		Alert                                       bool
