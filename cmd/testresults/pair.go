@@ -262,7 +262,7 @@ func runPair(ctx context.Context, args []string, env Env) error {
 		printPaired(term.NewWriter(env.Stdout), p)
 	}
 	for _, tv := range p.Frozen {
-		say("frozen (excluded): %s: parent %s", escapeControl(tv.ID), outcomes(tv.Parent))
+		say("frozen (excluded): %s: parent %s", term.EscapeLine(tv.ID), outcomes(tv.Parent))
 	}
 	say("report folders: %s", out)
 	code := exitOK

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/hangar-dev/testresults/check"
+	"github.com/hangar-dev/testresults/internal/term"
 	"github.com/hangar-dev/testresults/store"
 )
 
@@ -110,13 +111,13 @@ func runPrune(ctx context.Context, args []string, env Env) error {
 	}
 	if !o.quiet {
 		for _, d := range p.Removed {
-			fmt.Fprintf(env.Stderr, "removed %s\n", escapeControl(d))
+			fmt.Fprintf(env.Stderr, "removed %s\n", term.EscapeLine(d))
 		}
 		for _, f := range p.CasesDropped {
-			fmt.Fprintf(env.Stderr, "dropped the per-case map of %s\n", escapeControl(f))
+			fmt.Fprintf(env.Stderr, "dropped the per-case map of %s\n", term.EscapeLine(f))
 		}
 		for _, s := range p.Skipped {
-			fmt.Fprintf(env.Stderr, "skipped %s: %s\n", escapeControl(s.Path), escapeControl(s.Reason))
+			fmt.Fprintf(env.Stderr, "skipped %s: %s\n", term.EscapeLine(s.Path), term.EscapeLine(s.Reason))
 		}
 		fmt.Fprintf(env.Stderr, "testresults prune: %d run folders removed, %d per-case maps dropped\n", len(p.Removed), len(p.CasesDropped))
 		if out.Store != nil {

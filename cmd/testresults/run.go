@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	iofs "io/fs"
@@ -14,12 +13,11 @@ import (
 	"strings"
 	"syscall"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/spf13/pflag"
 
 	"github.com/hangar-dev/testresults/check"
+	"github.com/hangar-dev/testresults/internal/term"
 	"github.com/hangar-dev/testresults/report"
 	"github.com/hangar-dev/testresults/store"
 	"github.com/hangar-dev/testresults/testrun"
@@ -69,8 +67,9 @@ does neither. The commit and working-tree digest are read before the check
 runs; the last 1 MiB of its output is kept, redacted, in output.log.
 
 TEST-RESULTS.json (the run; with --base-run also the comparison: base_id,
-available, unavailable_reason, new_failures, base_failures, fixed, flaky
-with on_list, coverage_delta and output_failures, and then run.json beside
+available, unavailable_reason, new_failures, base_failures, fixed,
+flaky_on_list (each flaky id with on_list), coverage_delta and
+output_failures, and then run.json beside
 it, the run alone, for 'testresults export') is written into
 the report folder whatever happens, also after a timeout or a signal. stdout belongs to the
 check: the run goes to that file, and a short summary to stderr (--quiet
@@ -305,7 +304,7 @@ func runRun(ctx context.Context, args []string, env Env) error {
 	}
 	j := &runJob{o: o, env: env, base: base, baseOut: baseOut, st: st, start: run.StartedAt, sigs: sigs, expected: expected}
 	first := j.compare(ctx, res)
-	path, werr := j.write(res, first, nil)
+	path, werr := j.write(res, testrun.TestResults{Comparison: first})
 	if werr != nil {
 		fmt.Fprintf(env.Stderr, "testresults run: %v\n", werr)
 		code = exitInternal
@@ -318,7 +317,7 @@ func runRun(ctx context.Context, args []string, env Env) error {
 	if o.rerunFlaky && werr == nil {
 		if excused, why := j.rerunWanted(ctx, res, first); excused == nil {
 			if !o.quiet && why != "" {
-				fmt.Fprintf(env.Stderr, "  no rerun: %s\n", escapeControl(why))
+				fmt.Fprintf(env.Stderr, "  no rerun: %s\n", term.EscapeLine(why))
 			}
 		} else {
 			rcode, rres := j.rerun(ctx, argv, opts, res, first, excused)
@@ -360,77 +359,44 @@ func runRun(ctx context.Context, args []string, env Env) error {
 
 // print prints the run of res for people: how the check ended, what
 // describe says of the run, the comparison, notes and where the results are.
+// Colour is painted through the terminal writer (s.printf, s.style).
 func (s summary) print(res *check.Result, cmp *testrun.Comparison, path string) {
 	run := res.Run
-	status := string(run.Status)
+	style := term.StyleYellow
 	switch run.Status {
 	case testrun.StatusSuccess:
-		status = s.paint("32", status)
+		style = term.StyleGreen
 	case testrun.StatusFailure:
-		status = s.paint("31", status)
-	default:
-		status = s.paint("33", status)
+		style = term.StyleRed
 	}
 	exit := "exit ?"
 	if run.ExitCode != nil {
 		exit = fmt.Sprintf("exit %d", *run.ExitCode)
 	}
-	fmt.Fprintf(s.w, "testresults: %s (%s, %s)\n", status, exit, run.EndedAt.Sub(run.StartedAt).Round(time.Millisecond))
+	s.printf("testresults: %s (%s, %s)\n", s.style(style, string(run.Status)), exit, run.EndedAt.Sub(run.StartedAt).Round(time.Millisecond))
 	s.describe(run, check.ResultsFile)
 	if cmp != nil {
 		switch {
 		case !cmp.Available:
-			fmt.Fprintf(s.w, "  new failures: unknown (%s)\n", escapeControl(cmp.Unavailable))
+			s.printf("  new failures: unknown (%s)\n", term.EscapeLine(cmp.Unavailable))
 		case len(cmp.NewFailures) == 0:
-			fmt.Fprintf(s.w, "  new failures against %s: none\n", escapeControl(cmp.BaseID))
+			s.printf("  new failures against %s: none\n", term.EscapeLine(cmp.BaseID))
 		default:
 			ids := make([]string, len(cmp.NewFailures))
 			for i, f := range cmp.NewFailures {
-				ids[i] = escapeControl(f.ID)
+				ids[i] = term.EscapeLine(f.ID)
 			}
-			fmt.Fprintf(s.w, "  new failures against %s: %s\n", escapeControl(cmp.BaseID), s.paint("31", strings.Join(ids, ", ")))
+			s.printf("  new failures against %s: %s\n", term.EscapeLine(cmp.BaseID), s.style(term.StyleRed, strings.Join(ids, ", ")))
 		}
 	}
 	for _, n := range res.Notes {
-		fmt.Fprintf(s.w, "  note: %s\n", escapeControl(n))
+		s.printf("  note: %s\n", term.EscapeLine(n))
 	}
 	if path != "" {
 		// The digest as run wrote it, once nothing the check started
 		// ran: a file that no longer has it was changed since.
-		fmt.Fprintf(s.w, "  results: %s (sha256 %s)\n", escapeControl(path), res.ResultsSHA256)
+		s.printf("  results: %s (sha256 %s)\n", term.EscapeLine(path), res.ResultsSHA256)
 	}
-}
-
-// escapeControl escapes what could drive a terminal: control characters
-// (C0, DEL, C1), Unicode format characters (bidirectional overrides,
-// zero-width characters) and invalid UTF-8.
-func escapeControl(s string) string {
-	clean := true
-	for _, r := range s {
-		if r == utf8.RuneError || unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == '\u2028' || r == '\u2029' {
-			clean = false
-			break
-		}
-	}
-	if clean {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && n <= 1:
-			fmt.Fprintf(&b, `\x%02x`, s[i])
-		case r < 0x80 && unicode.IsControl(r):
-			fmt.Fprintf(&b, `\x%02x`, r)
-		case unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == '\u2028' || r == '\u2029':
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
-			b.WriteString(s[i : i+n])
-		}
-		i += n
-	}
-	return b.String()
 }
 
 // runJob is what one `testresults run` compares its runs with: the base run
@@ -480,31 +446,12 @@ func (j *runJob) compare(ctx context.Context, res *check.Result) *testrun.Compar
 	return &c
 }
 
-// write writes TEST-RESULTS.json of res: the run, the comparison when there
-// is one, and the extra fields (a rerun's).
-func (j *runJob) write(res *check.Result, cmp *testrun.Comparison, extra map[string]any) (string, error) {
-	if cmp == nil && len(extra) == 0 {
-		return res.WriteResults()
-	}
-	b, err := testrun.MarshalTestResults(res.Run, cmp)
-	if err != nil {
-		return "", err
-	}
-	if len(extra) > 0 {
-		var fields map[string]json.RawMessage
-		if err := json.Unmarshal(b, &fields); err != nil {
-			return "", fmt.Errorf("results: %w", err)
-		}
-		for k, v := range extra {
-			if fields[k], err = json.Marshal(v); err != nil {
-				return "", fmt.Errorf("results: %s: %w", k, err)
-			}
-		}
-		if b, err = json.Marshal(fields); err != nil {
-			return "", fmt.Errorf("results: %w", err)
-		}
-	}
-	return res.WriteResultsJSON(b)
+// write writes TEST-RESULTS.json of res: its run, with what tr adds (the
+// comparison when there is one, how a rerun and the run it reran name each
+// other).
+func (j *runJob) write(res *check.Result, tr testrun.TestResults) (string, error) {
+	tr.Run = res.Run
+	return res.WriteTestResults(tr)
 }
 
 // rerunWanted returns the failures that the flaky list excused when the
@@ -559,18 +506,6 @@ func (j *runJob) rerunWanted(ctx context.Context, res *check.Result, cmp *testru
 	return ids, ""
 }
 
-// rerunInfo is how TEST-RESULTS.json of each of the two runs names the
-// other.
-type rerunInfo struct {
-	ID       string         `json:"id"`
-	Dir      string         `json:"dir"`
-	Status   testrun.Status `json:"status"`
-	ExitCode *int           `json:"exit_code"`
-	// Excused are the failures of the first run that the flaky list
-	// excused, which made the rerun.
-	Excused []string `json:"excused"`
-}
-
 // rerun runs the check once more, kind rerun, in a sibling report folder
 // (the first one's path with -rerun appended); the rerun decides. It
 // returns the rerun's exit code and result (nil when it could not run), and
@@ -590,7 +525,7 @@ func (j *runJob) rerun(ctx context.Context, argv []string, opts []check.Option, 
 		check.WithSignals(j.sigs),
 	)
 	if !j.o.quiet {
-		fmt.Fprintf(j.env.Stderr, "testresults: every failure is on the flaky list (%s): running the check once more\n", escapeControl(strings.Join(excused, ", ")))
+		fmt.Fprintf(j.env.Stderr, "testresults: every failure is on the flaky list (%s): running the check once more\n", term.EscapeLine(strings.Join(excused, ", ")))
 	}
 	signal.Notify(j.sigs, os.Interrupt, syscall.SIGTERM)
 	res, err := check.Run(context.WithoutCancel(ctx), argv, ropts...)
@@ -610,14 +545,14 @@ func (j *runJob) rerun(ctx context.Context, argv []string, opts []check.Option, 
 	}
 	transient := code == exitOK
 	cmp := j.compare(ctx, res)
-	firstInfo := rerunInfo{ID: first.Run.ID, Dir: first.Dir, Status: first.Run.Status, ExitCode: first.Run.ExitCode, Excused: excused}
-	path, werr := j.write(res, cmp, map[string]any{"rerun_of": firstInfo})
+	firstLink := &testrun.RerunLink{ID: first.Run.ID, Dir: first.Dir, Status: first.Run.Status, ExitCode: first.Run.ExitCode, Excused: excused}
+	path, werr := j.write(res, testrun.TestResults{Comparison: cmp, RerunOf: firstLink})
 	if werr != nil {
 		fmt.Fprintf(j.env.Stderr, "testresults run: rerun: %v\n", werr)
 		code = exitInternal
 	}
-	info := rerunInfo{ID: res.Run.ID, Dir: res.Dir, Status: res.Run.Status, ExitCode: res.Run.ExitCode, Excused: excused}
-	if _, err := j.write(first, firstCmp, map[string]any{"rerun": info, "transient": transient}); err != nil {
+	link := &testrun.RerunLink{ID: res.Run.ID, Dir: res.Dir, Status: res.Run.Status, ExitCode: res.Run.ExitCode, Excused: excused}
+	if _, err := j.write(first, testrun.TestResults{Comparison: firstCmp, Rerun: link, Transient: &transient}); err != nil {
 		fmt.Fprintf(j.env.Stderr, "testresults run: %v\n", err)
 		code = exitInternal
 	}
@@ -626,7 +561,7 @@ func (j *runJob) rerun(ctx context.Context, argv []string, opts []check.Option, 
 		fmt.Fprint(j.env.Stderr, "rerun ")
 		s.print(res, cmp, path)
 		if transient {
-			fmt.Fprintf(j.env.Stderr, "  the first run (%s) was transient: the rerun passed\n", escapeControl(first.Run.ID))
+			fmt.Fprintf(j.env.Stderr, "  the first run (%s) was transient: the rerun passed\n", term.EscapeLine(first.Run.ID))
 		}
 	}
 	return code, res

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -11,6 +13,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hangar-dev/testresults/internal/term"
+	"github.com/hangar-dev/testresults/internal/testpty"
 	"github.com/hangar-dev/testresults/store"
 	"github.com/hangar-dev/testresults/testrun"
 )
@@ -140,7 +144,7 @@ func TestRunBase(t *testing.T) {
 		} `json:"new_failures"`
 		Available    bool             `json:"available"`
 		Unavailable  *string          `json:"unavailable_reason"`
-		Flaky        []map[string]any `json:"flaky"`
+		Flaky        []map[string]any `json:"flaky_on_list"`
 		Output       []map[string]any `json:"output_failures"`
 		BaseFailures []map[string]any `json:"base_failures"`
 		Fixed        []string         `json:"fixed"`
@@ -184,15 +188,74 @@ func TestRunBase(t *testing.T) {
 	assert.Contains(t, stderr, "new failures: unknown")
 }
 
+// TestRunSummaryColourOnTerminal: on a terminal the summary of run is
+// painted through the terminal writer: the status and the new failures
+// arrive as colour codes, not as escaped text, and a report's own control
+// characters still arrive as text. With NO_COLOR no code arrives.
+func TestRunSummaryColourOnTerminal(t *testing.T) {
+	dir := t.TempDir()
+	basePath := filepath.Join(dir, "base.json")
+	code, out, stderr := runCmd(t, "parse", "--kind", "base", "--id", "base-1", writeReport(t, dir, "base.xml", baseReport))
+	require.Equal(t, exitOK, code, stderr)
+	require.NoError(t, os.WriteFile(basePath, []byte(out), 0o644))
+	after := writeReport(t, dir, "after.xml", afterReport)
+	onTerminal := func(vars map[string]string) string {
+		t.Helper()
+		master, slave, err := testpty.Open()
+		if errors.Is(err, errors.ErrUnsupported) {
+			t.Skip("no pseudo-terminal here")
+		}
+		require.NoError(t, err)
+		defer master.Close()
+		outDir := filepath.Join(t.TempDir(), "out")
+		getenv := func(k string) string { return vars[k] }
+		code := run(context.Background(), []string{"run", "--out", outDir, "--base-run", basePath,
+			"--", "sh", "-c", `cp "$0" "$HANGAR_TESTS_DIR/after.xml"; exit 1`, after}, Env{
+			Stdin:   bytes.NewReader(nil),
+			Stdout:  io.Discard,
+			Stderr:  term.ForTerminal(slave, getenv),
+			Getenv:  getenv,
+			Environ: func() []string { return []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()} },
+		})
+		require.NoError(t, slave.Close())
+		got, err := testpty.ReadAll(master)
+		require.NoError(t, err)
+		require.Equal(t, 1, code, got)
+		return got
+	}
+	got := onTerminal(nil)
+	assert.Contains(t, got, "testresults: \x1b[31mfailure\x1b[0m (exit 1, ", "the status is painted: %q", got)
+	assert.Contains(t, got, "new failures against base-1: \x1b[31mc::c, c::\\u202elmth.exe\x1b[0m", "%q", got)
+	assert.Contains(t, got, "\x1b[31mfailed\x1b[0m", "%q", got)
+	assert.NotContains(t, got, `\x1b[`, "codes are written as codes, not escaped into text")
+	assert.NotContains(t, got, "\u202e", "a report's control characters arrive as text")
+
+	plain := onTerminal(map[string]string{"NO_COLOR": "1"})
+	assert.Contains(t, plain, "testresults: failure (exit 1, ", "%q", plain)
+	assert.Contains(t, plain, "new failures against base-1: c::c, c::\\u202elmth.exe", "%q", plain)
+	assert.NotContains(t, plain, "\x1b", "no colour code with NO_COLOR")
+}
+
+// escapeControl is term.EscapeLine, the one escaper of what the commands
+// print within a line, for the tests that name it.
+var escapeControl = term.EscapeLine
+
+// TestEscapeControl: what the run summary, prune and pair print within a
+// line is escaped by term.EscapeLine, which shows every character that
+// could drive a terminal or break the line.
 func TestEscapeControl(t *testing.T) {
 	for in, want := range map[string]string{
 		"plain::name":       "plain::name",
 		"a\x1b[31mred":      `a\x1b[31mred`,
-		"tab\there":         `tab\x09here`,
+		"tab\there":         `tab\there`,
+		"new\nline":         `new\nline`,
+		"cr\rback":          `cr\rback`,
+		"del\x7f":           `del\x7f`,
 		"bidi\u202eexe":     `bidi\u202eexe`,
 		"c1\u009bx":         `c1\u009bx`,
 		"bad\xffutf8":       `bad\xffutf8`,
 		"zero\u200bwidth":   `zero\u200bwidth`,
+		"line\u2028sep":     `line\u2028sep`,
 		"unicode é ü 名前 ok": "unicode é ü 名前 ok",
 	} {
 		assert.Equal(t, want, escapeControl(in), "%q", in)

@@ -22,10 +22,6 @@ type summary struct {
 // style is text to print in st through printf.
 func (s summary) style(st term.Style, text string) term.Painted { return term.Paint(st, text) }
 
-// paint returns text as it is: colour codes inside printed text would reach
-// the terminal escaped. Print with printf and style instead.
-func (s summary) paint(_, text string) string { return text }
-
 // printf prints through the terminal writer, which escapes the format and
 // every argument and paints the term.Painted ones when colour is on;
 // elsewhere Painted values print as their escaped text.
