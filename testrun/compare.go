@@ -343,36 +343,12 @@ func marshalNoEscape(v any) ([]byte, error) {
 	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }
 
-// MarshalTestResults writes TEST-RESULTS.json: the run's JSON form and,
-// when cmp is not nil, the comparison's fields beside it. The run's own
-// flaky list of ids is then replaced by the comparison's flaky list, whose
-// entries carry the same ids and whether the flaky list holds them.
+// MarshalTestResults writes TEST-RESULTS.json of run and, when cmp is not
+// nil, its comparison: TestResults' one form, the run's exact JSON form
+// followed by the comparison's keys (its flaky marks as flaky_on_list,
+// beside the run's own flaky ids).
+//
+// Deprecated: use TestResults{Run: run, Comparison: cmp}.MarshalJSON.
 func MarshalTestResults(run *Run, cmp *Comparison) ([]byte, error) {
-	if run == nil {
-		return nil, fmt.Errorf("%w: no run", ErrInvalidRun)
-	}
-	rb, err := run.MarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	if cmp == nil {
-		return rb, nil
-	}
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(rb, &fields); err != nil {
-		return nil, fmt.Errorf("testrun: %w", err)
-	}
-	cb, err := cmp.MarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	var cfields map[string]json.RawMessage
-	if err := json.Unmarshal(cb, &cfields); err != nil {
-		return nil, fmt.Errorf("testrun: %w", err)
-	}
-	delete(cfields, "after_id") // the run's own id
-	for k, v := range cfields {
-		fields[k] = v
-	}
-	return marshalNoEscape(fields)
+	return TestResults{Run: run, Comparison: cmp}.MarshalJSON()
 }

@@ -1,6 +1,7 @@
 package testrun
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"os"
@@ -354,7 +355,16 @@ func TestMarshalTestResults(t *testing.T) {
 	assert.Equal(t, "base", doc["base_id"])
 	assert.NotContains(t, doc, "after_id")
 	assert.Equal(t, []any{map[string]any{"id": "a", "outcome": "failed", "message": "broke", "flaky": false}}, doc["new_failures"])
-	assert.Equal(t, []any{map[string]any{"id": "f", "on_list": false}}, doc["flaky"])
+	assert.Equal(t, []any{map[string]any{"id": "f", "on_list": false}}, doc["flaky_on_list"], "the comparison's marks")
+	assert.Equal(t, []any{"f"}, doc["flaky"], "the run's own flaky ids stay the run's")
 	assert.Contains(t, doc, "counts")
 	assert.Contains(t, doc, "coverage_delta")
+	rb, err := after.MarshalJSON()
+	require.NoError(t, err)
+	assert.True(t, bytes.HasPrefix(b, rb[:len(rb)-1]), "the run's exact bytes first, then the comparison's keys")
+	want, err := TestResults{Run: after, Comparison: &c}.MarshalJSON()
+	require.NoError(t, err)
+	assert.Equal(t, string(want), string(b), "TestResults' one form")
+	_, err = MarshalTestResults(nil, &c)
+	assert.ErrorIs(t, err, ErrInvalidRun)
 }
