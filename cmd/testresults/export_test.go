@@ -419,6 +419,7 @@ func TestExportColour(t *testing.T) {
 		{name: "pseudo-terminal TERM=dumb set later", stderr: term.ForTerminal(slave, getenv(nil)), env: dumb},
 		{name: "bare pseudo-terminal file", stderr: slave},
 		{name: "bare /dev/null", stderr: devnull},
+		{name: "/dev/null through the terminal writer: a character device, not a terminal", stderr: term.ForTerminal(devnull, getenv(nil))},
 		{name: "regular file", stderr: term.ForTerminal(file, getenv(nil))},
 		{name: "buffer", stderr: term.NewWriter(&bytes.Buffer{})},
 		{name: "bare buffer", stderr: &bytes.Buffer{}},

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	xterm "golang.org/x/term"
 )
 
 // Escape returns s with every character that a terminal would act on shown
@@ -143,14 +145,11 @@ func (w *Writer) Raw(p string) error {
 	return err
 }
 
-// IsTerminal reports whether f is a character device (a terminal), which
-// is what deciding on colour needs; a pipe or a file is not.
+// IsTerminal reports whether f is a terminal, which is what deciding on
+// colour needs: a pipe, a file or another character device such as
+// /dev/null is not.
 func IsTerminal(f *os.File) bool {
-	if f == nil {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	return f != nil && xterm.IsTerminal(int(f.Fd()))
 }
 
 // Style is how Painted text is shown: an SGR parameter the program chose.
