@@ -159,21 +159,7 @@ type frontData struct {
 
 // frontTemplate is parsed the first time the front page is asked for.
 var frontTemplate = sync.OnceValue(func() *template.Template {
-	return template.Must(template.New("front").Funcs(template.FuncMap{
-		"deref": func(p *string) string {
-			if p == nil {
-				return ""
-			}
-			return *p
-		},
-		"status": func(p *testrun.Status) string {
-			if p == nil {
-				return "unknown"
-			}
-			return string(*p)
-		},
-		"when": timeText,
-	}).Parse(`<!doctype html>
+	return template.Must(template.New("front").Funcs(pageFuncs()).Parse(`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">

@@ -31,9 +31,9 @@ type pageRun struct {
 	Link            string
 }
 
-// jobTemplate is parsed the first time a page is asked for, not at start-up.
-var jobTemplate = sync.OnceValue(func() *template.Template {
-	return template.Must(template.New("job").Funcs(template.FuncMap{
+// pageFuncs are the functions the pages' templates call.
+func pageFuncs() template.FuncMap {
+	return template.FuncMap{
 		"deref": func(p *string) string {
 			if p == nil {
 				return ""
@@ -47,7 +47,12 @@ var jobTemplate = sync.OnceValue(func() *template.Template {
 			return string(*p)
 		},
 		"when": timeText,
-	}).Parse(`<!doctype html>
+	}
+}
+
+// jobTemplate is parsed the first time a page is asked for, not at start-up.
+var jobTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("job").Funcs(pageFuncs()).Parse(`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
