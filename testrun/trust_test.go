@@ -67,3 +67,22 @@ func TestCountsValidBounded(t *testing.T) {
 		})
 	}
 }
+
+func TestEventTrusted(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		run  *Run
+		want bool
+	}{
+		{"trusted kind, valid counts", &Run{Kind: KindBase, Counts: &Counts{Total: 2, Passed: 2}}, true},
+		{"trusted kind, no counts", &Run{Kind: KindBase}, false},
+		{"trusted kind, counts that do not add up", &Run{Kind: KindBase, Counts: &Counts{Total: 5, Passed: 2}}, false},
+		{"trusted kind, a count over the bound", &Run{Kind: KindAfterTurn, Counts: &Counts{Total: MaxCount + 1, Passed: MaxCount + 1}}, false},
+		{"untrusted kind, valid counts", &Run{Kind: KindGate, Counts: &Counts{Total: 1, Passed: 1}}, false},
+		{"no run", nil, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, tc.run.EventTrusted())
+		})
+	}
+}

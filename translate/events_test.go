@@ -132,12 +132,7 @@ func TestRunEventOmits(t *testing.T) {
 				semconv.TestRunTrustedKey: false, semconv.TestRunCountedKey: false,
 			},
 		},
-		{
-			name: "counts that are not valid: neither trusted nor counted, whatever the kind",
-			run: testrun.Run{ID: "r9", Kind: testrun.KindBase, Complete: true,
-				Counts: &testrun.Counts{Total: 5, Passed: 2}},
-			present: map[attribute.Key]any{semconv.TestRunTrustedKey: false, semconv.TestRunCountedKey: false},
-		},
+
 		{
 			name:   "coverage without a line rate",
 			run:    testrun.Run{ID: "r3", Coverage: &testrun.Coverage{}},
