@@ -211,15 +211,7 @@ func isPunct(c byte) bool {
 // s is shown exactly as it is (it holds no newline: it has been escaped
 // for one line).
 func mdCode(s string) string {
-	longest, run := 0, 0
-	for i := 0; i < len(s); i++ {
-		if s[i] == '`' {
-			run++
-			longest = max(longest, run)
-		} else {
-			run = 0
-		}
-	}
+	longest := longestBackticks(s)
 	fence := strings.Repeat("`", longest+1)
 	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") || strings.HasPrefix(s, " ") {
 		s = " " + s + " "
@@ -227,9 +219,8 @@ func mdCode(s string) string {
 	return fence + s + fence
 }
 
-// fenceFor returns a code fence of backticks longer than any run of
-// backticks in s (at least three), so s cannot close it.
-func fenceFor(s string) string {
+// longestBackticks is the length of the longest run of backticks in s.
+func longestBackticks(s string) int {
 	longest, run := 0, 0
 	for i := 0; i < len(s); i++ {
 		if s[i] == '`' {
@@ -239,5 +230,12 @@ func fenceFor(s string) string {
 			run = 0
 		}
 	}
+	return longest
+}
+
+// fenceFor returns a code fence of backticks longer than any run of
+// backticks in s (at least three), so s cannot close it.
+func fenceFor(s string) string {
+	longest := longestBackticks(s)
 	return strings.Repeat("`", max(3, longest+1))
 }
