@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -570,16 +569,10 @@ func (j *runJob) rerun(ctx context.Context, argv []string, opts []check.Option, 
 // expectIDs checks a run no report builder checked against the expected
 // tests (nil: none): one whose check could not start, or whose reports are
 // off (HANGAR_TEST_REPORTS=off), ran none of them. A run whose reports
-// were read was checked as they were (testrun.WithExpectedIDs); check
-// gives a run that found no report that one reason alone, so the reason
-// of the expected tests that never ran is added back.
+// were read was checked as they were (testrun.WithExpectedIDs), and check
+// keeps the reason of its expected tests that never ran.
 func expectIDs(run *testrun.Run, expected []string) {
-	switch {
-	case expected == nil:
-	case run.NotRun == nil:
+	if expected != nil && run.NotRun == nil {
 		run.ExpectIDs(expected)
-	case run.NotRun.Count > 0 && !slices.Contains(run.IncompleteReasons, testrun.NotRunReason(run.NotRun.Count)):
-		run.Complete = false
-		run.IncompleteReasons = append(run.IncompleteReasons, testrun.NotRunReason(run.NotRun.Count))
 	}
 }
