@@ -659,10 +659,7 @@ func (s *sqlStore) PruneRuns(ctx context.Context, now time.Time) (PrunedRuns, er
 		if err != nil {
 			return err
 		}
-		if p.Cases, err = res.RowsAffected(); err != nil || p.Runs+p.Cases == 0 {
-			return err
-		}
-		_, err = tx.ExecContext(ctx, `UPDATE run_prunes SET n = n + 1 WHERE id = 1`)
+		p.Cases, err = res.RowsAffected()
 		return err
 	})
 	return p, err

@@ -418,8 +418,8 @@ func TestJobVersionAfterMigration(t *testing.T) {
 		require.NoError(t, err)
 		_, err = old.RecordRun(ctx, StoredRun{Run: run("a", "t1", testrun.KindBase, map[string]testrun.Outcome{"x": pass}), JobID: "j", SessionRef: "s"})
 		require.NoError(t, err)
-		// As version 5 left it.
-		for _, stmt := range []string{`DROP TABLE run_versions`, `DROP TABLE run_writes`, `DELETE FROM schema_migrations WHERE version >= 6`, `DROP TABLE run_failing`, `DROP INDEX flaky_entries_excused`} {
+		// As version 4 left it.
+		for _, stmt := range []string{`DROP TABLE run_versions`, `DROP TABLE run_writes`, `DELETE FROM schema_migrations WHERE version >= 5`, `DROP TABLE run_failing`, `DROP INDEX flaky_entries_excused`} {
 			_, err := old.(*sqlStore).db.ExecContext(ctx, stmt)
 			require.NoError(t, err)
 		}

@@ -176,14 +176,6 @@ var migrations = [][]string{
 		`CREATE INDEX runs_last_recorded_at ON runs (last_recorded_at)`,
 	},
 	5: {
-		// How many times retention dropped runs or per-case maps (the
-		// versions of version 6 tell each job and session apart).
-		`CREATE TABLE run_prunes (
-			id INTEGER NOT NULL PRIMARY KEY,
-			n  BIGINT  NOT NULL)`,
-		`INSERT INTO run_prunes (id, n) VALUES (1, 0)`,
-	},
-	6: {
 		// The version of each job's and session's runs (scope 'job' or
 		// 'session'): every write that changes what they answer (a
 		// tagging, retention) sets it to the next value of run_writes, so
@@ -200,7 +192,7 @@ var migrations = [][]string{
 		`INSERT INTO run_versions (scope, key, version) SELECT 'job', job_id, 1 FROM run_tags GROUP BY job_id`,
 		`INSERT INTO run_versions (scope, key, version) SELECT 'session', session_ref, 1 FROM run_tags GROUP BY session_ref`,
 	},
-	7: {
+	6: {
 		// The failing cases of each run that keeps its cases (a JSON
 		// object of test id to outcome), written with the run and dropped
 		// with its cases: a summary reads these, not the whole map. Runs
@@ -209,7 +201,7 @@ var migrations = [][]string{
 			run_id TEXT NOT NULL PRIMARY KEY,
 			cases  TEXT NOT NULL)`,
 	},
-	8: {
+	7: {
 		// Excused reads first_seen and last_seen of each failing test: with
 		// them in the index, a lookup never reads the entry's row (its
 		// sightings) unless the entry was seen again since the job began.
