@@ -25,8 +25,9 @@ func openPostgres(ctx context.Context, url string, cfg config) (Store, error) {
 	}
 	// Bounded, so that many concurrent readers (testresults serve) wait
 	// for a connection instead of exceeding the server's max_connections.
-	db.SetMaxOpenConns(PostgresMaxConns)
-	db.SetMaxIdleConns(PostgresMaxConns)
+	n := cfg.maxConnsOr(PostgresMaxConns)
+	db.SetMaxOpenConns(n)
+	db.SetMaxIdleConns(n)
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("store: postgres: %s: %w", redactLocation(url), err)

@@ -44,8 +44,9 @@ func openSQLite(ctx context.Context, path string, cfg config) (Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: sqlite: %w", err)
 	}
-	db.SetMaxOpenConns(SQLiteMaxConns)
-	db.SetMaxIdleConns(SQLiteMaxConns)
+	n := cfg.maxConnsOr(SQLiteMaxConns)
+	db.SetMaxOpenConns(n)
+	db.SetMaxIdleConns(n)
 	s := &sqlStore{db: db, now: cfg.now, parsed: newRunCache(maxCachedRunBytes), d: dialect{
 		name:   "sqlite",
 		rebind: func(q string) string { return q },

@@ -65,6 +65,9 @@ type config struct {
 	now func() time.Time
 	// schema is the version migrations stop at (tests only).
 	schema int
+	// maxConns bounds the connections the store opens (0: the default of
+	// its kind, PostgresMaxConns or SQLiteMaxConns).
+	maxConns int
 }
 
 type optionFunc func(config) config
@@ -78,6 +81,26 @@ func WithClock(now func() time.Time) Option {
 		c.now = now
 		return c
 	})
+}
+
+// WithMaxConns bounds the connections the store opens to its database
+// (n <= 0 keeps the default: PostgresMaxConns or SQLiteMaxConns). A
+// short-lived command that records one run needs one or two; a server
+// answering many readers needs more, within what PostgreSQL's
+// max_connections leaves for every other client.
+func WithMaxConns(n int) Option {
+	return optionFunc(func(c config) config {
+		c.maxConns = n
+		return c
+	})
+}
+
+// maxConnsOr returns the bound the options set, or def.
+func (c config) maxConnsOr(def int) int {
+	if c.maxConns > 0 {
+		return c.maxConns
+	}
+	return def
 }
 
 // DefaultPath is the default SQLite file under home: ~/.hangar/store.db.
