@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 )
 
@@ -211,20 +212,136 @@ func RunSightings(r *Run, history map[string]TreeHistory, at time.Time) map[stri
 	return out
 }
 
-// Transient reports whether a failed check is transient: its failing ids
-// are known whole, there is at least one, and the flaky list excuses every
-// one (excused answers for one test id).
-func Transient(r *Run, excused func(id string) bool) bool {
-	failing, err := FailingIDs(r)
-	if err != nil || len(failing) == 0 {
-		return false
-	}
-	for id := range failing {
-		if !excused(id) {
-			return false
+// Excusal is what the flaky list excuses of a run: the failures it was
+// asked about, each excused or not, and whether the run is transient.
+type Excusal struct {
+	// NewOnly is true when the list was asked about the new failures
+	// against a base only (a comparison was given).
+	NewOnly bool `json:"new_failures_only"`
+	// Failures are the failures the list was asked about, sorted by id.
+	Failures []ExcusedFailure `json:"failures"`
+	// Unknown says why the failures are not known whole, "" when they are;
+	// nothing is then excused.
+	Unknown string `json:"unknown_reason,omitempty"`
+	// Transient is true when there is at least one failure and the list
+	// excuses every one.
+	Transient bool `json:"transient"`
+}
+
+// ExcusedFailure is one failure and whether the flaky list excuses it.
+type ExcusedFailure struct {
+	ID      string `json:"id"`
+	Excused bool   `json:"excused"`
+}
+
+// ExcusableFailures returns, sorted, the failures of after that the flaky
+// list is asked about. Without a comparison (cmp nil) they are every
+// failing id of after; with one only the new failures: on a red base the
+// base's own failures are not the change's, and no list needs to excuse
+// them. It fails when they are not known whole (after's failing ids, or the
+// comparison, unavailable).
+func ExcusableFailures(after *Run, cmp *Comparison) ([]string, error) {
+	ids := []string{}
+	if cmp != nil {
+		if !cmp.Available {
+			return nil, fmt.Errorf("%w: %s", ErrComparisonUnavailable, cmp.Unavailable)
+		}
+		for _, f := range cmp.NewFailures {
+			ids = append(ids, f.ID)
+		}
+	} else {
+		failing, err := FailingIDs(after)
+		if err != nil {
+			return nil, err
+		}
+		for id := range failing {
+			ids = append(ids, id)
 		}
 	}
-	return true
+	sort.Strings(ids)
+	return ids, nil
+}
+
+// Excuse is the one rule for which failures of the run after the flaky
+// list excuses, used by the rerun of a flaky check, the flaky check and the
+// packet: the failures are ExcusableFailures(after, cmp), and excused
+// answers for them whether an entry on the list before the job started
+// excuses each (FlakyEntry.Excused; a store answers it for many ids at
+// once). excused is not called when the failures are unknown or there are
+// none; its error is returned as it is.
+func Excuse(after *Run, cmp *Comparison, excused func(ids []string) (map[string]bool, error)) (Excusal, error) {
+	e := Excusal{NewOnly: cmp != nil, Failures: []ExcusedFailure{}}
+	ids, err := ExcusableFailures(after, cmp)
+	if err != nil {
+		if cmp != nil {
+			e.Unknown = cmp.Unavailable
+		} else {
+			e.Unknown = err.Error()
+		}
+		return e, nil
+	}
+	if len(ids) == 0 {
+		return e, nil
+	}
+	on, err := excused(ids)
+	if err != nil {
+		return Excusal{}, err
+	}
+	e.Transient = true
+	for _, id := range ids {
+		e.Failures = append(e.Failures, ExcusedFailure{ID: id, Excused: on[id]})
+		e.Transient = e.Transient && on[id]
+	}
+	return e, nil
+}
+
+// Reason says why e is not transient, for people ("" when it is).
+func (e Excusal) Reason() string {
+	if e.Transient {
+		return ""
+	}
+	switch {
+	case e.Unknown != "" && e.NewOnly:
+		return "new failures unknown: " + e.Unknown
+	case e.Unknown != "":
+		return "failures unknown: " + e.Unknown
+	case len(e.Failures) == 0 && e.NewOnly:
+		return "no new failure (the base failed the same way)"
+	case len(e.Failures) == 0:
+		return "the check failed without a failing test"
+	}
+	var not []string
+	for _, f := range e.Failures {
+		if !f.Excused {
+			not = append(not, f.ID)
+		}
+	}
+	return "not on the flaky list before the job started: " + strings.Join(not, ", ")
+}
+
+// Excused lists the ids of the failures e excuses.
+func (e Excusal) Excused() []string {
+	var ids []string
+	for _, f := range e.Failures {
+		if f.Excused {
+			ids = append(ids, f.ID)
+		}
+	}
+	return ids
+}
+
+// Transient reports whether a failed check is transient: its failing ids
+// are known whole, there is at least one, and the flaky list excuses every
+// one (excused answers for one test id). It is Excuse without a base.
+func Transient(r *Run, excused func(id string) bool) bool {
+	e, _ := Excuse(r, nil, func(ids []string) (map[string]bool, error) {
+		on := make(map[string]bool, len(ids))
+		for _, id := range ids {
+			on[id] = excused(id)
+		}
+		return on, nil
+	})
+	return e.Transient
 }
 
 // FlakyRepoSummary is one repository's line in the flaky summary.

@@ -170,3 +170,77 @@ func TestTreeHistoryWith(t *testing.T) {
 	assert.Equal(t, TreeHistory{PassedRun: "a", FailedRun: "c"}, h)
 	assert.True(t, h.Flipped())
 }
+
+// TestExcuse: the one rule for which failures the flaky list excuses, as
+// the rerun of a flaky check, the flaky check and the packet ask it.
+func TestExcuse(t *testing.T) {
+	failAB := func(t *testing.T) *Run {
+		return buildRun(t, exec("s", "a", OutcomeFailed, ""), exec("s", "b", OutcomeError, ""), exec("s", "c", OutcomePassed, ""))
+	}
+	redBase := func(t *testing.T) *Run {
+		return buildRun(t, exec("s", "a", OutcomeFailed, ""), exec("s", "b", OutcomePassed, ""), exec("s", "c", OutcomePassed, ""))
+	}
+	green := func(t *testing.T) *Run { return buildRun(t, exec("s", "c", OutcomePassed, "")) }
+	incomplete := func(t *testing.T) *Run {
+		r := failAB(t)
+		r.Complete = false
+		return r
+	}
+	for _, tc := range []struct {
+		name        string
+		after, base func(*testing.T) *Run // base nil: no comparison
+		list        []string
+		asked       []string // nil: the list is not asked
+		transient   bool
+		excused     []string
+		reason      string
+	}{
+		{name: "every failure on the list", after: failAB, list: []string{"a", "b"},
+			asked: []string{"a", "b"}, transient: true, excused: []string{"a", "b"}},
+		{name: "one failure off the list", after: failAB, list: []string{"a"},
+			asked: []string{"a", "b"}, excused: []string{"a"}, reason: "not on the flaky list before the job started: b"},
+		{name: "no failure", after: green, list: []string{"c"}, reason: "the check failed without a failing test"},
+		{name: "failures not known whole", after: incomplete, list: []string{"a", "b"},
+			reason: `failures unknown: testrun: comparison unavailable: run "r" is incomplete`},
+		{name: "red base: only the new failure is asked about", after: failAB, base: redBase, list: []string{"b"},
+			asked: []string{"b"}, transient: true, excused: []string{"b"}},
+		{name: "red base: the new failure off the list", after: failAB, base: redBase, list: []string{"a"},
+			asked: []string{"b"}, reason: "not on the flaky list before the job started: b"},
+		{name: "red base: nothing new", after: redBase, base: redBase, list: []string{"a"},
+			reason: "no new failure (the base failed the same way)"},
+		{name: "comparison unavailable", after: incomplete, base: redBase, list: []string{"a", "b"},
+			reason: `new failures unknown: after: testrun: comparison unavailable: run "r" is incomplete`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			after := tc.after(t)
+			after.ID = "r"
+			var cmp *Comparison
+			if tc.base != nil {
+				base := tc.base(t)
+				base.ID = "base"
+				c := Compare(base, after)
+				cmp = &c
+			}
+			var asked []string
+			e, err := Excuse(after, cmp, func(ids []string) (map[string]bool, error) {
+				asked = ids
+				on := map[string]bool{}
+				for _, id := range tc.list {
+					on[id] = true
+				}
+				return on, nil
+			})
+			require.NoError(t, err)
+			assert.Equal(t, tc.asked, asked)
+			assert.Equal(t, tc.transient, e.Transient)
+			assert.Equal(t, tc.excused, e.Excused())
+			assert.Equal(t, tc.reason, e.Reason())
+			assert.Equal(t, tc.base != nil, e.NewOnly)
+		})
+	}
+	t.Run("the list's error", func(t *testing.T) {
+		boom := errors.New("boom")
+		_, err := Excuse(failAB(t), nil, func([]string) (map[string]bool, error) { return nil, boom })
+		require.ErrorIs(t, err, boom)
+	})
+}
