@@ -1,0 +1,127 @@
+package textout
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/hangar-dev/testresults/testrun"
+)
+
+// FlakyRecord is what `flaky record` did with one run: whether it was
+// recorded (and why not), how many outcomes it observed and the tests it
+// showed flaky. It is also the command's JSON line.
+type FlakyRecord struct {
+	Run      string                        `json:"run"`
+	Recorded bool                          `json:"recorded"`
+	Reason   string                        `json:"reason,omitempty"`
+	Observed int                           `json:"observed"`
+	Flaky    map[string][]testrun.FlakyHow `json:"flaky"`
+}
+
+// FlakyRecords writes one line a run.
+func FlakyRecords(w io.Writer, lines []FlakyRecord) {
+	for _, l := range lines {
+		if !l.Recorded {
+			fmt.Fprintf(w, "%s: not recorded: %s\n", l.Run, l.Reason)
+			continue
+		}
+		ids := make([]string, 0, len(l.Flaky))
+		for id := range l.Flaky {
+			ids = append(ids, id)
+		}
+		sort.Strings(ids)
+		fmt.Fprintf(w, "%s: %d outcomes observed, %d flaky%s\n", l.Run, l.Observed, len(ids), ListTail(ids))
+	}
+}
+
+// FlakyCheck is the answer of `flaky check` for one run: which of its
+// failures the list excuses (testrun.Excuse), each with its entry. It is
+// also the command's JSON form.
+type FlakyCheck struct {
+	Run       string              `json:"run"`
+	JobStart  time.Time           `json:"job_start"`
+	Transient bool                `json:"transient"`
+	Unknown   string              `json:"unknown_reason,omitempty"`
+	Failures  []FlakyCheckFailure `json:"failures"`
+}
+
+// FlakyCheckFailure is one failure of the run, its entry on the list (nil
+// when none) and whether it is excused.
+type FlakyCheckFailure struct {
+	ID      string              `json:"id"`
+	Excused bool                `json:"excused"`
+	Entry   *testrun.FlakyEntry `json:"entry"`
+}
+
+// Failed reports whether the check fails: a failure the list does not
+// excuse, or failures not known whole.
+func (c FlakyCheck) Failed() bool {
+	return c.Unknown != "" || (len(c.Failures) > 0 && !c.Transient)
+}
+
+// Write writes the answer: the run's state, then each failure and why it is
+// or is not excused.
+func (c FlakyCheck) Write(w io.Writer) {
+	switch {
+	case c.Unknown != "":
+		fmt.Fprintf(w, "%s: cannot tell: %s\n", c.Run, c.Unknown)
+		return
+	case len(c.Failures) == 0:
+		fmt.Fprintf(w, "%s: no failures\n", c.Run)
+		return
+	case c.Transient:
+		fmt.Fprintf(w, "%s: transient: every failure is on the flaky list\n", c.Run)
+	default:
+		fmt.Fprintf(w, "%s: failed\n", c.Run)
+	}
+	for _, f := range c.Failures {
+		mark := "not excused"
+		if f.Excused {
+			mark = "excused (flaky since " + f.Entry.FirstSeen.Format(time.RFC3339) + ")"
+		} else if f.Entry != nil {
+			mark = "not excused (on the list only since " + f.Entry.FirstSeen.Format(time.RFC3339) + ", or expired)"
+		}
+		fmt.Fprintf(w, "  %s: %s\n", f.ID, mark)
+	}
+}
+
+// FlakyEntries writes the entries of the list, one tab-separated line each.
+func FlakyEntries(w io.Writer, entries []testrun.FlakyEntry) {
+	if len(entries) == 0 {
+		fmt.Fprintln(w, "no flaky tests")
+		return
+	}
+	for _, e := range entries {
+		how := make([]string, len(e.How))
+		for i, h := range e.How {
+			how[i] = string(h)
+		}
+		var runs []string
+		seen := map[string]bool{}
+		for _, s := range e.Seen {
+			for _, r := range s.Runs {
+				if !seen[r] {
+					seen[r] = true
+					runs = append(runs, r)
+				}
+			}
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\tfirst %s\tlast %s\t%s\t%d sightings\truns %s\n", e.Repository, e.Environment, e.TestID,
+			e.FirstSeen.Format(time.RFC3339), e.LastSeen.Format(time.RFC3339), strings.Join(how, ","), e.Sightings, strings.Join(runs, ","))
+	}
+}
+
+// FlakySummary writes the repositories with the most flaky tests, each
+// with its worst test.
+func FlakySummary(w io.Writer, sum []testrun.FlakyRepoSummary) {
+	if len(sum) == 0 {
+		fmt.Fprintln(w, "no flaky tests")
+	}
+	for _, s := range sum {
+		fmt.Fprintf(w, "%-40s %5d flaky  worst: %s (%s, seen %d times, last %s)\n", s.Repository, s.Tests,
+			s.Worst.TestID, s.Worst.Environment, s.Worst.Sightings, s.Worst.LastSeen.Format(time.RFC3339))
+	}
+}
