@@ -8,6 +8,14 @@
 // ids, so exporting the same runs twice yields the same ids and the same
 // traces.
 //
+// The same events can also go out as log-based events, as the
+// OpenTelemetry events specification asks of new instrumentation:
+// WithEvents chooses span events, log records or both, and Logs writes the
+// records (one per event, with the event's name, time and attributes and
+// the ids of the span that carries the run) as pdata logs. A bridge from
+// events to span events gives the spans of a span export back; the
+// records are not bound by the span's event limits.
+//
 // So that a person reading a trace sees how the runs went without opening
 // events, a span that carries runs also gets a status (Error, with a short
 // description such as "2 failed, 1 error of 40", when a run failed, timed

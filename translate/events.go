@@ -45,8 +45,6 @@ type runPlan struct {
 	// newFailures then holds the ids testrun.NewFailures returned.
 	compare     bool
 	newFailures map[string]bool
-	// kept is how many of cases are exported after the cap and the budget.
-	kept int
 }
 
 type caseRef struct {
@@ -210,18 +208,25 @@ func spanEvents(plans []runPlan, cfg config) []Event {
 			active = true
 		}
 	}
+	return joinEvents(plans, caseEvents)
+}
+
+// joinEvents returns each run's test.run event, saying how many of its
+// cases caseEvents leaves out, followed by its caseEvents, stamped.
+func joinEvents(plans []runPlan, caseEvents [][]Event) []Event {
 	total := 0
+	kept := make([]int, len(plans))
 	for i := range plans {
-		plans[i].kept = len(caseEvents[i])
-		total += 1 + len(caseEvents[i])
+		kept[i] = len(caseEvents[i])
+		total += 1 + kept[i]
 	}
 	out := make([]Event, 0, total)
 	for i := range plans {
 		p := &plans[i]
-		out = append(out, runEvent(p, int64(len(p.cases)-p.kept)))
+		out = append(out, runEvent(p, int64(len(p.cases)-kept[i])))
 		out = append(out, caseEvents[i]...)
 	}
-	stamp(plans, out)
+	stamp(plans, kept, out)
 	return out
 }
 
@@ -230,7 +235,8 @@ func spanEvents(plans []runPlan, cfg config) []Event {
 // EventStep apart, in order.
 const EventStep = time.Microsecond
 
-// stamp gives the events of plans (as spanEvents orders them) distinct
+// stamp gives the events of plans (as joinEvents orders them, kept[i]
+// test.case events for plans[i]) distinct
 // times, so that a viewer that orders events by time shows each run's
 // test.run event first and its failures in order, whatever it does with
 // equal times. A run's events start at its end, one EventStep apart; runs
@@ -238,12 +244,12 @@ const EventStep = time.Microsecond
 // microseconds) are laid one after the other, in the order of their ends,
 // then of their position. The times depend on the runs only, never on the
 // clock, so that replaying an export gives the same events.
-func stamp(plans []runPlan, events []Event) {
+func stamp(plans []runPlan, kept []int, events []Event) {
 	type block struct{ first, n int }
 	blocks := make([]block, len(plans))
 	at := 0
 	for i := range plans {
-		blocks[i] = block{first: at, n: 1 + plans[i].kept}
+		blocks[i] = block{first: at, n: 1 + kept[i]}
 		at += blocks[i].n
 	}
 	order := make([]int, len(plans))

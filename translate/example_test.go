@@ -93,3 +93,26 @@ func ExampleTraces() {
 	// github.com/hangar-dev/testresults/translate
 	// job.verify 96a2c772354808da2912427868519004 1 test.run
 }
+
+func ExampleLogs() {
+	run := &testrun.Run{
+		ID: "run-1", Command: "go test ./...", Status: testrun.StatusFailure, Complete: true,
+		EndedAt:  time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC),
+		Counts:   &testrun.Counts{Total: 2, Passed: 1, Failed: 1},
+		Failures: []testrun.Failure{{ID: "pkg::TestA", Outcome: testrun.OutcomeFailed}},
+	}
+	spans, err := translate.JobSpans(translate.Job{ID: "job-1"}, []*testrun.Run{run},
+		translate.WithEvents(translate.EventsLog))
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(spans[0].Name, spans[0].SpanID, len(spans[0].Events))
+	ld := translate.Logs(spans, nil)
+	for _, lr := range ld.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords().All() {
+		fmt.Println(lr.EventName(), lr.Timestamp().AsTime().Format(time.RFC3339Nano), lr.TraceID(), lr.SpanID())
+	}
+	// Output:
+	// job.verify 996936a2d1f261c0 0
+	// test.run 2025-01-02T03:04:05Z 96a2c772354808da2912427868519004 996936a2d1f261c0
+	// test.case 2025-01-02T03:04:05.000001Z 96a2c772354808da2912427868519004 996936a2d1f261c0
+}

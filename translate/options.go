@@ -29,7 +29,11 @@ const (
 type config struct {
 	base          *testrun.Run
 	maxCaseEvents int
+	// capCases is true when WithMaxCaseEvents set maxCaseEvents: the
+	// log records then stop at it too.
+	capCases      bool
 	maxEventBytes int
+	events        Events
 	parent        trace.SpanContext
 	now           func() time.Time
 	redactor      *testrun.Redactor
@@ -89,17 +93,21 @@ func WithRedactor(r *testrun.Redactor) Option {
 // The rule of every export limit: a positive n is the limit and 0 keeps the
 // default (DefaultMaxCaseEvents); a negative n is refused by the exporter
 // (exporter.ErrConfig) and the CLI before it reaches here, and is ignored.
+// The default bounds the span events only; a limit given here bounds the
+// log records too (see WithEvents).
 func WithMaxCaseEvents(n int) Option {
 	return optionFunc(func(c config) config {
 		if n > 0 {
 			c.maxCaseEvents = n
+			c.capCases = true
 		}
 		return c
 	})
 }
 
 // WithMaxEventBytes sets the budget of the encoded events on one span
-// (default DefaultMaxEventBytes; 0 or less keeps the default).
+// (default DefaultMaxEventBytes; 0 or less keeps the default). Log
+// records are not bound by it: each is a message of its own.
 func WithMaxEventBytes(n int) Option {
 	return optionFunc(func(c config) config {
 		if n > 0 {

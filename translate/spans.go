@@ -32,7 +32,13 @@ type Span struct {
 	TraceState trace.TraceState
 	Start, End time.Time
 	Attrs      []attribute.KeyValue
-	Events     []Event
+	// Events are the span events of the runs the span carries (with
+	// EventsSpan or EventsBoth, see WithEvents), within the span's limits.
+	Events []Event
+	// Records are the same events as log records take them (with
+	// EventsLog or EventsBoth): every test.case a run keeps, beyond the
+	// span's limits. Logs writes them; Traces leaves them out.
+	Records []Event
 	// Status is codes.Error when one of the span's runs failed, timed out,
 	// was aborted or is incomplete, with StatusDescription saying how in a
 	// few words; codes.Unset otherwise (a passing run leaves the status to
@@ -96,8 +102,8 @@ func JobSpans(job Job, runs []*testrun.Run, opts ...Option) ([]Span, error) {
 		s.Attrs = []attribute.KeyValue{semconv.JobIDKey.String(valid(job.ID))}
 	}
 	s.Start, s.End = interval(plans)
-	s.Events = spanEvents(plans, cfg)
-	s.End = coverEvents(s.End, s.Events)
+	s.Events, s.Records = carriedEvents(plans, cfg)
+	s.End = coverEvents(coverEvents(s.End, s.Events), s.Records)
 	summarize(&s, plans, cfg)
 	children := caseSpans(&s, plans, cfg)
 	s.End = caseSpanEnd(s.End, children)
@@ -156,8 +162,8 @@ func SessionSpans(session Session, opts ...Option) ([]Span, error) {
 		}
 		s.ParentSpanID = root.SpanID
 		s.Start, s.End = interval(plans)
-		s.Events = spanEvents(plans, cfg)
-		s.End = coverEvents(s.End, s.Events)
+		s.Events, s.Records = carriedEvents(plans, cfg)
+		s.End = coverEvents(coverEvents(s.End, s.Events), s.Records)
 		summarize(&s, plans, cfg)
 		children := caseSpans(&s, plans, cfg)
 		s.End = caseSpanEnd(s.End, children)
