@@ -225,3 +225,14 @@ func blobID(b []byte) string {
 	h.Write(b)
 	return hex.EncodeToString(h.Sum(nil))
 }
+
+// text runs git and returns its output without the surrounding space.
+func (g gitRunner) text(ctx context.Context, args ...string) (string, error) {
+	out, err := g.run(ctx, nil, args...)
+	return strings.TrimSpace(string(out)), err
+}
+
+// commit resolves rev to a commit id.
+func (g gitRunner) commit(ctx context.Context, rev string) (string, error) {
+	return g.text(ctx, "rev-parse", "--verify", "--end-of-options", rev+"^{commit}")
+}

@@ -1,15 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -18,6 +14,7 @@ import (
 	"github.com/hangar-dev/testresults/check"
 	"github.com/hangar-dev/testresults/internal/term"
 	"github.com/hangar-dev/testresults/testrun"
+	"github.com/hangar-dev/testresults/textout"
 )
 
 func init() {
@@ -100,269 +97,90 @@ func runPair(ctx context.Context, args []string, env Env) error {
 	if err := cf.parse(args); err != nil {
 		return err
 	}
-	fail := cf.usageErr
-	argv := fs.Args()
-	switch {
-	case len(argv) == 0:
-		return fail("no command given (testresults pair [flags] -- CMD [ARGS...])")
-	case fs.ArgsLenAtDash() != 0:
-		return fail("put the command after --: testresults pair [flags] -- %s", strings.Join(argv, " "))
-	case o.runs < testrun.MinPairedRuns:
-		return fail("--runs %d: want at least %d", o.runs, testrun.MinPairedRuns)
-	case o.patch != "" && o.patchRef != "":
-		return fail("give --patch or --patch-ref, not both")
-	case o.timeout < 0:
-		return fail("--timeout %s is negative", o.timeout)
+	argv, err := o.check(cf)
+	if err != nil {
+		return err
 	}
 	plan, err := o.ve.plan(fs, env)
 	if err != nil {
-		return fail("%v", err)
+		return cf.usageErr("%v", err)
 	}
 	say := func(format string, a ...any) { fmt.Fprintf(env.Stderr, "testresults pair: "+format+"\n", a...) }
-	if o.patch != "" {
-		abs, err := filepath.Abs(o.patch)
-		if err == nil {
-			_, err = os.Stat(abs)
-		}
-		if err != nil {
-			return fail("--patch: %v", err)
-		}
-		o.patch = abs
-	}
-	if o.pins != "" {
-		abs, err := filepath.Abs(o.pins)
-		if err != nil {
-			return fail("--pins: %v", err)
-		}
-		o.pins = abs
-	}
-
-	g := gitRunner{env: env.Environ()}
-	root, err := g.out(ctx, o.dir, "rev-parse", "--show-toplevel")
-	if err != nil {
-		return rejectedf("%s is not in a git repository: %v", o.dir, err)
-	}
-	g.root = root
-	parentRev, patchRev := "HEAD", ""
-	switch {
-	case o.patch != "":
-	case o.patchRef != "":
-		parentRev, patchRev = o.patchRef+"^", o.patchRef
-	default:
-		parentRev, patchRev = "HEAD^", "HEAD"
-	}
-	parent, err := g.commit(ctx, parentRev)
-	if err != nil {
-		return rejectedf("the parent: %v", err)
-	}
-	patchCommit := parent
-	if patchRev != "" {
-		if patchCommit, err = g.commit(ctx, patchRev); err != nil {
-			return rejectedf("the patch: %v", err)
-		}
-	}
-
-	tmp, err := os.MkdirTemp("", "testresults-pair-")
-	if err != nil {
-		return rejected(err)
-	}
-	trees := &worktrees{g: g, tmp: tmp}
-	// Removed whatever happens: after a failed run, a failed git command or
-	// a signal (ctx is then cancelled; the removal does not use it).
-	defer func() {
-		if err := trees.remove(context.WithoutCancel(ctx)); err != nil {
-			say("removing the worktrees: %v", err)
-		}
-	}()
-	parentTree, err := trees.add(ctx, "parent", parent)
-	if err != nil {
-		return rejected(err)
-	}
-	patchTree, err := trees.add(ctx, "patch", patchCommit)
-	if err != nil {
-		return rejected(err)
-	}
-	if o.patch != "" {
-		if _, err := g.out(ctx, patchTree, "apply", o.patch); err != nil {
-			return rejectedf("--patch does not apply on %s: %v", shortRev(parent), err)
-		}
-	}
-
-	var pinOpt testrun.VerdictOption
-	if o.pins != "" {
-		vo := &verdictOptions{pins: o.pins, parentTree: parentTree, patchTree: patchTree}
-		if pinOpt, err = vo.pinsOption(); err != nil {
-			return rejectedf("--pins: %v", err)
-		}
-	}
-
-	out := o.out
-	if out == "" {
-		if out, err = os.MkdirTemp("", "testresults-pair-runs-"); err != nil {
-			return rejected(err)
-		}
-	}
-	var checkOut io.Writer = io.Discard
+	pair := check.Pair{Dir: o.dir, Patch: o.patch, PatchRef: o.patchRef, Runs: o.runs, Out: o.out, Timeout: o.timeout,
+		Env: env.Environ(), Pins: o.pins, Progress: func(e check.PairEvent) {
+			switch {
+			case e.Side == "":
+				say("%v", e.Err)
+			case e.Err != nil:
+				say("%s run %d: %v", e.Side, e.N, e.Err)
+			default:
+				say("%s run %d/%d: %s", e.Side, e.N, o.runs, textout.RunLine(e.Result.Run, e.Result.ExitCode, e.Result.Dir))
+			}
+		}}
 	if o.verbose {
-		checkOut = env.Stderr
+		pair.Output = env.Stderr
 	}
-	sides := []struct {
-		name string
-		tree string
-		kind testrun.Kind
-		runs []*testrun.Run
-	}{{"parent", parentTree, testrun.KindBase, nil}, {"patch", patchTree, testrun.KindAfterTurn, nil}}
-	for si := range sides {
-		side := &sides[si]
-		for i := 1; i <= o.runs; i++ {
-			dir := filepath.Join(out, side.name+"-"+strconv.Itoa(i))
-			res, err := check.Run(ctx, argv,
-				check.WithDir(side.tree),
-				check.WithEnv(env.Environ()),
-				check.WithStdio(bytes.NewReader(nil), checkOut, checkOut),
-				check.WithKind(side.kind, ""),
-				check.WithReportDir(dir),
-				check.WithTimeout(o.timeout),
-			)
-			if ctx.Err() != nil {
-				return &exitCode{code: exitInterrupted, msg: "interrupted"}
-			}
-			if res == nil {
-				msg := fmt.Sprintf("%s run %d: %v", side.name, i, err)
-				if errors.Is(err, check.ErrMode) || errors.Is(err, check.ErrReportDir) {
-					return &exitCode{code: exitUsage, msg: msg}
-				}
-				return rejected(errors.New(msg))
-			}
-			if err != nil {
-				say("%s run %d: %v", side.name, i, err)
-			}
-			if _, err := check.WriteResults(res.Dir, res.Run); err != nil {
-				return rejectedf("%s run %d: %v", side.name, i, err)
-			}
-			say("%s run %d/%d: %s", side.name, i, o.runs, runLine(res))
-			side.runs = append(side.runs, res.Run)
-		}
-	}
-
-	var vopts []testrun.VerdictOption
-	if pinOpt != nil {
-		vopts = append(vopts, pinOpt)
-	}
-	p, err := testrun.PairedVerdict(sides[0].runs, sides[1].runs, vopts...)
-	if err != nil {
+	res, err := pair.Run(ctx, argv)
+	switch {
+	case errors.Is(err, check.ErrInterrupted):
+		return &exitCode{code: exitInterrupted, msg: "interrupted"}
+	case errors.Is(err, check.ErrMode) || errors.Is(err, check.ErrReportDir):
+		return &exitCode{code: exitUsage, msg: err.Error()}
+	case err != nil:
 		return rejected(err)
 	}
+	p := res.Paired
 	if o.json {
 		if err := writeJSON(env.Stdout, p); err != nil {
 			return err
 		}
 	} else {
-		fmt.Fprintf(env.Stdout, "parent: %s\npatch:  %s\n", parent, describePatch(o, patchCommit))
-		printPaired(term.NewWriter(env.Stdout), p)
-	}
-	for _, tv := range p.Frozen {
-		say("frozen (excluded): %s: parent %s", term.EscapeLine(tv.ID), outcomes(tv.Parent))
-	}
-	say("report folders: %s", out)
-	code := exitOK
-	switch p.Decision {
-	case testrun.DecisionReject:
-		code = exitFailed
-	case testrun.DecisionInvalid:
-		say("the comparison is invalid: %s", p.Invalid)
-		code = exitRejected
-	}
-	return exportVerdictResult(ctx, "pair", env, plan, sides[1].runs, p, code)
-}
-
-func describePatch(o *pairOptions, commit string) string {
-	if o.patch != "" {
-		return commit + " + " + o.patch
-	}
-	return commit
-}
-
-func shortRev(s string) string {
-	if len(s) > 12 {
-		return s[:12]
-	}
-	return s
-}
-
-// runLine says in one line how a run went.
-func runLine(res *check.Result) string {
-	r := res.Run
-	line := fmt.Sprintf("%s (exit %d, %s)", r.Status, res.ExitCode, r.EndedAt.Sub(r.StartedAt).Round(time.Millisecond))
-	if c := r.Counts; c != nil {
-		line += fmt.Sprintf(", %s, %d failed, %s", quantity(c.Total, "test"), c.Failed, quantity(c.Errors, "error"))
-	} else {
-		line += ", nothing counted"
-	}
-	return line + ", " + res.Dir
-}
-
-// gitRunner runs git in the repository.
-type gitRunner struct {
-	env  []string
-	root string
-}
-
-func (g gitRunner) out(ctx context.Context, dir string, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, "git", append([]string{"-C", dir}, args...)...)
-	cmd.Env = g.env
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		msg := strings.TrimSpace(stderr.String())
-		if msg == "" {
-			msg = err.Error()
+		patch := res.Patch
+		if o.patch != "" {
+			patch += " + " + o.patch
 		}
-		return "", fmt.Errorf("git %s: %s", strings.Join(args, " "), msg)
+		fmt.Fprintf(env.Stdout, "parent: %s\npatch:  %s\n", res.Parent, patch)
+		textout.Paired(term.NewWriter(env.Stdout), p)
 	}
-	return strings.TrimSpace(stdout.String()), nil
-}
-
-// commit resolves rev to a commit id.
-func (g gitRunner) commit(ctx context.Context, rev string) (string, error) {
-	return g.out(ctx, g.root, "rev-parse", "--verify", "--end-of-options", rev+"^{commit}")
-}
-
-// worktrees are the detached worktrees made for one pair, removed together.
-type worktrees struct {
-	g     gitRunner
-	tmp   string
-	paths []string
-}
-
-func (w *worktrees) add(ctx context.Context, name, commit string) (string, error) {
-	p := filepath.Join(w.tmp, name)
-	w.paths = append(w.paths, p)
-	if _, err := w.g.out(ctx, w.g.root, "worktree", "add", "--detach", p, commit); err != nil {
-		return "", err
+	for _, l := range textout.Frozen(p) {
+		say("%s", l)
 	}
-	return p, nil
+	say("report folders: %s", res.Out)
+	return exportVerdictResult(ctx, "pair", env, plan, res.PatchRuns, p, verdictCode(env, "pair", p))
 }
 
-// remove removes every worktree, prunes git's records of them and removes
-// the temporary folder.
-func (w *worktrees) remove(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, time.Minute)
-	defer cancel()
-	var errs []error
-	for _, p := range w.paths {
-		if _, err := os.Stat(p); err != nil {
+// check checks the flags and returns the check's command line; the diff
+// and the pins file are made absolute (the runs happen in worktrees).
+func (o *pairOptions) check(cf *cmdFlags) ([]string, error) {
+	fs := cf.fs
+	argv := fs.Args()
+	switch {
+	case len(argv) == 0:
+		return nil, cf.usageErr("no command given (testresults pair [flags] -- CMD [ARGS...])")
+	case fs.ArgsLenAtDash() != 0:
+		return nil, cf.usageErr("put the command after --: testresults pair [flags] -- %s", strings.Join(argv, " "))
+	case o.runs < testrun.MinPairedRuns:
+		return nil, cf.usageErr("--runs %d: want at least %d", o.runs, testrun.MinPairedRuns)
+	case o.patch != "" && o.patchRef != "":
+		return nil, cf.usageErr("give --patch or --patch-ref, not both")
+	case o.timeout < 0:
+		return nil, cf.usageErr("--timeout %s is negative", o.timeout)
+	}
+	for _, f := range []struct {
+		name string
+		path *string
+	}{{"patch", &o.patch}, {"pins", &o.pins}} {
+		if *f.path == "" {
 			continue
 		}
-		if _, err := w.g.out(ctx, w.g.root, "worktree", "remove", "--force", p); err != nil {
-			errs = append(errs, err)
+		abs, err := filepath.Abs(*f.path)
+		if err == nil && f.name == "patch" {
+			_, err = os.Stat(abs)
 		}
+		if err != nil {
+			return nil, cf.usageErr("--%s: %v", f.name, err)
+		}
+		*f.path = abs
 	}
-	if err := os.RemoveAll(w.tmp); err != nil {
-		errs = append(errs, err)
-	}
-	if _, err := w.g.out(ctx, w.g.root, "worktree", "prune"); err != nil {
-		errs = append(errs, err)
-	}
-	return errors.Join(errs...)
+	return argv, nil
 }

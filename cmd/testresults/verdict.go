@@ -3,15 +3,14 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"sort"
-	"strings"
 
 	"github.com/spf13/pflag"
 
 	"github.com/hangar-dev/testresults/internal/term"
 	"github.com/hangar-dev/testresults/testrun"
+	"github.com/hangar-dev/testresults/textout"
 )
 
 func init() {
@@ -223,57 +222,24 @@ func reportVerdict(ctx context.Context, env Env, o *verdictOptions, plan *export
 			return err
 		}
 	} else {
-		printPaired(term.NewWriter(env.Stdout), p)
+		textout.Paired(term.NewWriter(env.Stdout), p)
 	}
 	// Frozen tests are excluded from the vote, and logged.
-	for _, tv := range p.Frozen {
-		fmt.Fprintf(env.Stderr, "testresults verdict: frozen (excluded): %s: parent %s\n", tv.ID, outcomes(tv.Parent))
+	for _, l := range textout.Frozen(p) {
+		fmt.Fprintf(env.Stderr, "testresults verdict: %s\n", l)
 	}
-	code := exitOK
+	return exportVerdictResult(ctx, "verdict", env, plan, patch, p, verdictCode(env, "verdict", p))
+}
+
+// verdictCode is the exit code of p's decision: 1 reject, 3 invalid (said
+// on stderr for the command name), else 0.
+func verdictCode(env Env, name string, p *testrun.Paired) int {
 	switch p.Decision {
 	case testrun.DecisionReject:
-		code = exitFailed
+		return exitFailed
 	case testrun.DecisionInvalid:
-		fmt.Fprintf(env.Stderr, "testresults verdict: the comparison is invalid: %s\n", p.Invalid)
-		code = exitRejected
+		fmt.Fprintf(env.Stderr, "testresults %s: the comparison is invalid: %s\n", name, p.Invalid)
+		return exitRejected
 	}
-	return exportVerdictResult(ctx, "verdict", env, plan, patch, p, code)
-}
-
-func outcomes(list []testrun.Outcome) string {
-	s := make([]string, len(list))
-	for i, o := range list {
-		s[i] = string(o)
-		if o == "" {
-			s[i] = "missing"
-		}
-	}
-	return strings.Join(s, ",")
-}
-
-func printPaired(w io.Writer, p *testrun.Paired) {
-	fmt.Fprintf(w, "parent runs: %s\npatch runs:  %s\n", strings.Join(p.ParentRuns, ", "), strings.Join(p.PatchRuns, ", "))
-	fmt.Fprintf(w, "decision: %s\n", p.Decision)
-	if p.Invalid != "" {
-		fmt.Fprintf(w, "invalid: %s\n", p.Invalid)
-		return
-	}
-	for _, g := range []struct {
-		name  string
-		tests []testrun.TestVerdict
-	}{{"broken", p.Broken}, {"repaired", p.Repaired}, {"frozen", p.Frozen}, {"inconclusive", p.Inconclusive}} {
-		fmt.Fprintf(w, "%-12s %d\n", g.name, len(g.tests))
-		for i, tv := range g.tests {
-			if i == 20 {
-				fmt.Fprintf(w, "  … and %d more (--json lists all)\n", len(g.tests)-20)
-				break
-			}
-			line := fmt.Sprintf("  %s  parent %s  patch %s", tv.ID, outcomes(tv.Parent), outcomes(tv.Patch))
-			if tv.Reason != "" {
-				line += "  (" + tv.Reason + ")"
-			}
-			fmt.Fprintln(w, line)
-		}
-	}
-	fmt.Fprintf(w, "%-12s %d\n", "unchanged", p.Unchanged)
+	return exitOK
 }

@@ -1,0 +1,106 @@
+package check
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/hangar-dev/testresults/testrun"
+)
+
+// pairCheck writes a JUnit report from the tree's outcomes.txt (lines
+// "name pass|fail") into the report folder.
+const pairCheck = `set -e
+f="$HANGAR_TESTS_DIR/r.xml"
+echo '<testsuite name="s">' > "$f"
+while read -r name outcome; do
+  if [ "$outcome" = pass ]; then echo "<testcase classname=\"c\" name=\"$name\"/>" >> "$f"
+  else echo "<testcase classname=\"c\" name=\"$name\"><failure message=\"x\"/></testcase>" >> "$f"; fi
+done < outcomes.txt
+echo '</testsuite>' >> "$f"
+`
+
+// pairRepo is a repository whose parent commit passes a and fails b, and
+// whose HEAD (the patch) fails a and passes b.
+func pairRepo(t *testing.T) string {
+	dir := t.TempDir()
+	gitCmd(t, dir, "init", "-q", "-b", "main")
+	for _, outcomes := range []string{"a pass\nb fail\n", "a fail\nb pass\n"} {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "outcomes.txt"), []byte(outcomes), 0o644))
+		gitCmd(t, dir, "add", "-A")
+		gitCmd(t, dir, "-c", "commit.gpgsign=false", "commit", "-q", "-m", "c")
+	}
+	return dir
+}
+
+func worktreeList(t *testing.T, dir string) int {
+	return len(strings.Split(gitCmd(t, dir, "worktree", "list", "--porcelain"), "\n\n"))
+}
+
+// TestPair: the parent's runs (HEAD^) and the patch's (HEAD) run in their
+// own worktrees, each run's TEST-RESULTS.json is written, the verdict
+// judges them, and the worktrees are gone afterwards.
+func TestPair(t *testing.T) {
+	dir := pairRepo(t)
+	out := t.TempDir()
+	var events []string
+	res, err := Pair{Dir: dir, Runs: 2, Out: out, Env: gitFreeEnv("HOME=" + t.TempDir()),
+		Progress: func(e PairEvent) {
+			require.NoError(t, e.Err)
+			events = append(events, e.Side+"-"+string(e.Result.Run.Kind))
+		}}.Run(context.Background(), []string{"sh", "-c", pairCheck})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"parent-base", "parent-base", "patch-after_turn", "patch-after_turn"}, events)
+	assert.Equal(t, gitCmd(t, dir, "rev-parse", "HEAD^"), res.Parent)
+	assert.Equal(t, gitCmd(t, dir, "rev-parse", "HEAD"), res.Patch)
+	require.Len(t, res.ParentRuns, 2)
+	require.Len(t, res.PatchRuns, 2)
+	assert.Equal(t, testrun.DecisionReject, res.Paired.Decision)
+	require.Len(t, res.Paired.Broken, 1)
+	assert.Equal(t, "c::a", res.Paired.Broken[0].ID)
+	require.Len(t, res.Paired.Repaired, 1)
+	assert.Equal(t, "c::b", res.Paired.Repaired[0].ID)
+	for _, d := range []string{"parent-1", "parent-2", "patch-1", "patch-2"} {
+		assert.FileExists(t, filepath.Join(out, d, ResultsFile))
+	}
+	assert.Equal(t, 1, worktreeList(t, dir), "the worktrees are removed")
+}
+
+// TestPairRefused: each input Pair cannot use is an ErrPair, and the
+// worktrees are removed also then; an ended context is ErrInterrupted.
+func TestPairRefused(t *testing.T) {
+	dir := pairRepo(t)
+	bad := filepath.Join(t.TempDir(), "bad.diff")
+	require.NoError(t, os.WriteFile(bad, []byte("--- a/nope.txt\n+++ b/nope.txt\n@@ -1 +1 @@\n-x\n+y\n"), 0o644))
+	env := gitFreeEnv("HOME=" + t.TempDir())
+	for _, tc := range []struct {
+		name string
+		pair Pair
+		want string
+	}{
+		{"one run", Pair{Dir: dir, Runs: 1}, "at least 2"},
+		{"not a repository", Pair{Dir: t.TempDir(), Runs: 2}, "not in a git repository"},
+		{"no such commit", Pair{Dir: dir, Runs: 2, PatchRef: "nope"}, "the parent"},
+		{"the diff does not apply", Pair{Dir: dir, Runs: 2, Patch: bad}, "does not apply"},
+		{"no pins file", Pair{Dir: dir, Runs: 2, Pins: filepath.Join(dir, "none.json")}, "pins"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.pair.Env, tc.pair.Out = env, t.TempDir()
+			_, err := tc.pair.Run(context.Background(), []string{"sh", "-c", pairCheck})
+			require.ErrorIs(t, err, ErrPair)
+			assert.Contains(t, err.Error(), tc.want)
+			assert.Equal(t, 1, worktreeList(t, dir))
+		})
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stop := func(PairEvent) { cancel() } // after the first run
+	_, err := Pair{Dir: dir, Runs: 2, Out: t.TempDir(), Env: env, Progress: stop}.Run(ctx, []string{"sh", "-c", pairCheck})
+	require.ErrorIs(t, err, ErrInterrupted)
+	assert.Equal(t, 1, worktreeList(t, dir))
+}
