@@ -28,7 +28,7 @@ func failedRun() *testrun.Run {
 	return &testrun.Run{
 		ID: "after-1", Kind: testrun.KindAfterTurn, Command: "gotestsum", Status: testrun.StatusFailure, ExitCode: ptr(1),
 		StartedAt: t0, EndedAt: t0.Add(1500 * time.Millisecond),
-		Counts:   &testrun.Counts{Total: 5, Passed: 2, Failed: 1, Errors: 1, Skipped: 1, Flaky: 1},
+		Counts: &testrun.Counts{Total: 5, Passed: 2, Failed: 1, Errors: 1, Skipped: 1, Flaky: 1},
 		Failures: []testrun.Failure{
 			{ID: "example.com/app/calc::TestSum", Outcome: testrun.OutcomeFailed, Message: "AssertionError: assert 3 == 4\x1b[2J"},
 			{ID: "example.com/app/db::TestDB", Outcome: testrun.OutcomeError, Message: "ConnectionError: refused"},
