@@ -98,11 +98,25 @@ func readme(t *testing.T) (root string, blocks []block) {
 	return root, fences(t, string(b))
 }
 
-// build builds testresults from this tree into a fresh folder and returns
-// that folder.
-func build(t *testing.T, root string) string {
+// binEnv names the testresults binary the tests run instead of one built
+// from this tree: the installed package's (scripts/install-check.sh sets it
+// to /usr/bin/testresults).
+const binEnv = "TESTRESULTS_README_BIN"
+
+// binDir returns a folder whose testresults is the one the README's
+// commands run: the binary $TESTRESULTS_README_BIN names, or else one
+// freshly built from this tree.
+func binDir(t *testing.T, root string) string {
 	t.Helper()
 	bin := t.TempDir()
+	if p := os.Getenv(binEnv); p != "" {
+		require.True(t, filepath.IsAbs(p), "%s=%s: want an absolute path", binEnv, p)
+		out, err := exec.Command(p, "--version").CombinedOutput()
+		require.NoError(t, err, "%s=%s: %s", binEnv, p, out)
+		t.Logf("testresults: %s: %s", p, strings.TrimSpace(string(out)))
+		require.NoError(t, os.Symlink(p, filepath.Join(bin, "testresults")))
+		return bin
+	}
 	cmd := exec.Command("go", "build", "-o", filepath.Join(bin, "testresults"), "./cmd/testresults")
 	cmd.Dir = root
 	out, err := cmd.CombinedOutput()
@@ -172,10 +186,75 @@ func readJSON(t *testing.T, path string) map[string]any {
 	return v
 }
 
+// project is a suite the README's quickstart runs on.
+type project struct {
+	name string
+	// dir is its folder under testdata/projects.
+	dir string
+	// swap replaces, in the README's commands, pytest's by this runner's,
+	// each at least once: the commands are the README's but for the
+	// runner.
+	swap [][2]string
+	// need skips or fails the test when the runner is absent.
+	need func(t *testing.T, env []string)
+	// total and baseFailures are the run's test count and what diff says
+	// of the base's failures.
+	total, baseFailures int
+}
+
+// projects are the suites the quickstart runs on: a pytest project, as the
+// README is written for, and a Go module through go test -json, the
+// README's commands with pytest's command swapped for go test's.
+var projects = []project{
+	{
+		// Five tests: one fails, one errors on purpose; one fails once and
+		// is rerun (pytest-rerunfailures).
+		name: "pytest", dir: "pytest", need: needPytest,
+		total: 5, baseFailures: 2,
+	},
+	{
+		// Four tests: one fails on purpose, one is skipped, one fails on
+		// its first run only (TestRetried: in the first block).
+		name: "go", dir: "gotestsum", need: func(*testing.T, []string) {},
+		swap: [][2]string{
+			{"pytest --junitxml=test-results/pytest.xml", "mkdir -p test-results && go test -json ./... > test-results/go-test.json"},
+			{`--command "pytest"`, `--command "go test -json ./..."`},
+			{"-- pytest", "-- go test -json ./..."},
+		},
+		total: 4, baseFailures: 1,
+	},
+}
+
+// swapRunner returns the quickstart blocks with p's runner in place of
+// pytest; a swap that matches nothing fails the test, so that a change of
+// the README cannot leave a block running pytest on the Go module.
+func swapRunner(t *testing.T, qs []quickstart, p project) []quickstart {
+	t.Helper()
+	out := make([]quickstart, len(qs))
+	copy(out, qs)
+	for _, sw := range p.swap {
+		n := 0
+		for i := range out {
+			n += strings.Count(out[i].body, sw[0])
+			out[i].body = strings.ReplaceAll(out[i].body, sw[0], sw[1])
+		}
+		require.Positive(t, n, "%s: the README's quickstart no longer holds %q", p.name, sw[0])
+	}
+	for _, q := range out {
+		if len(p.swap) == 0 {
+			break
+		}
+		require.NotRegexp(t, `(^|[\s;|&(])pytest($|\s)`, q.body, "%s: README.md:%d: a block still runs pytest", p.name, q.line)
+	}
+	return out
+}
+
 // TestQuickstart runs the README's quickstart blocks in order, as written,
 // in a copy of testdata/projects/pytest (five tests: one fails, one errors
-// on purpose), and checks that each ends with the exit code its info string
-// states and that the outcomes the README's text states hold.
+// on purpose), and again with go test -json in place of pytest in a copy
+// of the Go module testdata/projects/gotestsum; it checks that each block
+// ends with the exit code its info string states and that the outcomes the
+// README's text states hold.
 func TestQuickstart(t *testing.T) {
 	root, blocks := readme(t)
 	qs := quickstarts(t, blocks)
@@ -186,47 +265,60 @@ func TestQuickstart(t *testing.T) {
 	for _, cmd := range []string{"testresults run ", "testresults parse ", "testresults diff ", "testresults export ", "testresults packet "} {
 		require.Contains(t, all.String(), cmd, "the README's quickstart blocks (```sh quickstart) should show %q", cmd)
 	}
+	bin := binDir(t, root)
+	for _, p := range projects {
+		t.Run(p.name, func(t *testing.T) {
+			quickstartOn(t, root, bin, swapRunner(t, qs, p), p)
+		})
+	}
+}
 
+func quickstartOn(t *testing.T, root, bin string, qs []quickstart, p project) {
 	work := t.TempDir()
-	project := filepath.Join(work, "project")
-	require.NoError(t, os.CopyFS(project, os.DirFS(filepath.Join(root, "testdata", "projects", "pytest"))))
+	dir := filepath.Join(work, "project")
+	require.NoError(t, os.CopyFS(dir, os.DirFS(filepath.Join(root, "testdata", "projects", p.dir))))
 	home, state := filepath.Join(work, "home"), filepath.Join(work, "state")
 	require.NoError(t, os.Mkdir(home, 0o755))
 	require.NoError(t, os.Mkdir(state, 0o755))
 	summary := filepath.Join(work, "step-summary.md")
 	env := append(cleanEnv(),
 		"HOME="+home,
-		"PATH="+build(t, root)+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"),
 		// The project's retried test keeps how often it ran here.
 		"STATE_DIR="+state,
 		// GitHub Actions sets it; the packet step appends to it.
 		"GITHUB_STEP_SUMMARY="+summary,
 	)
-	needPytest(t, env)
+	p.need(t, env)
+	// The testresults the blocks run is bin's.
+	which, code := run(t, dir, env, "command -v testresults")
+	require.Equal(t, 0, code, which)
+	require.Equal(t, filepath.Join(bin, "testresults"), strings.TrimSpace(which))
 
 	outputs := map[string]string{}
 	for _, q := range qs {
-		out, code := run(t, project, env, q.body)
+		out, code := run(t, dir, env, q.body)
 		require.Equal(t, q.exit, code, "README.md:%d: the block should end with exit %d:\n%s\noutput:\n%s", q.line, q.exit, q.body, out)
 		outputs[strings.Fields(q.body)[0]+" "+strings.Fields(q.body)[1]] = out
 	}
 
 	// "The run above is counted, although pytest failed."
-	after := readJSON(t, filepath.Join(project, "results", "after", "TEST-RESULTS.json"))
+	after := readJSON(t, filepath.Join(dir, "results", "after", "TEST-RESULTS.json"))
 	assert.Equal(t, true, after["complete"], "results/after: %v", after["incomplete_reasons"])
 	assert.Equal(t, true, after["counted"])
 	assert.Equal(t, "failure", after["status"])
 	assert.Equal(t, "after_turn", after["kind"])
-	assert.Equal(t, float64(5), after["counts"].(map[string]any)["total"])
+	assert.Equal(t, float64(p.total), after["counts"].(map[string]any)["total"])
 	// "parse their reports after the fact".
-	parsed := readJSON(t, filepath.Join(project, "run.json"))
+	parsed := readJSON(t, filepath.Join(dir, "run.json"))
 	assert.Equal(t, true, parsed["counted"])
 	assert.Equal(t, float64(1), parsed["exit_code"])
-	// "here: new failures: none, the base failed the same two tests".
+	assert.Equal(t, float64(p.total), parsed["counts"].(map[string]any)["total"])
+	// "here: new failures: none, the base failed the same tests".
 	assert.Contains(t, outputs["testresults diff"], "new failures: none")
-	assert.Contains(t, outputs["testresults diff"], "base failures: 2")
+	assert.Contains(t, outputs["testresults diff"], fmt.Sprintf("base failures: %d\n", p.baseFailures))
 	// The export wrote the file; the packet went into the step summary.
-	st, err := os.Stat(filepath.Join(project, "spans.jsonl"))
+	st, err := os.Stat(filepath.Join(dir, "spans.jsonl"))
 	require.NoError(t, err)
 	assert.Positive(t, st.Size())
 	b, err := os.ReadFile(summary)
@@ -260,7 +352,7 @@ func TestSetUp(t *testing.T) {
 	assert.NotZero(t, st.Mode()&0o111, "scripts/test.sh is executable")
 
 	env := append(cleanEnv(), "HOME="+t.TempDir(), "PATH="+os.Getenv("PATH"))
-	out, code := run(t, root, env, filepath.Join(build(t, root), "testresults")+" "+parse+" 2>/dev/null")
+	out, code := run(t, root, env, filepath.Join(binDir(t, root), "testresults")+" "+parse+" 2>/dev/null")
 	require.Equal(t, 0, code, out)
 	var r struct {
 		Counts struct {
