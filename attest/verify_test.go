@@ -1,0 +1,233 @@
+package attest
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	intoto "github.com/in-toto/attestation/go/v1"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"google.golang.org/protobuf/encoding/protojson"
+
+	"github.com/hangar-dev/testresults/testrun"
+)
+
+// attested copies the reports into a fresh folder, reads them into a run
+// of kind, and signs its statement with keys, named relative to the
+// folder. It returns the folder, the envelope's bytes and the copies.
+func attested(t *testing.T, keys keyPair, kind testrun.Kind, reports ...string) (string, []byte, []string) {
+	t.Helper()
+	dir := t.TempDir()
+	var copies []string
+	for _, r := range reports {
+		b, err := os.ReadFile(r)
+		require.NoError(t, err)
+		p := filepath.Join(dir, "reports", filepath.Base(r))
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, b, 0o644))
+		copies = append(copies, p)
+	}
+	run := runOf(t, kind, copies...)
+	st, err := NewStatement(run, WithReportsRelativeTo(dir))
+	require.NoError(t, err)
+	signer, err := LoadSigner(keys.private)
+	require.NoError(t, err)
+	env, err := Sign(context.Background(), st, signer)
+	require.NoError(t, err)
+	return dir, env, copies
+}
+
+func verify(t *testing.T, env []byte, pub []byte, want Want) *Verification {
+	t.Helper()
+	e, err := ReadEnvelope(bytes.NewReader(env))
+	require.NoError(t, err)
+	v, err := LoadVerifier(pub)
+	require.NoError(t, err)
+	return Verify(context.Background(), e, v, want)
+}
+
+func TestVerifyRoundTrip(t *testing.T) {
+	sep := runnerReport(t, "maven/reports/TEST-calc.SeparatorTest.xml")
+	cov := runnerReport(t, "jest/reports/cobertura-coverage.xml")
+	for name, keys := range map[string]keyPair{"ed25519": ed25519Pair(t), "ecdsa-p256": p256Pair(t)} {
+		t.Run(name, func(t *testing.T) {
+			dir, env, copies := attested(t, keys, testrun.KindAfterTurn, sep, cov)
+			v := verify(t, env, keys.public, Want{Commit: commitA, Dir: dir})
+			require.True(t, v.OK(), "%q", v.Problems)
+			assert.Equal(t, 2, v.Reports)
+			assert.Equal(t, "PASSED", v.Predicate.GetResult())
+
+			// The same reports given by path, from anywhere.
+			v = verify(t, env, keys.public, Want{Commit: strings.ToUpper(commitA), Reports: copies, Dir: t.TempDir()})
+			require.True(t, v.OK(), "%q", v.Problems)
+			assert.Equal(t, 2, v.Reports)
+		})
+	}
+}
+
+func TestVerifyBrokenRules(t *testing.T) {
+	keys := ed25519Pair(t)
+	sep := runnerReport(t, "maven/reports/TEST-calc.SeparatorTest.xml")
+	dir, env, copies := attested(t, keys, testrun.KindAfterTurn, sep)
+
+	t.Run("one byte changed in the JUnit file", func(t *testing.T) {
+		d := t.TempDir()
+		b, err := os.ReadFile(copies[0])
+		require.NoError(t, err)
+		i := bytes.Index(b, []byte(`name="`)) + len(`name="`)
+		b[i] ^= 0x01
+		p := filepath.Join(d, "reports", filepath.Base(copies[0]))
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, b, 0o644))
+		v := verify(t, env, keys.public, Want{Commit: commitA, Dir: d})
+		require.Len(t, v.Problems, 1, "%q", v.Problems)
+		assert.Contains(t, v.Problems[0], "report reports/TEST-calc.SeparatorTest.xml")
+		assert.Contains(t, v.Problems[0], "the file changed")
+		v = verify(t, env, keys.public, Want{Commit: commitA, Reports: []string{p}})
+		require.Len(t, v.Problems, 1, "%q", v.Problems)
+		assert.Contains(t, v.Problems[0], p)
+	})
+	t.Run("report missing", func(t *testing.T) {
+		v := verify(t, env, keys.public, Want{Commit: commitA, Dir: t.TempDir()})
+		require.Len(t, v.Problems, 1, "%q", v.Problems)
+		assert.Contains(t, v.Problems[0], "report reports/TEST-calc.SeparatorTest.xml")
+	})
+	t.Run("another key", func(t *testing.T) {
+		for _, other := range []keyPair{ed25519Pair(t), p256Pair(t)} {
+			v := verify(t, env, other.public, Want{Commit: commitA, Dir: dir})
+			require.False(t, v.OK())
+			assert.Contains(t, v.Problems[0], "signature: not signed by the key given")
+			assert.Contains(t, v.Problems, "reports not re-hashed: the statement is not signed by the key given")
+		}
+	})
+	t.Run("another commit", func(t *testing.T) {
+		v := verify(t, env, keys.public, Want{Commit: commitB, Dir: dir})
+		assert.Equal(t, []string{"subject: the tests ran on commit " + commitA + ", not on " + commitB}, v.Problems)
+	})
+	t.Run("an abbreviated commit", func(t *testing.T) {
+		v := verify(t, env, keys.public, Want{Commit: commitA[:12], Dir: dir})
+		require.Len(t, v.Problems, 1)
+		assert.Contains(t, v.Problems[0], "not a full commit id")
+	})
+	t.Run("a report given that is not attested", func(t *testing.T) {
+		extra := filepath.Join(t.TempDir(), "other.xml")
+		require.NoError(t, os.WriteFile(extra, []byte("<testsuite/>"), 0o644))
+		v := verify(t, env, keys.public, Want{Commit: commitA, Reports: []string{copies[0], extra}})
+		assert.Equal(t, []string{"report " + extra + " was given but the attestation names no such report"}, v.Problems)
+	})
+	t.Run("payload changed after signing", func(t *testing.T) {
+		var e map[string]any
+		require.NoError(t, json.Unmarshal(env, &e))
+		payload, err := base64.StdEncoding.DecodeString(e["payload"].(string))
+		require.NoError(t, err)
+		forged := bytes.Replace(payload, []byte(commitA), []byte(commitB), -1)
+		e["payload"] = base64.StdEncoding.EncodeToString(forged)
+		b, err := json.Marshal(e)
+		require.NoError(t, err)
+		v := verify(t, b, keys.public, Want{Commit: commitB, Dir: dir})
+		require.False(t, v.OK())
+		assert.Contains(t, v.Problems[0], "signature: not signed by the key given")
+	})
+	t.Run("no signature", func(t *testing.T) {
+		var e map[string]any
+		require.NoError(t, json.Unmarshal(env, &e))
+		e["signatures"] = []any{}
+		b, err := json.Marshal(e)
+		require.NoError(t, err)
+		v := verify(t, b, keys.public, Want{Commit: commitA, Dir: dir})
+		assert.Contains(t, v.Problems, "signature: the envelope is not signed")
+	})
+}
+
+func TestVerifyResultRules(t *testing.T) {
+	keys := p256Pair(t)
+	sep := runnerReport(t, "maven/reports/TEST-calc.SeparatorTest.xml")
+	calc := runnerReport(t, "maven/reports/TEST-calc.CalcTest.xml")
+
+	t.Run("failed", func(t *testing.T) {
+		dir, env, _ := attested(t, keys, testrun.KindAfterTurn, calc)
+		v := verify(t, env, keys.public, Want{Commit: commitA, Dir: dir})
+		assert.Equal(t, []string{"result is FAILED, not PASSED: 2 failed and 1 errored tests"}, v.Problems)
+	})
+	t.Run("not counted", func(t *testing.T) {
+		dir, env, _ := attested(t, keys, testrun.KindGate, sep)
+		v := verify(t, env, keys.public, Want{Commit: commitA, Dir: dir})
+		assert.Equal(t, []string{
+			`the run is not counted (trusted false, complete true, counts {"total":3,"passed":3,"failed":0,"errors":0,"skipped":0,"flaky":0})`,
+			"result is FAILED, not PASSED: the run is not counted: not trusted (kind gate)",
+		}, v.Problems)
+	})
+}
+
+// signStatement signs a statement's bytes as given, for statements this
+// package would never write.
+func signStatement(t *testing.T, keys keyPair, payload []byte) []byte {
+	t.Helper()
+	signer, err := LoadSigner(keys.private)
+	require.NoError(t, err)
+	st := statementFromJSON(t, payload)
+	env, err := Sign(context.Background(), st, signer)
+	require.NoError(t, err)
+	return env
+}
+
+func TestVerifySignedLies(t *testing.T) {
+	keys := ed25519Pair(t)
+	sep := runnerReport(t, "maven/reports/TEST-calc.SeparatorTest.xml")
+	run := runOf(t, testrun.KindGate, sep)
+	st, err := NewStatement(run)
+	require.NoError(t, err)
+	good, err := MarshalStatement(st)
+	require.NoError(t, err)
+	sum := sha256.Sum256(nil)
+	for _, tc := range []struct {
+		name string
+		edit func(m map[string]any)
+		want string
+	}{
+		{"PASSED for a run not counted", func(m map[string]any) { pred(m)["result"] = "PASSED" },
+			"result PASSED contradicts the run's facts in the extension, which give FAILED"},
+		{"no extension", func(m map[string]any) { delete(pred(m), ExtensionKey) },
+			"predicate: no testresultsRun extension: whether the run is counted is unknown"},
+		{"another predicate type", func(m map[string]any) { m["predicateType"] = "https://slsa.dev/provenance/v1" },
+			`predicate type is "https://slsa.dev/provenance/v1", not "https://in-toto.io/attestation/test-result/v0.1"`},
+		{"unknown result", func(m map[string]any) { pred(m)["result"] = "SKIPPED" },
+			`predicate: result "SKIPPED" is not PASSED, WARNED or FAILED`},
+		{"two subjects", func(m map[string]any) {
+			m["subject"] = append(m["subject"].([]any), map[string]any{"digest": map[string]any{"sha256": hex.EncodeToString(sum[:])}})
+		}, "subject: the statement has 2 subjects, not one commit"},
+		{"a configuration entry of no known role", func(m map[string]any) {
+			cfg := pred(m)["configuration"].([]any)
+			pred(m)["configuration"] = append(cfg, map[string]any{"name": "x", "digest": map[string]any{"sha256": hex.EncodeToString(sum[:])}})
+		}, `configuration entry 2 ("x"): role "" is neither report nor command`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var m map[string]any
+			require.NoError(t, json.Unmarshal(good, &m))
+			tc.edit(m)
+			b, err := json.Marshal(m)
+			require.NoError(t, err)
+			env := signStatement(t, keys, b)
+			v := verify(t, env, keys.public, Want{Commit: commitA, Reports: []string{sep}})
+			require.False(t, v.OK())
+			assert.Contains(t, v.Problems, tc.want)
+		})
+	}
+}
+
+func statementFromJSON(t *testing.T, b []byte) *intoto.Statement {
+	t.Helper()
+	st := &intoto.Statement{}
+	require.NoError(t, protojson.Unmarshal(b, st))
+	return st
+}
+
+func pred(m map[string]any) map[string]any { return m["predicate"].(map[string]any) }
