@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 
+	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -34,13 +35,18 @@ const (
 
 // Result says what an export delivered.
 type Result struct {
-	// Spans and Runs (test.run events) delivered.
+	// Spans and Runs delivered: the test.run span events, or the test.run
+	// log records when the events go as log records only.
 	Spans, Runs int
+	// Records is how many log records were delivered (Options.Events).
+	Records int
 	// TraceIDs are the traces the spans belong to, each once, in order.
 	TraceIDs []trace.TraceID
 	// Destination names where they went: "OTLP/gRPC host:port",
-	// "OTLP/HTTP URL" or "OTLP/JSON".
-	Destination string
+	// "OTLP/HTTP URL" or "OTLP/JSON". Log records sent over OTLP/HTTP go
+	// to LogDestination, the URL of their own path.
+	Destination    string
+	LogDestination string
 }
 
 // Options configure ExportRuns and ExportSession; the CLI fills them from
@@ -86,6 +92,14 @@ type Options struct {
 	// CaseSpans adds a child span per test case (see translate.WithCaseSpans;
 	// the zero value is translate.CaseSpansNone).
 	CaseSpans translate.CaseSpans
+	// Events says whether the test.run and test.case events go on the
+	// spans, as log records, or both (see translate.WithEvents; the zero
+	// value is translate.EventsSpan). Spans go out first, then the log
+	// records, through the same format: OTLP (the logs' own variables,
+	// OTEL_EXPORTER_OTLP_LOGS_*, over the generic ones) or OTLP/JSON lines
+	// in the one output. Log records are split into requests of at most
+	// MaxRequestBytes, as spans are.
+	Events translate.Events
 }
 
 // ExportRuns exports runs as a job export: one job.verify span (job.provision
@@ -118,42 +132,13 @@ func ExportBuilt(ctx context.Context, o Options, build func([]translate.Option) 
 }
 
 func export(ctx context.Context, o Options, build func([]translate.Option) ([]translate.Span, error)) (_ Result, err error) {
-	var parent trace.SpanContext
-	if o.Parent != "" {
-		parent, err = ParseParent(o.Parent, "")
-	} else {
-		parent, err = ParentFromEnv(o.Getenv)
-	}
+	topts, maxBytes, res, err := prepare(ctx, o)
 	if err != nil {
 		return Result{}, err
 	}
-	res, err := NewResource(ctx, o.ServiceName, o.Getenv)
-	if err != nil {
-		return Result{}, err
-	}
-	if o.MaxCaseEvents < 0 {
-		return Result{}, fmt.Errorf("%w: negative MaxCaseEvents %d", ErrConfig, o.MaxCaseEvents)
-	}
-	redactor := testrun.DefaultRedactor()
-	if o.Environ != nil {
-		redactor = testrun.NewRedactor(o.Environ())
-	}
-	spans, err := build([]translate.Option{
-		translate.WithRedactor(redactor),
-		translate.WithBase(o.Base),
-		translate.WithMaxCaseEvents(o.MaxCaseEvents),
-		translate.WithParent(parent),
-		translate.WithCaseSpans(o.CaseSpans),
-	})
+	spans, err := build(topts)
 	if err != nil {
 		return Result{}, fmt.Errorf("exporter: %w", err)
-	}
-	maxBytes := o.MaxRequestBytes
-	switch {
-	case maxBytes < 0:
-		return Result{}, fmt.Errorf("%w: negative MaxRequestBytes %d", ErrConfig, maxBytes)
-	case maxBytes == 0 || maxBytes > DefaultMaxRequestBytes:
-		maxBytes = DefaultMaxRequestBytes
 	}
 	switch o.Format {
 	case FormatOTLPJSON, FormatOTel:
@@ -173,23 +158,132 @@ func export(ctx context.Context, o Options, build func([]translate.Option) ([]tr
 			return fe.WriteTraces(translate.Traces(batch, res))
 		})
 		r.Destination = "OTLP/JSON"
-		return r, err
-	case FormatOTLP, "":
-		exp, err := NewOTLPExporter(ctx, o.OTLP, o.Getenv)
-		if err != nil {
-			return Result{}, err
+		if err != nil || !o.Events.Logs() {
+			return r, err
 		}
-		defer func() {
-			if serr := exp.Shutdown(context.WithoutCancel(ctx)); serr != nil {
-				err = errors.Join(err, fmt.Errorf("exporter: shutdown: %w", serr))
+		r.LogDestination = r.Destination
+		return sendLogs(ctx, r, spans, res, maxBytes, func(ld plog.Logs) error {
+			if err := ctx.Err(); err != nil {
+				return fmt.Errorf("exporter: %w", err)
 			}
-		}()
-		r, err := exportSpans(ctx, exp, spans, res, maxBytes)
-		r.Destination = exp.(*retrying).endpoint
-		return r, err
+			return fe.WriteLogs(ld)
+		})
+	case FormatOTLP, "":
+		return exportOTLP(ctx, o, spans, res, maxBytes)
 	default:
 		return Result{}, fmt.Errorf("%w: format %q (want %s or %s)", ErrConfig, o.Format, FormatOTLP, FormatOTLPJSON)
 	}
+}
+
+// prepare checks o and returns the translate options, the request size
+// limit and the resource of the export.
+func prepare(ctx context.Context, o Options) ([]translate.Option, int, *resource.Resource, error) {
+	var (
+		parent trace.SpanContext
+		err    error
+	)
+	if o.Parent != "" {
+		parent, err = ParseParent(o.Parent, "")
+	} else {
+		parent, err = ParentFromEnv(o.Getenv)
+	}
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	res, err := NewResource(ctx, o.ServiceName, o.Getenv)
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	if o.MaxCaseEvents < 0 {
+		return nil, 0, nil, fmt.Errorf("%w: negative MaxCaseEvents %d", ErrConfig, o.MaxCaseEvents)
+	}
+	if o.Events < translate.EventsSpan || o.Events > translate.EventsBoth {
+		return nil, 0, nil, fmt.Errorf("%w: events %s", ErrConfig, o.Events)
+	}
+	maxBytes := o.MaxRequestBytes
+	switch {
+	case maxBytes < 0:
+		return nil, 0, nil, fmt.Errorf("%w: negative MaxRequestBytes %d", ErrConfig, maxBytes)
+	case maxBytes == 0 || maxBytes > DefaultMaxRequestBytes:
+		maxBytes = DefaultMaxRequestBytes
+	}
+	redactor := testrun.DefaultRedactor()
+	if o.Environ != nil {
+		redactor = testrun.NewRedactor(o.Environ())
+	}
+	return []translate.Option{
+		translate.WithRedactor(redactor),
+		translate.WithBase(o.Base),
+		translate.WithMaxCaseEvents(o.MaxCaseEvents),
+		translate.WithParent(parent),
+		translate.WithCaseSpans(o.CaseSpans),
+		translate.WithEvents(o.Events),
+	}, maxBytes, res, nil
+}
+
+// exportOTLP sends spans, then their log records when o asks for them,
+// over OTLP. Both exporters are made before anything is sent, so that a
+// setting that cannot work sends nothing.
+func exportOTLP(ctx context.Context, o Options, spans []translate.Span, res *resource.Resource, maxBytes int) (_ Result, err error) {
+	exp, err := NewOTLPExporter(ctx, o.OTLP, o.Getenv)
+	if err != nil {
+		return Result{}, err
+	}
+	defer func() {
+		if serr := exp.Shutdown(context.WithoutCancel(ctx)); serr != nil {
+			err = errors.Join(err, fmt.Errorf("exporter: shutdown: %w", serr))
+		}
+	}()
+	var lexp *LogExporter
+	if o.Events.Logs() {
+		if lexp, err = NewOTLPLogExporter(o.OTLP, o.Getenv); err != nil {
+			return Result{}, err
+		}
+		defer func() {
+			if serr := lexp.Shutdown(context.WithoutCancel(ctx)); serr != nil {
+				err = errors.Join(err, fmt.Errorf("exporter: shutdown: %w", serr))
+			}
+		}()
+	}
+	r, err := exportSpans(ctx, exp, spans, res, maxBytes)
+	r.Destination = exp.(*retrying).endpoint
+	if err != nil || lexp == nil {
+		return r, err
+	}
+	r.LogDestination = lexp.Endpoint()
+	return sendLogs(ctx, r, spans, res, maxBytes, func(ld plog.Logs) error { return lexp.Export(ctx, ld) })
+}
+
+// sendLogs sends the log records of spans after the spans went out (r says
+// what they delivered), in the requests of LogBatches, in order; the first
+// failed request stops it with an *ExportError.
+func sendLogs(ctx context.Context, r Result, spans []translate.Span, res *resource.Resource, maxBytes int, send func(plog.Logs) error) (Result, error) {
+	if err := ctx.Err(); err != nil {
+		return r, fmt.Errorf("exporter: %w", err)
+	}
+	batches := LogBatches(spans, res, maxBytes)
+	// Without span events, the runs are the test.run records.
+	recordRuns := countRuns(spans) == 0
+	e := &ExportError{Spans: r.Spans, SentSpans: r.Spans, Runs: r.Runs, SentRuns: r.Runs}
+	for _, ld := range batches {
+		e.Records += ld.LogRecordCount()
+		if recordRuns {
+			e.Runs += countRecordRuns(ld)
+		}
+	}
+	for _, ld := range batches {
+		if err := send(ld); err != nil {
+			e.Err = err
+			return r, e
+		}
+		e.SentRecords += ld.LogRecordCount()
+		r.Records = e.SentRecords
+		if recordRuns {
+			e.SentRuns += countRecordRuns(ld)
+			r.Runs = e.SentRuns
+		}
+	}
+	return r, nil
 }
 
 // ExportSpans records spans with an SDK tracer provider built for them and

@@ -6,13 +6,16 @@ import (
 	"io"
 	"sync"
 
+	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 )
 
 // FileExporter writes OTLP/JSON: each WriteTraces call writes one
-// ExportTraceServiceRequest JSON object on one line, as the OTLP file
-// format and the collector's file exporter write them.
-// ptrace.JSONUnmarshaler reads each line back. It is safe for concurrent
+// ExportTraceServiceRequest JSON object on one line, and each WriteLogs
+// call one ExportLogsServiceRequest, as the OTLP file format and the
+// collector's file exporter write them (the collector's otlpjsonfile
+// receiver reads both signals from one file). ptrace.JSONUnmarshaler and
+// plog.JSONUnmarshaler read the lines back. It is safe for concurrent
 // use; it does not close its writer.
 type FileExporter struct {
 	mu      sync.Mutex
@@ -32,6 +35,20 @@ func (e *FileExporter) WriteTraces(td ptrace.Traces) error {
 	if err != nil {
 		return fmt.Errorf("exporter: marshal OTLP/JSON: %w", err)
 	}
+	return e.writeLine(b)
+}
+
+// WriteLogs writes ld as one line.
+func (e *FileExporter) WriteLogs(ld plog.Logs) error {
+	var m plog.JSONMarshaler
+	b, err := m.MarshalLogs(ld)
+	if err != nil {
+		return fmt.Errorf("exporter: marshal OTLP/JSON: %w", err)
+	}
+	return e.writeLine(b)
+}
+
+func (e *FileExporter) writeLine(b []byte) error {
 	b = append(b, '\n')
 	e.mu.Lock()
 	defer e.mu.Unlock()

@@ -34,33 +34,33 @@ import (
 // first export.
 func NewOTLPExporter(ctx context.Context, o OTLPOptions, getenv func(string) string) (sdktrace.SpanExporter, error) {
 	getenv = orGetenv(getenv)
-	c, err := resolveOTLP(o, getenv)
+	c, err := resolveOTLP(SignalTraces, o, getenv)
 	if err != nil {
 		return nil, err
 	}
-	if c.protocol == ProtocolHTTPProtobuf {
+	if c.Protocol == ProtocolHTTPProtobuf {
 		return newHTTPExporter(ctx, c, getenv)
 	}
 	return newGRPCExporter(ctx, c)
 }
 
-func newGRPCExporter(ctx context.Context, c otlpConfig) (sdktrace.SpanExporter, error) {
+func newGRPCExporter(ctx context.Context, c OTLPConfig) (sdktrace.SpanExporter, error) {
 	var creds credentials.TransportCredentials
-	if c.insecure {
+	if c.Insecure {
 		creds = insecure.NewCredentials()
 	} else {
-		creds = credentials.NewTLS(c.tls)
+		creds = credentials.NewTLS(c.TLS)
 	}
 	compressor := encoding.Identity
-	if c.gzip {
+	if c.Gzip {
 		compressor = gzip.Name
 	}
 	// The retries are ours (see retrying).
 	exp, err := otlptracegrpc.New(ctx,
-		otlptracegrpc.WithEndpoint(c.host),
+		otlptracegrpc.WithEndpoint(c.Host),
 		otlptracegrpc.WithTLSCredentials(creds),
-		otlptracegrpc.WithHeaders(c.headers),
-		otlptracegrpc.WithTimeout(c.timeout),
+		otlptracegrpc.WithHeaders(c.Headers),
+		otlptracegrpc.WithTimeout(c.Timeout),
 		otlptracegrpc.WithMaxRequestSize(DefaultMaxRequestBytes),
 		otlptracegrpc.WithRetry(otlptracegrpc.RetryConfig{Enabled: false}),
 		otlptracegrpc.WithDialOption(
@@ -71,14 +71,14 @@ func newGRPCExporter(ctx context.Context, c otlpConfig) (sdktrace.SpanExporter, 
 			// default back-off of up to two minutes.
 			grpc.WithConnectParams(grpc.ConnectParams{
 				Backoff:           backoff.Config{BaseDelay: retryFirst, Multiplier: 1.6, Jitter: 0.2, MaxDelay: retryMax},
-				MinConnectTimeout: min(c.timeout, 20*time.Second),
+				MinConnectTimeout: min(c.Timeout, 20*time.Second),
 			}),
 		),
 	)
 	if err != nil {
 		return nil, fmt.Errorf("exporter: OTLP/gRPC: %w", err)
 	}
-	return &retrying{SpanExporter: exp, endpoint: "OTLP/gRPC " + c.host, timeout: c.timeout, classify: classifyGRPC}, nil
+	return &retrying{SpanExporter: exp, endpoint: "OTLP/gRPC " + c.Host, timeout: c.Timeout, classify: classifyGRPC}, nil
 }
 
 // Hints of permanent errors.

@@ -14,31 +14,31 @@ import (
 	"golang.org/x/net/http/httpproxy"
 )
 
-func newHTTPExporter(ctx context.Context, c otlpConfig, getenv func(string) string) (sdktrace.SpanExporter, error) {
+func newHTTPExporter(ctx context.Context, c OTLPConfig, getenv func(string) string) (sdktrace.SpanExporter, error) {
 	compression := otlptracehttp.NoCompression
-	if c.gzip {
+	if c.Gzip {
 		compression = otlptracehttp.GzipCompression
 	}
-	endpoint := c.url()
+	endpoint := c.URL()
 	opts := []otlptracehttp.Option{
 		// The URL sets host, path and (by its scheme) transport security.
 		otlptracehttp.WithEndpointURL(endpoint),
 		otlptracehttp.WithEncoding(otlptracehttp.EncodingProtobuf),
-		otlptracehttp.WithHeaders(c.headers),
-		otlptracehttp.WithTimeout(c.timeout),
+		otlptracehttp.WithHeaders(c.Headers),
+		otlptracehttp.WithTimeout(c.Timeout),
 		otlptracehttp.WithCompression(compression),
 		otlptracehttp.WithMaxRequestSize(DefaultMaxRequestBytes),
 		otlptracehttp.WithRetry(otlptracehttp.RetryConfig{Enabled: false}),
 		otlptracehttp.WithProxy(proxyFunc(getenv)),
 	}
-	if c.tls != nil {
-		opts = append(opts, otlptracehttp.WithTLSClientConfig(c.tls))
+	if c.TLS != nil {
+		opts = append(opts, otlptracehttp.WithTLSClientConfig(c.TLS))
 	}
 	exp, err := otlptracehttp.New(ctx, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("exporter: OTLP/HTTP: %w", err)
 	}
-	return &retrying{SpanExporter: exp, endpoint: "OTLP/HTTP " + endpoint, timeout: c.timeout, classify: classifyHTTP}, nil
+	return &retrying{SpanExporter: exp, endpoint: "OTLP/HTTP " + endpoint, timeout: c.Timeout, classify: classifyHTTP}, nil
 }
 
 // proxyFunc is the proxy of HTTPS_PROXY, HTTP_PROXY and NO_PROXY (either
@@ -61,6 +61,10 @@ func proxyFunc(getenv func(string) string) otlptracehttp.HTTPTransportProxyFunc 
 func classifyHTTP(err error) (bool, string) {
 	if hint, ok := tlsHint(err); ok {
 		return false, hint
+	}
+	var se *httpStatusError
+	if errors.As(err, &se) {
+		return classifyStatus(se.code)
 	}
 	msg := err.Error()
 	switch {
@@ -87,6 +91,20 @@ func classifyHTTP(err error) (bool, string) {
 	)
 	if errors.As(err, &ue) || errors.As(err, &ne) || errors.Is(err, context.DeadlineExceeded) {
 		return true, ""
+	}
+	return false, ""
+}
+
+// classifyStatus is classifyHTTP for an HTTP status: 429, 502, 503 and 504
+// are retried, nothing else.
+func classifyStatus(code int) (bool, string) {
+	switch code {
+	case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		return true, ""
+	case http.StatusUnauthorized, http.StatusForbidden:
+		return false, hintAuth
+	case http.StatusNotFound, http.StatusMethodNotAllowed, http.StatusUnsupportedMediaType:
+		return false, hintProtocol
 	}
 	return false, ""
 }

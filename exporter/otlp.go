@@ -17,7 +17,7 @@ import (
 const DefaultMaxRequestBytes = 4 << 20
 
 // DefaultTimeout bounds each OTLP request, retries included, unless
-// OTLPOptions.Timeout or OTEL_EXPORTER_OTLP_[TRACES_]TIMEOUT say otherwise.
+// OTLPOptions.Timeout or OTEL_EXPORTER_OTLP_[<SIGNAL>_]TIMEOUT say otherwise.
 const DefaultTimeout = 10 * time.Second
 
 // Compression values of OTLPOptions.Compression.
@@ -38,24 +38,51 @@ const (
 	ProtocolHTTPProtobuf Protocol = "http/protobuf"
 )
 
-// tracesPath is the path OTLP/HTTP appends to OTEL_EXPORTER_OTLP_ENDPOINT.
-const tracesPath = "/v1/traces"
+// Signal is an OTLP signal. Its settings come from the options, then from
+// its own variables (OTEL_EXPORTER_OTLP_<SIGNAL>_*), then from the generic
+// ones (OTEL_EXPORTER_OTLP_*), then from the defaults; over OTLP/HTTP it is
+// sent to its own path (/v1/<signal>).
+type Signal string
+
+// The signals ResolveOTLP resolves.
+const (
+	SignalTraces  Signal = "traces"
+	SignalMetrics Signal = "metrics"
+	SignalLogs    Signal = "logs"
+)
+
+// valid reports whether s is one of the three signals.
+func (s Signal) valid() bool {
+	return s == SignalTraces || s == SignalMetrics || s == SignalLogs
+}
+
+// path is the OTLP/HTTP path of s, which OTLP/HTTP appends to
+// OTEL_EXPORTER_OTLP_ENDPOINT.
+func (s Signal) path() string { return "/v1/" + string(s) }
+
+// prefix is the beginning of s's own variables.
+func (s Signal) prefix() string { return "OTEL_EXPORTER_OTLP_" + strings.ToUpper(string(s)) + "_" }
 
 // OTLPOptions are the OTLP settings given explicitly (by flags). A zero
 // field leaves the setting to the standard variables, read through
 // Options.Getenv only (never from the process environment behind the
-// caller's back): OTEL_EXPORTER_OTLP_TRACES_* over OTEL_EXPORTER_OTLP_*
-// (PROTOCOL, ENDPOINT, HEADERS, INSECURE, TIMEOUT, COMPRESSION,
-// CERTIFICATE, CLIENT_KEY, CLIENT_CERTIFICATE), and then to the defaults
-// (grpc to localhost:4317, or http/protobuf to
-// https://localhost:4318/v1/traces, with TLS, DefaultTimeout, no
+// caller's back): the signal's own (OTEL_EXPORTER_OTLP_TRACES_* for the
+// spans, OTEL_EXPORTER_OTLP_LOGS_* for the log records) over
+// OTEL_EXPORTER_OTLP_* (PROTOCOL, ENDPOINT, HEADERS, INSECURE, TIMEOUT,
+// COMPRESSION, CERTIFICATE, CLIENT_KEY, CLIENT_CERTIFICATE), and then to
+// the defaults (grpc to localhost:4317, or http/protobuf to
+// https://localhost:4318/v1/<signal>, with TLS, DefaultTimeout, no
 // compression). A non-zero field overrides them. A variable that cannot be
-// read fails with ErrConfig rather than being ignored.
+// read fails with ErrConfig rather than being ignored. ResolveOTLP is the
+// one reader of these variables.
 //
 // For http/protobuf, OTEL_EXPORTER_OTLP_ENDPOINT is a base URL to which
-// /v1/traces is appended, and OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is used
-// as it is; an Endpoint option that is a URL with a path is used as it is,
-// one without a path (or host:port) gets /v1/traces.
+// /v1/traces (or /v1/logs) is appended, and the signal's own endpoint
+// variable is used as it is; an Endpoint option that is a URL with a path
+// is used as it is, one without a path (or host:port) gets the signal's
+// path. One Endpoint option with a path thus names one signal's URL: the
+// other signal of the same export gets the signal's path on the same host
+// instead (see ResolveOTLP).
 type OTLPOptions struct {
 	// Protocol is ProtocolGRPC or ProtocolHTTPProtobuf.
 	Protocol Protocol
@@ -71,24 +98,38 @@ type OTLPOptions struct {
 	Compression string
 }
 
-// otlpConfig is every OTLP setting, resolved from the options and the
-// environment, so that the SDK is handed each one explicitly and none of
-// its own environment reading can take effect.
-type otlpConfig struct {
-	protocol Protocol
-	host     string // host:port
-	path     string // http/protobuf: the URL path
-	insecure bool
-	headers  map[string]string
-	timeout  time.Duration
-	gzip     bool
-	tls      *tls.Config
+// OTLPConfig is every OTLP setting of one signal, resolved from the
+// options and the environment, so that an exporter is handed each one
+// explicitly and none of the SDK's own environment reading can take effect.
+type OTLPConfig struct {
+	Signal   Signal
+	Protocol Protocol
+	// Host is host:port.
+	Host string
+	// Path is the URL path of http/protobuf (empty for grpc).
+	Path string
+	// Insecure is true for a plaintext connection.
+	Insecure bool
+	// Headers are sent with every request (never nil).
+	Headers map[string]string
+	// Timeout bounds each request, retries included.
+	Timeout time.Duration
+	// Gzip compresses the requests.
+	Gzip bool
+	// TLS is the transport security of a secure connection (nil when
+	// Insecure): the roots of CERTIFICATE and the client certificate of
+	// CLIENT_CERTIFICATE with CLIENT_KEY.
+	TLS *tls.Config
+	// EndpointGiven reports whether the endpoint came from the options or
+	// a variable rather than the default: a process whose telemetry is
+	// optional sends nothing without one.
+	EndpointGiven bool
 }
 
-// otlpEnv reads OTEL_EXPORTER_OTLP_TRACES_<name>, else
+// otlpEnv reads the signal's own variable <prefix><name>, else
 // OTEL_EXPORTER_OTLP_<name>, and says which variable it read.
-func otlpEnv(getenv func(string) string, name string) (key, value string) {
-	for _, k := range []string{"OTEL_EXPORTER_OTLP_TRACES_" + name, "OTEL_EXPORTER_OTLP_" + name} {
+func otlpEnv(sig Signal, getenv func(string) string, name string) (key, value string) {
+	for _, k := range []string{sig.prefix() + name, "OTEL_EXPORTER_OTLP_" + name} {
 		if v := strings.TrimSpace(getenv(k)); v != "" {
 			return k, v
 		}
@@ -96,62 +137,79 @@ func otlpEnv(getenv func(string) string, name string) (key, value string) {
 	return "", ""
 }
 
-func resolveOTLP(o OTLPOptions, getenv func(string) string) (otlpConfig, error) {
-	c := otlpConfig{protocol: o.Protocol}
-	if c.protocol == "" {
-		c.protocol = ProtocolGRPC
-		if k, v := otlpEnv(getenv, "PROTOCOL"); k != "" {
+// ResolveOTLP resolves the OTLP settings of sig from o over the variables
+// that getenv reads (nil: os.Getenv), as OTLPOptions describes. An
+// Endpoint option with a URL path is that signal's URL; for another
+// signal, ResolveOTLP keeps its scheme and host and puts the signal's path
+// in place of a path that ends in another signal's (/v1/traces becomes
+// /v1/logs), so that one --otlp-endpoint serves the spans and the log
+// records of one export.
+func ResolveOTLP(sig Signal, o OTLPOptions, getenv func(string) string) (OTLPConfig, error) {
+	if !sig.valid() {
+		return OTLPConfig{}, fmt.Errorf("%w: OTLP signal %q: want traces, metrics or logs", ErrConfig, sig)
+	}
+	return resolveOTLP(sig, o, orGetenv(getenv))
+}
+
+func resolveOTLP(sig Signal, o OTLPOptions, getenv func(string) string) (OTLPConfig, error) {
+	c := OTLPConfig{Signal: sig, Protocol: o.Protocol}
+	if c.Protocol == "" {
+		c.Protocol = ProtocolGRPC
+		if k, v := otlpEnv(sig, getenv, "PROTOCOL"); k != "" {
 			switch p := Protocol(v); p {
 			case ProtocolGRPC, ProtocolHTTPProtobuf:
-				c.protocol = p
+				c.Protocol = p
 			default:
 				return c, fmt.Errorf("%w: %s=%s: want %s or %s", ErrConfig, k, v, ProtocolGRPC, ProtocolHTTPProtobuf)
 			}
 		}
 	}
 	http := false
-	switch c.protocol {
+	switch c.Protocol {
 	case ProtocolGRPC:
-		c.host = "localhost:4317"
+		c.Host = "localhost:4317"
 	case ProtocolHTTPProtobuf:
 		http = true
-		c.host, c.path = "localhost:4318", tracesPath
+		c.Host, c.Path = "localhost:4318", sig.path()
 	default:
-		return c, fmt.Errorf("%w: OTLP protocol %q: want %s or %s", ErrConfig, c.protocol, ProtocolGRPC, ProtocolHTTPProtobuf)
+		return c, fmt.Errorf("%w: OTLP protocol %q: want %s or %s", ErrConfig, c.Protocol, ProtocolGRPC, ProtocolHTTPProtobuf)
 	}
 	schemeInsecure := false
 	hasScheme := false
 	// setEndpoint reads host:port or a URL; for OTLP/HTTP, base says
-	// whether /v1/traces goes after the URL's path (a base URL) or only
-	// when it has none.
+	// whether the signal's path goes after the URL's path (a base URL) or
+	// only when it has none.
 	setEndpoint := func(from, v string, base bool) error {
+		c.EndpointGiven = true
 		if !strings.Contains(v, "://") {
-			c.host = v
+			c.Host = v
 			return nil
 		}
 		u, err := url.Parse(v)
 		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
 			return fmt.Errorf("%w: %s %q: want host:port or an http(s) URL", ErrConfig, from, v)
 		}
-		c.host, hasScheme, schemeInsecure = u.Host, true, u.Scheme == "http"
+		c.Host, hasScheme, schemeInsecure = u.Host, true, u.Scheme == "http"
 		if http {
 			switch p := strings.TrimSuffix(u.Path, "/"); {
 			case base:
-				c.path = p + tracesPath
+				c.Path = p + sig.path()
 			case u.Path == "":
-				c.path = tracesPath
+				c.Path = sig.path()
 			default:
-				c.path = u.Path
+				c.Path = u.Path
 			}
 		}
 		return nil
 	}
+	specific := sig.prefix() + "ENDPOINT"
 	if o.Endpoint != "" {
 		if err := setEndpoint("endpoint", o.Endpoint, false); err != nil {
 			return c, err
 		}
-	} else if v := strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")); v != "" {
-		if err := setEndpoint("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", v, false); err != nil {
+		c.Path = otherSignalPath(sig, c.Path)
+	} else if v := strings.TrimSpace(getenv(specific)); v != "" {
+		if err := setEndpoint(specific, v, false); err != nil {
 			return c, err
 		}
 	} else if v := strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_ENDPOINT")); v != "" {
@@ -159,29 +217,29 @@ func resolveOTLP(o OTLPOptions, getenv func(string) string) (otlpConfig, error) 
 			return c, err
 		}
 	}
-	c.insecure = schemeInsecure
+	c.Insecure = schemeInsecure
 	if !hasScheme {
-		if k, v := otlpEnv(getenv, "INSECURE"); k != "" {
+		if k, v := otlpEnv(sig, getenv, "INSECURE"); k != "" {
 			b, err := strconv.ParseBool(v)
 			if err != nil {
 				return c, fmt.Errorf("%w: %s=%q: want true or false", ErrConfig, k, v)
 			}
-			c.insecure = b
+			c.Insecure = b
 		}
 	}
 	if o.Insecure {
-		c.insecure = true
+		c.Insecure = true
 	}
 
-	c.headers = o.Headers
-	if c.headers == nil {
-		c.headers = map[string]string{}
-		if k, v := otlpEnv(getenv, "HEADERS"); k != "" {
+	c.Headers = o.Headers
+	if c.Headers == nil {
+		c.Headers = map[string]string{}
+		if k, v := otlpEnv(sig, getenv, "HEADERS"); k != "" {
 			h, err := parseHeaders(v)
 			if err != nil {
 				return c, fmt.Errorf("%w: %s: %w", ErrConfig, k, err)
 			}
-			c.headers = h
+			c.Headers = h
 		}
 	}
 
@@ -189,41 +247,54 @@ func resolveOTLP(o OTLPOptions, getenv func(string) string) (otlpConfig, error) 
 	case o.Timeout < 0:
 		return c, fmt.Errorf("%w: negative OTLP timeout %s", ErrConfig, o.Timeout)
 	case o.Timeout > 0:
-		c.timeout = o.Timeout
+		c.Timeout = o.Timeout
 	default:
-		c.timeout = DefaultTimeout
-		if k, v := otlpEnv(getenv, "TIMEOUT"); k != "" {
+		c.Timeout = DefaultTimeout
+		if k, v := otlpEnv(sig, getenv, "TIMEOUT"); k != "" {
 			ms, err := strconv.ParseInt(v, 10, 64)
 			if err != nil || ms <= 0 || ms > int64(time.Hour/time.Millisecond) {
 				return c, fmt.Errorf("%w: %s=%q: want milliseconds, 1 to 3600000", ErrConfig, k, v)
 			}
-			c.timeout = time.Duration(ms) * time.Millisecond
+			c.Timeout = time.Duration(ms) * time.Millisecond
 		}
 	}
 
 	comp := o.Compression
 	compFrom := "OTLP compression"
 	if comp == "" {
-		if k, v := otlpEnv(getenv, "COMPRESSION"); k != "" {
+		if k, v := otlpEnv(sig, getenv, "COMPRESSION"); k != "" {
 			comp, compFrom = v, k
 		}
 	}
 	switch comp {
 	case "", CompressionNone:
 	case CompressionGzip:
-		c.gzip = true
+		c.Gzip = true
 	default:
 		return c, fmt.Errorf("%w: %s %q (want %s or %s)", ErrConfig, compFrom, comp, CompressionGzip, CompressionNone)
 	}
 
-	if !c.insecure {
-		t, err := tlsFromEnv(getenv)
+	if !c.Insecure {
+		t, err := tlsFromEnv(sig, getenv)
 		if err != nil {
 			return c, err
 		}
-		c.tls = t
+		c.TLS = t
 	}
 	return c, nil
+}
+
+// otherSignalPath puts the path of sig in place of a path that ends in
+// another signal's.
+func otherSignalPath(sig Signal, path string) string {
+	for _, other := range []Signal{SignalTraces, SignalMetrics, SignalLogs} {
+		if other != sig {
+			if base, ok := strings.CutSuffix(path, other.path()); ok {
+				return base + sig.path()
+			}
+		}
+	}
+	return path
 }
 
 // parseHeaders reads the W3C-baggage-like list of OTEL_EXPORTER_OTLP_HEADERS:
@@ -250,9 +321,9 @@ func parseHeaders(s string) (map[string]string, error) {
 
 // tlsFromEnv builds the TLS configuration of CERTIFICATE (the roots to
 // trust) and CLIENT_CERTIFICATE with CLIENT_KEY (mutual TLS).
-func tlsFromEnv(getenv func(string) string) (*tls.Config, error) {
+func tlsFromEnv(sig Signal, getenv func(string) string) (*tls.Config, error) {
 	c := &tls.Config{MinVersion: tls.VersionTLS12}
-	if k, v := otlpEnv(getenv, "CERTIFICATE"); k != "" {
+	if k, v := otlpEnv(sig, getenv, "CERTIFICATE"); k != "" {
 		b, err := os.ReadFile(v)
 		if err != nil {
 			return nil, fmt.Errorf("%w: %s: %w", ErrConfig, k, err)
@@ -263,8 +334,8 @@ func tlsFromEnv(getenv func(string) string) (*tls.Config, error) {
 		}
 		c.RootCAs = pool
 	}
-	kc, vc := otlpEnv(getenv, "CLIENT_CERTIFICATE")
-	kk, vk := otlpEnv(getenv, "CLIENT_KEY")
+	kc, vc := otlpEnv(sig, getenv, "CLIENT_CERTIFICATE")
+	kk, vk := otlpEnv(sig, getenv, "CLIENT_KEY")
 	switch {
 	case kc == "" && kk == "":
 	case kc == "" || kk == "":
@@ -279,11 +350,11 @@ func tlsFromEnv(getenv func(string) string) (*tls.Config, error) {
 	return c, nil
 }
 
-// url is the OTLP/HTTP endpoint URL.
-func (c otlpConfig) url() string {
+// URL is the OTLP/HTTP endpoint URL.
+func (c OTLPConfig) URL() string {
 	scheme := "https"
-	if c.insecure {
+	if c.Insecure {
 		scheme = "http"
 	}
-	return (&url.URL{Scheme: scheme, Host: c.host, Path: c.path}).String()
+	return (&url.URL{Scheme: scheme, Host: c.Host, Path: c.Path}).String()
 }

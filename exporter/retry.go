@@ -35,25 +35,34 @@ type retrying struct {
 // ExportSpans sends spans, retrying as retrying describes. Its error is a
 // *DeliveryError.
 func (r *retrying) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
+	return deliver(ctx, r.endpoint, r.timeout, r.classify, func(ctx context.Context) error {
+		return r.SpanExporter.ExportSpans(ctx, spans)
+	})
+}
+
+// deliver makes one OTLP request with send, retrying what may pass later
+// until timeout and giving up at once on what classify says cannot pass.
+// Its error is a *DeliveryError naming endpoint.
+func deliver(ctx context.Context, endpoint string, timeout time.Duration, classify func(error) (bool, string), send func(context.Context) error) error {
 	start := time.Now()
-	deadline := start.Add(r.timeout)
+	deadline := start.Add(timeout)
 	wait := retryFirst
 	// lastHint is what the latest attempt that said enough suggests: the
 	// last attempt may only time out.
 	lastHint := ""
 	for attempt := 1; ; attempt++ {
 		actx, cancel := context.WithDeadline(ctx, deadline)
-		err := r.SpanExporter.ExportSpans(actx, spans)
+		err := send(actx)
 		cancel()
 		if err == nil {
 			return nil
 		}
-		derr := &DeliveryError{Endpoint: r.endpoint, Attempts: attempt, Timeout: r.timeout, Err: err}
+		derr := &DeliveryError{Endpoint: endpoint, Attempts: attempt, Timeout: timeout, Err: err}
 		if ctx.Err() != nil {
 			derr.Err = errors.Join(ctx.Err(), err)
 			return derr
 		}
-		retry, hint := r.classify(err)
+		retry, hint := classify(err)
 		if !retry {
 			derr.Permanent, derr.Hint = true, hint
 			return derr
@@ -131,20 +140,32 @@ func (e *DeliveryError) Unwrap() error { return e.Err }
 // Is makes a permanent DeliveryError match ErrPermanent.
 func (e *DeliveryError) Is(target error) bool { return target == ErrPermanent && e.Permanent }
 
-// ExportError is an export that did not deliver every span: it says how
-// many spans and runs (test.run events) were delivered before the request
-// that failed and how many were not. Spans go out in order, so a later
-// export of the same runs resends the missing ones; their ids are the same,
-// and the ones already delivered arrive again as exact duplicates.
+// ExportError is an export that did not deliver every span or log record:
+// it says how many spans, runs and log records were delivered before the
+// request that failed and how many were not. Spans go out in order, then
+// log records, so a later export of the same runs resends the missing
+// ones; their ids are the same, and the ones already delivered arrive
+// again as exact duplicates.
 type ExportError struct {
-	Spans, SentSpans int
-	Runs, SentRuns   int
-	Err              error
+	Spans, SentSpans     int
+	Runs, SentRuns       int
+	Records, SentRecords int
+	Err                  error
 }
 
 func (e *ExportError) Error() string {
-	if e.SentSpans == 0 {
-		return fmt.Sprintf("exporter: nothing delivered (%s, %s): %v", count(e.Spans, "span"), count(e.Runs, "run"), e.Err)
+	records := ""
+	if e.Records > 0 {
+		records = ", " + count(e.Records, "log record")
+	}
+	if e.SentSpans == 0 && e.SentRecords == 0 {
+		return fmt.Sprintf("exporter: nothing delivered (%s, %s%s): %v", count(e.Spans, "span"), count(e.Runs, "run"), records, e.Err)
+	}
+	if e.Records > 0 {
+		return fmt.Sprintf("exporter: partial export: %d of %s and %d of %s delivered (%d of %s), %s and %s not: %v",
+			e.SentSpans, count(e.Spans, "span"), e.SentRecords, count(e.Records, "log record"),
+			e.SentRuns, count(e.Runs, "run"),
+			count(e.Spans-e.SentSpans, "span"), count(e.Records-e.SentRecords, "log record"), e.Err)
 	}
 	return fmt.Sprintf("exporter: partial export: %d of %s (%d of %s) delivered, %s (%s) not: %v",
 		e.SentSpans, count(e.Spans, "span"), e.SentRuns, count(e.Runs, "run"),
