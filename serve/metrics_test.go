@@ -106,6 +106,10 @@ func TestMeterProviderExports(t *testing.T) {
 				// read and applied; a minute, so that a loaded machine does not time it out
 				"OTEL_EXPORTER_OTLP_TIMEOUT": "60000"}
 		}, "grpc"},
+		{"grpc, host:port, insecure as strconv reads it", func(_, a string) map[string]string {
+			// Read as the span exporter reads it (exporter.ResolveOTLP): 1 is true.
+			return map[string]string{"OTEL_EXPORTER_OTLP_METRICS_ENDPOINT": a, "OTEL_EXPORTER_OTLP_METRICS_INSECURE": "1"}
+		}, "grpc"},
 		{"grpc, http:// URL", func(_, a string) map[string]string {
 			return map[string]string{"OTEL_EXPORTER_OTLP_METRICS_ENDPOINT": "http://" + a, "OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"}
 		}, "grpc"},
@@ -149,6 +153,9 @@ func TestMeterProviderOff(t *testing.T) {
 		{"bad URL", map[string]string{"OTEL_EXPORTER_OTLP_METRICS_ENDPOINT": "ftp://x"}, true},
 		{"bad timeout", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:1", "OTEL_EXPORTER_OTLP_TIMEOUT": "soon"}, true},
 		{"bad headers", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:1", "OTEL_EXPORTER_OTLP_HEADERS": "novalue"}, true},
+		{"bad insecure", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "127.0.0.1:1", "OTEL_EXPORTER_OTLP_INSECURE": "yes"}, true},
+		{"bad metrics timeout", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "127.0.0.1:1", "OTEL_EXPORTER_OTLP_METRICS_TIMEOUT": "-5"}, true},
+		{"unreadable certificate", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "https://127.0.0.1:1", "OTEL_EXPORTER_OTLP_METRICS_CERTIFICATE": "/nonexistent/ca.pem"}, true},
 		{"bad interval", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:1", "OTEL_METRIC_EXPORT_INTERVAL": "-1"}, true},
 	}
 	for _, tt := range tests {
