@@ -123,14 +123,24 @@ type HTTPConfig struct {
 }
 
 func createDefaultConfig() *Config {
+	return &Config{
+		Watch:  configoptional.Default(defaultWatchConfig()),
+		HTTP:   configoptional.Default(defaultHTTPConfig()),
+		Events: translate.EventsSpan.String(),
+	}
+}
+
+// defaultWatchConfig is what watch: holds unless it says otherwise.
+func defaultWatchConfig() WatchConfig {
+	return WatchConfig{PollInterval: DefaultPollInterval}
+}
+
+// defaultHTTPConfig is what http: holds unless it says otherwise.
+func defaultHTTPConfig() HTTPConfig {
 	server := confighttp.NewDefaultServerConfig()
 	server.NetAddr.Endpoint = DefaultHTTPEndpoint
 	server.MaxRequestBodySize = DefaultMaxUploadBytes
-	return &Config{
-		Watch:  configoptional.Default(WatchConfig{PollInterval: DefaultPollInterval}),
-		HTTP:   configoptional.Default(HTTPConfig{ServerConfig: server, SecretSubject: DefaultSecretSubject}),
-		Events: translate.EventsSpan.String(),
-	}
+	return HTTPConfig{ServerConfig: server, SecretSubject: DefaultSecretSubject}
 }
 
 var _ component.Config = (*Config)(nil)

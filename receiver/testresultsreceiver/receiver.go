@@ -55,6 +55,8 @@ type testresultsReceiver struct {
 	stopOnce  sync.Once
 	// forget removes the instance from the factory's, once shut down.
 	forget func()
+	// manualPoll leaves the polls to the caller of pollOnce (tests).
+	manualPoll bool
 }
 
 func newReceiver(cfg *Config, set receiver.Settings) (*testresultsReceiver, error) {
@@ -126,7 +128,11 @@ func (r *testresultsReceiver) start(ctx context.Context, host component.Host) er
 			cancel()
 			return fmt.Errorf("testresultsreceiver: %w", err)
 		}
-		go r.pollLoop(runCtx, w.PollInterval)
+		if r.manualPoll {
+			close(r.done)
+		} else {
+			go r.pollLoop(runCtx, w.PollInterval)
+		}
 	} else {
 		close(r.done)
 	}
