@@ -187,6 +187,11 @@ func (s *Server) diffRuns(ctx context.Context, _ *mcp.CallToolRequest, in DiffRu
 	if err != nil {
 		return failed(err)
 	}
+	for _, id := range []string{in.Base, in.After} {
+		if err := checkID("run id", id); err != nil {
+			return failed(err)
+		}
+	}
 	base, err := s.loadRun(ctx, "base", in.Base)
 	if err != nil {
 		return failed(err)
@@ -221,13 +226,22 @@ func (s *Server) verdict(ctx context.Context, _ *mcp.CallToolRequest, in Verdict
 		return failed(err)
 	}
 	sides := [2][]*testrun.Run{}
-	for i, side := range []struct {
+	named := []struct {
 		name string
 		ids  []string
-	}{{"parent", in.Parent}, {"patch", in.Patch}} {
+	}{{"parent", in.Parent}, {"patch", in.Patch}}
+	// Every id is checked before any run is read.
+	for _, side := range named {
 		if len(side.ids) < testrun.MinPairedRuns || len(side.ids) > MaxPairedRuns {
 			return failed(badRequest("%s: give %d to %d runs, not %d", side.name, testrun.MinPairedRuns, MaxPairedRuns, len(side.ids)))
 		}
+		for _, id := range side.ids {
+			if err := checkID("run id", id); err != nil {
+				return failed(err)
+			}
+		}
+	}
+	for i, side := range named {
 		for j, id := range side.ids {
 			r, err := s.loadRun(ctx, fmt.Sprintf("%s run %d", side.name, j+1), id)
 			if err != nil {
