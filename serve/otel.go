@@ -174,39 +174,32 @@ func estimatedCases(sr store.StoredRun) int {
 	return sr.Run.Counts.Total
 }
 
-// otel answers a page of the runs (or the one run) as OTLP/JSON spans,
-// streamed as the exporter writes them. A page exported whole is kept under
-// key for version, and later requests are answered from it.
-func (s *Server) otel(w http.ResponseWriter, r *http.Request, sc scope, id string, runs []store.StoredRun, runID string, offset int, cs translate.CaseSpans, key, version string) {
+// otel answers a page of the runs (or the one run tq names) as OTLP/JSON
+// spans, streamed as the exporter writes them. A page exported whole is
+// kept under key for version, and later requests are answered from it.
+func (s *Server) otel(w http.ResponseWriter, r *http.Request, sc scope, id string, runs []store.StoredRun, tq testsQuery, key, version string) error {
 	select {
 	case s.exports <- struct{}{}:
 		defer func() { <-s.exports }()
 	default:
-		unavailable(w, fmt.Sprintf("the server renders at most %d OTLP/JSON exports at once; retry later", cap(s.exports)))
-		return
+		return problemf(http.StatusServiceUnavailable, "the server renders at most %d OTLP/JSON exports at once; retry later", cap(s.exports))
 	}
 	ctx := r.Context()
 	b := s.bounds
-	if runID != "" {
+	if tq.runID != "" {
 		for i, sr := range runs {
-			if sr.Run.ID == runID {
+			if sr.Run.ID == tq.runID {
 				runs = runs[i : i+1]
 				break
 			}
 		}
 		b.runs = 1
-	} else if offset >= len(runs) {
-		writeProblem(w, http.StatusNotFound, fmt.Sprintf("offset %d is past the %d runs of this %s", offset, len(runs), sc.name()))
-		return
+	} else if tq.offset >= len(runs) {
+		return notFound(fmt.Sprintf("offset %d is past the %d runs of this %s", tq.offset, len(runs), sc.name()))
 	}
-	page, err := s.loadPage(ctx, runs, offset, cs, b)
-	switch {
-	case errors.Is(err, errTooLarge):
-		writeProblem(w, http.StatusRequestEntityTooLarge, err.Error())
-		return
-	case err != nil:
-		storeError(ctx, w, err)
-		return
+	page, err := s.loadPage(ctx, runs, tq.offset, tq.caseSpans, b)
+	if err != nil {
+		return err
 	}
 	sw := &streamWriter{w: w, keep: s.cache.fits}
 	if page.next >= 0 {
@@ -217,13 +210,13 @@ func (s *Server) otel(w http.ResponseWriter, r *http.Request, sc scope, id strin
 		sw.link = "<" + u.RequestURI() + `>; rel="next"`
 	}
 	if sc == scopeSession {
-		err = ExportSession(ctx, id, page.runs, cs, sw)
+		err = ExportSession(ctx, id, page.runs, tq.caseSpans, sw)
 	} else {
 		rs := make([]*testrun.Run, len(page.runs))
 		for i, f := range page.runs {
 			rs[i] = f.Run
 		}
-		err = ExportJob(ctx, id, rs, cs, sw)
+		err = ExportJob(ctx, id, rs, tq.caseSpans, sw)
 	}
 	switch {
 	case err == nil:
@@ -235,15 +228,13 @@ func (s *Server) otel(w http.ResponseWriter, r *http.Request, sc scope, id strin
 			}
 			s.cache.put(render(key, version, sw.kept.Bytes(), header...))
 		}
+		return nil
 	case sw.started:
-		// Part of the body is out: cut the connection so that the client
-		// cannot take what it got for the whole.
-		panic(http.ErrAbortHandler)
+		return fmt.Errorf("%w: %w", errAbort, err)
 	case ctx.Err() != nil:
-		storeError(ctx, w, ctx.Err())
-	default:
-		writeProblem(w, http.StatusInternalServerError, "the runs could not be exported")
+		return ctx.Err()
 	}
+	return internalError("the runs could not be exported", err)
 }
 
 // streamWriter writes the response headers of an export on its first

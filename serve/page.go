@@ -1,13 +1,14 @@
 package serve
 
 import (
-	"bytes"
+	"embed"
 	"fmt"
 	"html/template"
 	"net/http"
 	"net/url"
 	"sync"
 
+	"github.com/hangar-dev/testresults/store"
 	"github.com/hangar-dev/testresults/testrun"
 )
 
@@ -50,54 +51,19 @@ func pageFuncs() template.FuncMap {
 	}
 }
 
+// templates are the pages' templates, one file each.
+//
+//go:embed templates/*.tmpl
+var templates embed.FS
+
+// parsePage parses the page template file name of templates, with
+// pageFuncs.
+func parsePage(name string) *template.Template {
+	return template.Must(template.New(name).Funcs(pageFuncs()).ParseFS(templates, "templates/"+name))
+}
+
 // jobTemplate is parsed the first time a page is asked for, not at start-up.
-var jobTemplate = sync.OnceValue(func() *template.Template {
-	return template.Must(template.New("job").Funcs(pageFuncs()).Parse(`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Tests of job {{.Job}}</title>
-<style>
-body{font-family:system-ui,sans-serif;margin:2rem;max-width:70rem;color:#1b1b1b;line-height:1.4}
-h1{font-size:1.5rem;word-break:break-all}h2{font-size:1.15rem;margin-top:1.8rem;border-bottom:1px solid #ddd}
-table{border-collapse:collapse}td,th{padding:.25rem .8rem;text-align:left;border-bottom:1px solid #eee;vertical-align:top}
-.counts td{font-size:1.3rem;font-weight:600}.fail{color:#b00020}.pass{color:#1b6e20}
-pre{white-space:pre-wrap;word-break:break-word;margin:0;font-size:.85rem;background:#f6f6f6;padding:.3rem}
-code{word-break:break-all}.muted{color:#666}
-</style>
-</head>
-<body>
-<p><a href="/">All jobs</a></p>
-<h1>Tests of job <code id="job">{{.Job}}</code></h1>
-{{with .Summary.Run}}<p>Latest counted run: <code id="latest-run">{{.}}</code>{{with $.Summary.BaseRun}}, base run <code>{{.}}</code>{{end}}</p>
-{{else}}<p id="no-counted" class="fail">No run of this job is counted (none trusted, complete and with tests).</p>{{end}}
-{{with .Summary.Counts}}
-<h2>Counts</h2>
-<table class="counts" id="counts"><tr><th>total</th><th>passed</th><th>failed</th><th>errors</th><th>skipped</th><th>flaky</th></tr>
-<tr><td id="count-total">{{.Total}}</td><td id="count-passed" class="pass">{{.Passed}}</td><td id="count-failed"{{if .Failed}} class="fail"{{end}}>{{.Failed}}</td><td id="count-errors"{{if .Errors}} class="fail"{{end}}>{{.Errors}}</td><td id="count-skipped">{{.Skipped}}</td><td id="count-flaky">{{.Flaky}}</td></tr></table>
-{{end}}
-<h2>Coverage</h2>
-<p id="coverage">Line coverage: {{.Coverage}}; change against the base: {{.Delta}}</p>
-<h2>New failures</h2>
-{{if .NewNote}}<p id="new-note" class="muted">{{.NewNote}}</p>{{end}}
-{{if .New}}<table id="new-failures"><tr><th>test</th><th>outcome</th><th>message</th></tr>
-{{range .New}}<tr><td><code>{{.ID}}</code></td><td class="fail">{{.Outcome}}</td><td><pre>{{.Message}}</pre></td></tr>
-{{end}}</table>{{end}}
-<h2>Failures</h2>
-{{if .Failures}}<table id="failures"><tr><th>test</th><th>outcome</th><th>message</th></tr>
-{{range .Failures}}<tr><td><code class="failing-id">{{.ID}}</code>{{if .Flaky}} <span class="muted">(flaky)</span>{{end}}</td><td class="fail">{{.Outcome}}</td><td><pre>{{.Message}}</pre></td></tr>
-{{end}}</table>{{else}}<p id="no-failures">No failures in the latest counted run.</p>{{end}}
-<h2>Flaky tests</h2>
-{{if .Summary.Flaky}}<ul id="flaky">{{range .Summary.Flaky}}<li><code>{{.}}</code></li>{{end}}</ul>{{else}}<p>None.</p>{{end}}
-<h2>Runs</h2>
-<table id="runs"><tr><th>run</th><th>kind</th><th>status</th><th>counted</th><th>total</th><th>failed</th><th>errors</th><th>commit</th><th>command</th><th>started</th><th>ended</th></tr>
-{{range .Runs}}<tr><td><a class="run" href="{{.Link}}"><code>{{.ID}}</code></a></td><td>{{.Kind}}</td><td>{{status .Status}}</td><td>{{.Counted}}</td>{{with .Counts}}<td>{{.Total}}</td><td>{{.Failed}}</td><td>{{.Errors}}</td>{{else}}<td colspan="3" class="muted">no counts</td>{{end}}<td><code class="commit">{{.Commit}}</code></td><td><code class="command">{{.Command}}</code></td><td>{{when .StartedAt}}</td><td>{{when .EndedAt}}</td></tr>
-{{end}}</table>
-</body>
-</html>
-`))
-})
+var jobTemplate = sync.OnceValue(func() *template.Template { return parsePage("job.tmpl") })
 
 func percent(p *float64) string {
 	if p == nil {
@@ -107,40 +73,41 @@ func percent(p *float64) string {
 }
 
 // jobPage renders a job's summary as HTML.
-func (s *Server) jobPage(w http.ResponseWriter, r *http.Request) {
+func (s *Server) jobPage(w http.ResponseWriter, r *http.Request) error {
 	id := r.PathValue("id")
 	if err := checkID("job id", id, false); err != nil {
-		writeProblem(w, http.StatusBadRequest, err.Error())
-		return
+		return err
 	}
 	if len(r.URL.Query()) > 0 {
-		writeProblem(w, http.StatusBadRequest, "the page takes no parameters")
-		return
+		return badRequest("the page takes no parameters")
 	}
-	version, err := s.version(r.Context(), scopeJob, id)
+	ctx := r.Context()
+	version, err := s.version(ctx, scopeJob, id)
 	if err != nil {
-		storeError(r.Context(), w, err)
-		return
+		return err
 	}
 	key := cacheKey(r)
 	if b := s.cache.get(key, version); b != nil {
 		b.serve(w, r)
-		return
+		return nil
 	}
-	runs, err := s.runs.JobRuns(r.Context(), id)
+	runs, err := s.runs.JobRuns(ctx, id)
 	if err != nil {
-		storeError(r.Context(), w, err)
-		return
+		return err
 	}
 	if len(runs) == 0 {
-		writeProblem(w, http.StatusNotFound, "no runs for this job id")
-		return
+		return notFound("no runs for this job id")
 	}
-	sum, err := s.summarize(r.Context(), runs)
+	sum, err := s.summarize(ctx, runs)
 	if err != nil {
-		storeError(r.Context(), w, err)
-		return
+		return err
 	}
+	return s.answerHTML(w, r, key, version, jobTemplate(), jobPageData(id, runs, sum))
+}
+
+// jobPageData is what the page of job id shows of its runs and their
+// summary.
+func jobPageData(id string, runs []store.StoredRun, sum summarized) pageData {
 	d := pageData{Job: id, Summary: sum.Summary, Coverage: percent(sum.Summary.LineRate)}
 	ran := make(map[string]*testrun.Run, len(runs))
 	for _, sr := range runs {
@@ -174,10 +141,5 @@ func (s *Server) jobPage(w http.ResponseWriter, r *http.Request) {
 	} else {
 		d.Delta = "unknown"
 	}
-	var buf bytes.Buffer
-	if err := jobTemplate().Execute(&buf, d); err != nil {
-		writeProblem(w, http.StatusInternalServerError, "the page could not be rendered")
-		return
-	}
-	s.answerHTML(w, r, key, version, buf.Bytes())
+	return d
 }

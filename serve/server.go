@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -114,27 +113,30 @@ func New(s store.Store, o Options) *Server {
 // access log around them.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /api/jobs/{id}/tests", func(w http.ResponseWriter, r *http.Request) { s.tests(w, r, scopeJob) })
-	mux.HandleFunc("GET /api/sessions/{id}/tests", func(w http.ResponseWriter, r *http.Request) { s.tests(w, r, scopeSession) })
-	mux.HandleFunc("GET /api/repos/tests/flaky", s.flakyList)
-	mux.HandleFunc("GET /api/jobs", s.jobList)
-	mux.HandleFunc("GET /jobs/{id}", s.jobPage)
+	mux.Handle("GET /api/jobs/{id}/tests", handlerFunc(func(w http.ResponseWriter, r *http.Request) error { return s.tests(w, r, scopeJob) }))
+	mux.Handle("GET /api/sessions/{id}/tests", handlerFunc(func(w http.ResponseWriter, r *http.Request) error { return s.tests(w, r, scopeSession) }))
+	mux.Handle("GET /api/repos/tests/flaky", handlerFunc(s.flakyList))
+	mux.Handle("GET /api/jobs", handlerFunc(s.jobList))
+	mux.Handle("GET /jobs/{id}", handlerFunc(s.jobPage))
 	mux.HandleFunc("GET /jobs", jobsRedirect)
-	mux.HandleFunc("GET /{$}", s.frontPage)
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			w.Header().Set("Allow", "GET, HEAD")
-			writeProblem(w, http.StatusMethodNotAllowed, "the API is read-only")
-			return
-		}
-		writeProblem(w, http.StatusNotFound, "no such endpoint")
-	})
+	mux.Handle("GET /{$}", handlerFunc(s.frontPage))
+	mux.Handle("/", handlerFunc(noRoute))
 	var h http.Handler = instrument(mux, s.opts.TracerProvider, s.opts.MeterProvider)
 	h = s.withTimeout(h)
 	if s.opts.AccessLog != nil {
 		h = accessLog(h, s.opts.AccessLog, s.opts.Now)
 	}
 	return h
+}
+
+// noRoute answers what no route takes: 405 to a method other than GET and
+// HEAD, 404 to any other path.
+func noRoute(w http.ResponseWriter, r *http.Request) error {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		return problemf(http.StatusMethodNotAllowed, "the API is read-only")
+	}
+	return notFound("no such endpoint")
 }
 
 func (s *Server) withTimeout(h http.Handler) http.Handler {
@@ -157,25 +159,6 @@ func (sc scope) name() string {
 		return "session ref"
 	}
 	return "job id"
-}
-
-// storeError maps an error of the store, met while answering a request of
-// context ctx, to a problem. Once ctx is done the error is that, whatever
-// the driver made of it: 503 with Retry-After.
-func storeError(ctx context.Context, w http.ResponseWriter, err error) {
-	if cerr := ctx.Err(); cerr != nil {
-		err = cerr
-	}
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		writeProblem(w, http.StatusNotFound, "no such run")
-	case errors.Is(err, context.DeadlineExceeded):
-		unavailable(w, "the request took too long")
-	case errors.Is(err, context.Canceled):
-		unavailable(w, "the request was cancelled")
-	default:
-		writeProblem(w, http.StatusInternalServerError, "the store failed")
-	}
 }
 
 // version returns the store's fingerprint of the runs of the job or
@@ -201,101 +184,106 @@ func (s *Server) loadRuns(ctx context.Context, sc scope, id string) ([]store.Sto
 	return s.runs.JobRuns(ctx, id)
 }
 
-func (s *Server) tests(w http.ResponseWriter, r *http.Request, sc scope) {
-	id := r.PathValue("id")
-	if err := checkID(sc.name(), id, false); err != nil {
-		writeProblem(w, http.StatusBadRequest, err.Error())
-		return
-	}
-	q := r.URL.Query()
+// testsQuery is what a tests request asks: ?run, ?cases, ?format,
+// ?offset, ?case_spans.
+type testsQuery struct {
+	runID     string
+	cases     bool
+	otel      bool
+	offset    int
+	caseSpans translate.CaseSpans
+}
+
+// parseTestsQuery reads and checks the parameters of a tests request.
+func parseTestsQuery(q url.Values) (testsQuery, error) {
+	var tq testsQuery
 	for k := range q {
 		switch k {
 		case "run", "cases", "format", "offset", "case_spans":
 		default:
-			writeProblem(w, http.StatusBadRequest, "unknown parameter "+strconv.Quote(clip(k)))
-			return
+			return tq, badRequest("unknown parameter " + strconv.Quote(clip(k)))
 		}
 	}
-	runID, format := q.Get("run"), q.Get("format")
-	cases, err := boolParam(q, "cases")
-	if err != nil {
-		writeProblem(w, http.StatusBadRequest, err.Error())
-		return
+	format := q.Get("format")
+	tq.runID, tq.otel = q.Get("run"), format == "otel"
+	var err error
+	if tq.cases, err = boolParam(q, "cases"); err != nil {
+		return tq, badRequest(err.Error())
 	}
-	offset := 0
 	if v := q.Get("offset"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 || n > 1<<30 {
-			writeProblem(w, http.StatusBadRequest, "offset must be an integer from 0")
-			return
+			return tq, badRequest("offset must be an integer from 0")
 		}
-		offset = n
+		tq.offset = n
 	}
 	switch {
-	case format != "" && format != "otel":
-		writeProblem(w, http.StatusBadRequest, "format must be otel")
-		return
-	case q.Has("run") && checkID("run id", runID, false) != nil:
-		writeProblem(w, http.StatusBadRequest, checkID("run id", runID, false).Error())
-		return
-	case cases && runID == "":
-		writeProblem(w, http.StatusBadRequest, "cases=true needs run=<id>")
-		return
-	case q.Has("offset") && !cases && format != "otel":
-		writeProblem(w, http.StatusBadRequest, "offset needs cases=true or format=otel")
-		return
-	case q.Has("offset") && format == "otel" && runID != "":
-		writeProblem(w, http.StatusBadRequest, "offset with format=otel pages the runs: it takes no run=<id>")
-		return
-	case q.Has("case_spans") && format != "otel":
-		writeProblem(w, http.StatusBadRequest, "case_spans needs format=otel")
-		return
-	}
-	caseSpans := translate.CaseSpansNone
-	if q.Has("case_spans") {
-		if caseSpans, err = translate.ParseCaseSpans(q.Get("case_spans")); err != nil {
-			writeProblem(w, http.StatusBadRequest, "case_spans must be none, failed or all")
-			return
+	case format != "" && !tq.otel:
+		return tq, badRequest("format must be otel")
+	case q.Has("run"):
+		if err := checkID("run id", tq.runID, false); err != nil {
+			return tq, err
 		}
+	}
+	switch {
+	case tq.cases && tq.runID == "":
+		return tq, badRequest("cases=true needs run=<id>")
+	case q.Has("offset") && !tq.cases && !tq.otel:
+		return tq, badRequest("offset needs cases=true or format=otel")
+	case q.Has("offset") && tq.otel && tq.runID != "":
+		return tq, badRequest("offset with format=otel pages the runs: it takes no run=<id>")
+	case q.Has("case_spans") && !tq.otel:
+		return tq, badRequest("case_spans needs format=otel")
+	}
+	tq.caseSpans = translate.CaseSpansNone
+	if q.Has("case_spans") {
+		if tq.caseSpans, err = translate.ParseCaseSpans(q.Get("case_spans")); err != nil {
+			return tq, badRequest("case_spans must be none, failed or all")
+		}
+	}
+	return tq, nil
+}
+
+// tests answers a job's or a session's summary, one of its runs, or its
+// runs as OTLP/JSON.
+func (s *Server) tests(w http.ResponseWriter, r *http.Request, sc scope) error {
+	id := r.PathValue("id")
+	if err := checkID(sc.name(), id, false); err != nil {
+		return err
+	}
+	tq, err := parseTestsQuery(r.URL.Query())
+	if err != nil {
+		return err
 	}
 	ctx := r.Context()
 	version, err := s.version(ctx, sc, id)
 	if err != nil {
-		storeError(ctx, w, err)
-		return
+		return err
 	}
 	key := cacheKey(r)
 	if b := s.cache.get(key, version); b != nil {
 		b.serve(w, r)
-		return
+		return nil
 	}
 	runs, err := s.loadRuns(ctx, sc, id)
 	if err != nil {
-		storeError(ctx, w, err)
-		return
+		return err
 	}
 	if len(runs) == 0 {
-		writeProblem(w, http.StatusNotFound, "no runs for this "+sc.name())
-		return
+		return notFound("no runs for this " + sc.name())
 	}
-	if runID != "" {
-		if !hasRun(runs, runID) {
-			writeProblem(w, http.StatusNotFound, "no such run in this "+sc.name())
-			return
-		}
+	if tq.runID != "" && !hasRun(runs, tq.runID) {
+		return notFound("no such run in this " + sc.name())
 	}
-	if format == "otel" {
-		s.otel(w, r, sc, id, runs, runID, offset, caseSpans, key, version)
-		return
-	}
-	if runID != "" {
-		s.oneRun(w, r, runID, cases, offset, key, version)
-		return
+	switch {
+	case tq.otel:
+		return s.otel(w, r, sc, id, runs, tq, key, version)
+	case tq.runID != "":
+		return s.oneRun(w, r, tq.runID, tq.cases, tq.offset, key, version)
 	}
 	sum, err := s.summarize(ctx, runs)
 	if err != nil {
-		storeError(ctx, w, err)
-		return
+		return err
 	}
 	out := testsResponse{Summary: sum.Summary, Runs: sum.Runs, Latest: sum.Latest}
 	if sc == scopeSession {
@@ -303,20 +291,20 @@ func (s *Server) tests(w http.ResponseWriter, r *http.Request, sc scope) {
 	} else {
 		out.Job = id
 	}
-	s.answerJSON(w, r, key, version, out)
+	return s.answerJSON(w, r, key, version, out)
 }
 
 // answerJSON renders v as JSON, keeps it under key for version and
 // answers r with it.
-func (s *Server) answerJSON(w http.ResponseWriter, r *http.Request, key, version string, v any, header ...[2]string) {
+func (s *Server) answerJSON(w http.ResponseWriter, r *http.Request, key, version string, v any, header ...[2]string) error {
 	data, err := json.Marshal(v)
 	if err != nil {
-		writeProblem(w, http.StatusInternalServerError, "the response could not be encoded")
-		return
+		return internalError("the response could not be encoded", err)
 	}
 	b := render(key, version, append(data, '\n'), append([][2]string{{"Content-Type", "application/json"}}, header...)...)
 	s.cache.put(b)
 	b.serve(w, r)
+	return nil
 }
 
 func hasRun(runs []store.StoredRun, id string) bool {
@@ -349,7 +337,7 @@ func clip(s string) string {
 	return s
 }
 
-func (s *Server) oneRun(w http.ResponseWriter, r *http.Request, runID string, cases bool, offset int, key, version string) {
+func (s *Server) oneRun(w http.ResponseWriter, r *http.Request, runID string, cases bool, offset int, key, version string) error {
 	limit := 0
 	if cases {
 		limit = CasesPageSize
@@ -357,8 +345,7 @@ func (s *Server) oneRun(w http.ResponseWriter, r *http.Request, runID string, ca
 	// Only the page's cases are read out of the store.
 	sr, next, err := s.runs.RunPage(r.Context(), runID, offset, limit)
 	if err != nil {
-		storeError(r.Context(), w, err)
-		return
+		return err
 	}
 	out := oneRunResponse{Run: runSummaryOf(sr), Full: runWithoutCases(sr.Run)}
 	var header [][2]string
@@ -374,43 +361,38 @@ func (s *Server) oneRun(w http.ResponseWriter, r *http.Request, runID string, ca
 		}
 		out.CasesKept = &sr.HasCases
 	}
-	s.answerJSON(w, r, key, version, out, header...)
+	return s.answerJSON(w, r, key, version, out, header...)
 }
 
 // flakyList answers a repository's flaky list to admins.
-func (s *Server) flakyList(w http.ResponseWriter, r *http.Request) {
+func (s *Server) flakyList(w http.ResponseWriter, r *http.Request) error {
 	auth := r.Header.Get("Authorization")
 	token, ok := strings.CutPrefix(auth, "Bearer ")
 	if auth == "" || !ok || token == "" {
-		writeProblem(w, http.StatusUnauthorized, "a bearer token is required")
-		return
+		return problemf(http.StatusUnauthorized, "a bearer token is required")
 	}
 	sum := sha256.Sum256([]byte(token))
 	if s.opts.AdminToken == "" || subtle.ConstantTimeCompare(sum[:], s.tokenSum[:]) != 1 {
-		writeProblem(w, http.StatusForbidden, "the token is not an admin token")
-		return
+		return problemf(http.StatusForbidden, "the token is not an admin token")
 	}
 	q := r.URL.Query()
 	for k := range q {
 		if k != "repo" {
-			writeProblem(w, http.StatusBadRequest, "unknown parameter "+strconv.Quote(clip(k)))
-			return
+			return badRequest("unknown parameter " + strconv.Quote(clip(k)))
 		}
 	}
 	repo := q.Get("repo")
 	if err := checkID("repo", repo, true); err != nil {
-		writeProblem(w, http.StatusBadRequest, err.Error())
-		return
+		return err
 	}
 	list, err := s.flaky.List(r.Context(), store.Filter{Repository: repo})
 	if err != nil {
-		storeError(r.Context(), w, err)
-		return
+		return err
 	}
 	if len(list) > MaxFlakyEntries {
 		list = list[:MaxFlakyEntries]
 	}
-	writeJSON(w, flakyResponse{Repository: repo, Entries: list})
+	return writeJSON(w, flakyResponse{Repository: repo, Entries: list})
 }
 
 // MaxFlakyEntries bounds the flaky list one response holds.
