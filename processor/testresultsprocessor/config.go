@@ -36,6 +36,20 @@ type Config struct {
 	// (client.Info.Auth) that auth_subjects are compared with. Default: subject.
 	AuthAttribute string `mapstructure:"auth_attribute"`
 
+	// Tier says where in a two-tier deployment the processor runs. TierEdge
+	// (the default, also a single collector) receives from the senders and
+	// judges them by trusted_sources. TierGateway receives from an edge tier
+	// that already judged them: every batch arrives from an edge, so it
+	// judges no sender; it keeps the verdicts of the edges that
+	// trusted_edges names and forces both flags to false on everything else.
+	Tier Tier `mapstructure:"tier"`
+
+	// TrustedEdges lists the edge collectors whose verdicts a gateway keeps,
+	// by their authenticated identity: auth_subjects or metadata, never
+	// resource attributes (those are the original sender's, forwarded
+	// unchanged). Required with tier: gateway, refused otherwise.
+	TrustedEdges []TrustedSource `mapstructure:"trusted_edges"`
+
 	// prevent unkeyed literal initialization
 	_ struct{}
 }
@@ -60,11 +74,34 @@ type TrustedSource struct {
 	_ struct{}
 }
 
+// Tier is where the processor runs in a two-tier deployment.
+type Tier string
+
+const (
+	// TierEdge receives from the senders and judges them (the default).
+	TierEdge Tier = "edge"
+	// TierGateway receives from the edge tier and keeps the verdicts of
+	// the trusted edges.
+	TierGateway Tier = "gateway"
+)
+
+// UnmarshalText refuses a tier other than edge and gateway when the
+// configuration is read.
+func (t *Tier) UnmarshalText(text []byte) error {
+	switch v := Tier(text); v {
+	case TierEdge, TierGateway:
+		*t = v
+		return nil
+	}
+	return fmt.Errorf("tier: %q is not edge or gateway", text)
+}
+
 func createDefaultConfig() *Config {
 	return &Config{
 		SpanNames:     []string{semconv.SpanJobVerify},
 		BaseSpanNames: []string{semconv.SpanJobProvision},
 		AuthAttribute: DefaultAuthAttribute,
+		Tier:          TierEdge,
 	}
 }
 
@@ -78,6 +115,26 @@ func (cfg *Config) Validate() error {
 	errs = append(errs, checkNames("span_names", cfg.SpanNames, seen)...)
 	errs = append(errs, checkNames("base_span_names", cfg.BaseSpanNames, seen)...)
 
+	if cfg.Tier == TierGateway {
+		errs = append(errs, cfg.validateGateway()...)
+	} else {
+		errs = append(errs, cfg.validateEdge()...)
+	}
+
+	if cfg.AuthAttribute == "" {
+		errs = append(errs, errors.New("auth_attribute: must not be empty"))
+	}
+	return errors.Join(errs...)
+}
+
+// validateEdge checks the sources of a processor that judges its senders.
+func (cfg *Config) validateEdge() []error {
+	var errs []error
+	switch cfg.Tier {
+	case TierEdge, "":
+	default:
+		errs = append(errs, fmt.Errorf("tier: %q is not edge or gateway", cfg.Tier))
+	}
 	switch {
 	case cfg.TrustAllSources && len(cfg.TrustedSources) > 0:
 		errs = append(errs, errors.New("trust_all_sources: must not be true when trusted_sources is set"))
@@ -87,11 +144,55 @@ func (cfg *Config) Validate() error {
 	for i := range cfg.TrustedSources {
 		errs = append(errs, cfg.TrustedSources[i].validate(fmt.Sprintf("trusted_sources[%d]", i))...)
 	}
-
-	if cfg.AuthAttribute == "" {
-		errs = append(errs, errors.New("auth_attribute: must not be empty"))
+	if len(cfg.TrustedEdges) > 0 {
+		errs = append(errs, errors.New("trusted_edges: only with tier: gateway (an edge judges its senders by trusted_sources)"))
 	}
-	return errors.Join(errs...)
+	return errs
+}
+
+// validateGateway refuses every way a gateway could trust what the edge tier
+// forwards without naming the edges: the client it sees is always an edge,
+// so trust_all_sources, or a trusted_sources entry, would trust whatever
+// any sender got an edge to forward.
+func (cfg *Config) validateGateway() []error {
+	var errs []error
+	if cfg.TrustAllSources {
+		errs = append(errs, errors.New("trust_all_sources: must not be true when tier is gateway: "+
+			"every batch arrives from the edge tier, so it would trust whatever the edges forward; name the edges in trusted_edges"))
+	}
+	if len(cfg.TrustedSources) > 0 {
+		errs = append(errs, errors.New("trusted_sources: must be empty when tier is gateway: "+
+			"the senders are judged on the edge, where the client is known; name the edges in trusted_edges"))
+	}
+	if len(cfg.TrustedEdges) == 0 {
+		errs = append(errs, errors.New("trusted_edges: must not be empty when tier is gateway "+
+			"(the authenticated edge collectors whose verdicts are kept)"))
+	}
+	for i := range cfg.TrustedEdges {
+		e := &cfg.TrustedEdges[i]
+		path := fmt.Sprintf("trusted_edges[%d]", i)
+		if len(e.ResourceAttributes) > 0 {
+			errs = append(errs, fmt.Errorf("%s.resource_attributes: not allowed: the resource is the original sender's, "+
+				"forwarded unchanged; name the edge by auth_subjects or metadata", path))
+			continue
+		}
+		if len(e.AuthSubjects) == 0 && len(e.Metadata) == 0 {
+			errs = append(errs, fmt.Errorf("%s: must set auth_subjects or metadata", path))
+			continue
+		}
+		errs = append(errs, e.validate(path)...)
+	}
+	return errs
+}
+
+// judged returns the entries that decide whether a batch's client is
+// trusted, with their key: trusted_sources on an edge, trusted_edges on a
+// gateway.
+func (cfg *Config) judged() (key string, entries []TrustedSource) {
+	if cfg.Tier == TierGateway {
+		return "trusted_edges", cfg.TrustedEdges
+	}
+	return "trusted_sources", cfg.TrustedSources
 }
 
 func (s *TrustedSource) validate(path string) []error {

@@ -44,6 +44,7 @@ func TestLoadConfig(t *testing.T) {
 					{Metadata: map[string]string{"x-hangar-source": "verifier"}},
 				},
 				AuthAttribute: "subject",
+				Tier:          TierEdge,
 			},
 		},
 		{
@@ -53,6 +54,7 @@ func TestLoadConfig(t *testing.T) {
 				BaseSpanNames:  []string{"job.provision"},
 				TrustedSources: []TrustedSource{{ResourceAttributes: map[string]string{"service.name": "hangar-verifier"}}},
 				AuthAttribute:  "subject",
+				Tier:           TierEdge,
 			},
 		},
 		{
@@ -62,6 +64,7 @@ func TestLoadConfig(t *testing.T) {
 				BaseSpanNames:   []string{"job.provision"},
 				TrustAllSources: true,
 				AuthAttribute:   "subject",
+				Tier:            TierEdge,
 			},
 		},
 	}

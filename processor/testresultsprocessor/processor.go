@@ -63,7 +63,7 @@ func (p *testresultsProcessor) processTraces(ctx context.Context, td ptrace.Trac
 		// this resource, so batches of foreign spans never pay for it.
 		// It is decided on the resource as the sender sent it: the flags
 		// are removed from the resource only after its spans are done.
-		sourceKnown, sourceTrusted := false, false
+		sourceKnown, from := false, senderUntrusted
 		warnedSource := false // untrusted sender looked at for this resource
 		sss := rs.ScopeSpans()
 		for j := 0; j < sss.Len(); j++ {
@@ -77,7 +77,7 @@ func (p *testresultsProcessor) processTraces(ctx context.Context, td ptrace.Trac
 					continue
 				}
 				if !sourceKnown {
-					sourceTrusted = p.sources.trusted(ctx, rs.Resource())
+					from = p.sources.judge(ctx, rs.Resource())
 					sourceKnown = true
 				}
 				if !checked {
@@ -85,7 +85,7 @@ func (p *testresultsProcessor) processTraces(ctx context.Context, td ptrace.Trac
 					checked = true
 				}
 				untrustedBefore := st.untrustedSource
-				processSpan(span, sourceTrusted, &st)
+				processSpan(span, from, &st)
 				if st.untrustedSource > untrustedBefore && !warnedSource {
 					p.untrusted.check(ctx, rs.Resource())
 					warnedSource = true
@@ -107,7 +107,7 @@ func (p *testresultsProcessor) processTraces(ctx context.Context, td ptrace.Trac
 // is not a run. Only the canonical flag keys remain: other spellings are
 // removed from the span and its runs, and every spelling from its other
 // events and its links.
-func processSpan(span ptrace.Span, sourceTrusted bool, st *stats) {
+func processSpan(span ptrace.Span, from sender, st *stats) {
 	runs := 0
 	allTrusted, allCounted := true, true
 	events := span.Events()
@@ -119,7 +119,7 @@ func processSpan(span ptrace.Span, sourceTrusted bool, st *stats) {
 		}
 		runs++
 		st.removed += removeFlagVariants(ev.Attributes())
-		trusted, counted := processRun(ev.Attributes(), sourceTrusted, st)
+		trusted, counted := processRun(ev.Attributes(), from, st)
 		allTrusted = allTrusted && trusted
 		allCounted = allCounted && counted
 	}
@@ -145,6 +145,17 @@ type runInputs struct {
 	nKind, nGrade, nComplete int           // occurrences of each key
 	nCounts                  [nCounts]int8 // occurrences of each count key
 	bad                      bool          // a present value is mistyped, or the kind unknown
+
+	// The flags as the sender wrote them under the canonical keys: how
+	// often, and whether as the bool true. Only a trusted edge's are read.
+	nTrusted, nCounted     int
+	sentTrusted, sentCount bool
+}
+
+// edgeVerdict is the verdict a trusted edge wrote on the run: each flag
+// once, as the bool true, or false (fail closed).
+func (in *runInputs) edgeVerdict() (trusted, counted bool) {
+	return in.nTrusted == 1 && in.sentTrusted, in.nCounted == 1 && in.sentCount
 }
 
 // The count attributes of a test.run event, in runInputs.counts order.
@@ -208,6 +219,12 @@ func readRun(attrs pcommon.Map) runInputs {
 				break
 			}
 			in.counts[i] = v.Int() // judged by testrun.ValidCounts
+		case keyTrusted:
+			in.nTrusted++
+			in.sentTrusted = v.Type() == pcommon.ValueTypeBool && v.Bool()
+		case keyCounted:
+			in.nCounted++
+			in.sentCount = v.Type() == pcommon.ValueTypeBool && v.Bool()
 		case keyComplete:
 			in.nComplete++
 			if v.Type() != pcommon.ValueTypeBool {
@@ -244,16 +261,27 @@ func (in *runInputs) flags() (trusted, counted, malformed bool) {
 	return testrun.IsTrusted(in.kind, in.grade), testrun.IsCounted(in.kind, in.grade, in.counts[cTotal], in.complete), false
 }
 
-func processRun(attrs pcommon.Map, sourceTrusted bool, st *stats) (trusted, counted bool) {
+// processRun recomputes the flags of one test.run (a span event's or a log
+// record's attributes) from its sender: the rules alone for a trusted
+// source; the rules and the verdict the edge wrote, both, for a trusted
+// edge (a gateway never trusts more than the edge did, nor more than the
+// rules allow); false for an untrusted sender.
+func processRun(attrs pcommon.Map, from sender, st *stats) (trusted, counted bool) {
 	in := readRun(attrs)
 	trusted, counted, malformed := in.flags()
 	st.seen++
 	if malformed {
 		st.malformed++
 	}
-	if !sourceTrusted {
+	switch from {
+	case senderUntrusted:
 		st.untrustedSource++
 		trusted, counted = false, false
+	case senderEdge:
+		st.forwarded++
+		edgeTrusted, edgeCounted := in.edgeVerdict()
+		trusted = trusted && edgeTrusted
+		counted = counted && trusted && edgeCounted
 	}
 	if trusted {
 		st.trusted++

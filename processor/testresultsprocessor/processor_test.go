@@ -151,7 +151,7 @@ func TestTrustTable(t *testing.T) {
 			var st stats
 			ev := ptrace.NewTraces()
 			in.CopyTo(ev)
-			processRun(ev.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).Events().At(0).Attributes(), true, &st)
+			processRun(ev.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).Events().At(0).Attributes(), senderTrusted, &st)
 			want2 := stats{seen: 1, overwritten: tt.overwritten}
 			if tt.trusted {
 				want2.trusted = 1
@@ -272,7 +272,7 @@ func TestUntrustedSource(t *testing.T) {
 			var st stats
 			in2 := ptrace.NewTraces()
 			in.CopyTo(in2)
-			processSpan(in2.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0), false, &st)
+			processSpan(in2.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0), senderUntrusted, &st)
 			assert.Equal(t, stats{seen: 2, untrustedSource: 2, overwritten: 4}, st)
 		})
 	}

@@ -9,9 +9,12 @@ import (
 )
 
 // sources decides whether the sender of a batch is trusted. A source that
-// matches no entry is untrusted: nothing it sends can come out trusted.
+// matches no entry is untrusted: nothing it sends can come out trusted. On a
+// gateway (forwarded), the entries name the trusted edges, and a match means
+// that the edge's verdicts are kept.
 type sources struct {
 	all           bool
+	forwarded     bool
 	authAttribute string
 	entries       []sourceEntry
 }
@@ -25,8 +28,9 @@ type sourceEntry struct {
 }
 
 func newSources(cfg *Config) sources {
-	s := sources{all: cfg.TrustAllSources, authAttribute: cfg.AuthAttribute}
-	for _, ts := range cfg.TrustedSources {
+	s := sources{all: cfg.TrustAllSources, forwarded: cfg.Tier == TierGateway, authAttribute: cfg.AuthAttribute}
+	_, entries := cfg.judged()
+	for _, ts := range entries {
 		e := sourceEntry{subjects: slices.Clone(ts.AuthSubjects)}
 		for _, k := range sortedKeys(ts.ResourceAttributes) {
 			e.resource = append(e.resource, keyValue{k, ts.ResourceAttributes[k]})
@@ -39,8 +43,29 @@ func newSources(cfg *Config) sources {
 	return s
 }
 
+// sender is what the processor knows of the sender of a resource.
+type sender uint8
+
+const (
+	senderUntrusted sender = iota // matches no entry: nothing comes out trusted
+	senderTrusted                 // a trusted source: the rules decide
+	senderEdge                    // a trusted edge: its verdicts are kept, within the rules
+)
+
+// judge returns what the spans (or logs) of res, received with ctx, come
+// from.
+func (s *sources) judge(ctx context.Context, res pcommon.Resource) sender {
+	switch {
+	case !s.trusted(ctx, res):
+		return senderUntrusted
+	case s.forwarded:
+		return senderEdge
+	}
+	return senderTrusted
+}
+
 // trusted reports whether the spans of res, received with ctx, come from a
-// trusted source.
+// trusted source (on a gateway: a trusted edge).
 func (s *sources) trusted(ctx context.Context, res pcommon.Resource) bool {
 	if s.all {
 		return true

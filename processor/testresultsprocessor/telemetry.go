@@ -18,6 +18,7 @@ const (
 	metricRunsCounted       = "otelcol_processor_testresults_runs_counted"
 	metricRunsMalformed     = "otelcol_processor_testresults_runs_malformed"
 	metricRunsUntrustedFrom = "otelcol_processor_testresults_runs_untrusted_source"
+	metricRunsForwarded     = "otelcol_processor_testresults_runs_forwarded"
 	metricFlagsOverwritten  = "otelcol_processor_testresults_flags_overwritten"
 	metricFlagsRemoved      = "otelcol_processor_testresults_flags_removed"
 )
@@ -29,7 +30,7 @@ const processorKey = "processor"
 
 // stats are the counts of one batch, added to the counters once per batch.
 type stats struct {
-	seen, trusted, counted, malformed, untrustedSource, overwritten, removed int64
+	seen, trusted, counted, malformed, untrustedSource, forwarded, overwritten, removed int64
 }
 
 type telemetry struct {
@@ -62,6 +63,7 @@ func (t *telemetry) record(ctx context.Context, s *stats) {
 	add(b.ProcessorTestresultsRunsCounted, s.counted)
 	add(b.ProcessorTestresultsRunsMalformed, s.malformed)
 	add(b.ProcessorTestresultsRunsUntrustedSource, s.untrustedSource)
+	add(b.ProcessorTestresultsRunsForwarded, s.forwarded)
 	add(b.ProcessorTestresultsFlagsOverwritten, s.overwritten)
 	add(b.ProcessorTestresultsFlagsRemoved, s.removed)
 }

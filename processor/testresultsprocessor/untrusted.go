@@ -50,6 +50,7 @@ type untrustedWarnings struct {
 	resourceKeys  []string
 	metadataKeys  []string
 	authAttribute string // "" when no entry sets auth_subjects
+	key           string // trusted_sources, or trusted_edges on a gateway
 
 	seed maphash.Seed
 	done atomic.Bool // every warning was given
@@ -59,12 +60,13 @@ type untrustedWarnings struct {
 }
 
 func newUntrustedWarnings(cfg *Config, logger *zap.Logger) *untrustedWarnings {
-	w := &untrustedWarnings{logger: logger, seed: maphash.MakeSeed(), seen: map[uint64]struct{}{}}
+	key, entries := cfg.judged()
+	w := &untrustedWarnings{logger: logger, key: key, seed: maphash.MakeSeed(), seen: map[uint64]struct{}{}}
 	if logger == nil || cfg.TrustAllSources {
 		w.done.Store(true)
 		return w
 	}
-	for _, ts := range cfg.TrustedSources {
+	for _, ts := range entries {
 		for k := range ts.ResourceAttributes {
 			w.resourceKeys = append(w.resourceKeys, k)
 		}
@@ -105,12 +107,12 @@ func (w *untrustedWarnings) check(ctx context.Context, res pcommon.Resource) {
 	if warned {
 		return
 	}
-	w.logger.Warn("No trusted_sources entry matched the sender of a test.run, so its runs come out untrusted: " +
+	w.logger.Warn("No " + w.key + " entry matched the sender of a test.run, so its runs come out untrusted: " +
 		w.describe(info, res.Attributes()) +
 		". Each such run is counted in otelcol_processor_testresults_runs_untrusted_source; " +
 		"this sender is not named again by this processor.")
 	if last {
-		w.logger.Warn("Senders matching no trusted_sources entry were named for " + strconv.Itoa(maxUntrustedSenders) +
+		w.logger.Warn("Senders matching no " + w.key + " entry were named for " + strconv.Itoa(maxUntrustedSenders) +
 			" distinct senders; later ones are only counted in otelcol_processor_testresults_runs_untrusted_source.")
 	}
 }

@@ -22,6 +22,7 @@ type clientWarnings struct {
 	metadataEntries []string
 	authEntries     []string
 	clientEntries   []string // entries that need either
+	key             string   // trusted_sources, or trusted_edges on a gateway
 
 	noClient, noMetadata, noAuth atomic.Bool // warned already
 }
@@ -31,8 +32,10 @@ func newClientWarnings(cfg *Config, logger *zap.Logger) *clientWarnings {
 	if cfg.TrustAllSources {
 		return w
 	}
-	for i, ts := range cfg.TrustedSources {
-		path := fmt.Sprintf("trusted_sources[%d]", i)
+	key, entries := cfg.judged()
+	w.key = key
+	for i, ts := range entries {
+		path := fmt.Sprintf("%s[%d]", key, i)
 		if len(ts.Metadata) > 0 {
 			w.metadataEntries = append(w.metadataEntries, path)
 		}
@@ -64,21 +67,21 @@ func (w *clientWarnings) check(ctx context.Context) {
 	if info.Addr == nil && info.Auth == nil && !hasMetadata {
 		if w.noClient.CompareAndSwap(false, true) {
 			w.logger.Warn("A batch arrived without any client information (address, authentication, request metadata): "+
-				"the trusted_sources entries that match auth_subjects or metadata cannot match it, and its runs come out untrusted. "+
+				"the "+w.key+" entries that match auth_subjects or metadata cannot match it, and its runs come out untrusted. "+
 				"Place the testresults processor before the batch processor in the pipeline.",
-				zap.Strings("trusted_sources", w.clientEntries))
+				zap.Strings(w.key, w.clientEntries))
 		}
 		return
 	}
 	if len(w.metadataEntries) > 0 && !hasMetadata && w.noMetadata.CompareAndSwap(false, true) {
-		w.logger.Warn("A batch arrived without request metadata: the trusted_sources entries that match metadata cannot match it, "+
+		w.logger.Warn("A batch arrived without request metadata: the "+w.key+" entries that match metadata cannot match it, "+
 			"and its runs come out untrusted. Set include_metadata: true on the receiver.",
-			zap.Strings("trusted_sources", w.metadataEntries))
+			zap.Strings(w.key, w.metadataEntries))
 	}
 	if len(w.authEntries) > 0 && info.Auth == nil && w.noAuth.CompareAndSwap(false, true) {
-		w.logger.Warn("A batch arrived without authentication data: the trusted_sources entries that match auth_subjects cannot match it, "+
+		w.logger.Warn("A batch arrived without authentication data: the "+w.key+" entries that match auth_subjects cannot match it, "+
 			"and its runs come out untrusted. Configure an authenticator (auth:) on the receiver.",
-			zap.Strings("trusted_sources", w.authEntries))
+			zap.Strings(w.key, w.authEntries))
 	}
 }
 

@@ -29,6 +29,7 @@ type TelemetryBuilder struct {
 	ProcessorTestresultsFlagsOverwritten    metric.Int64Counter
 	ProcessorTestresultsFlagsRemoved        metric.Int64Counter
 	ProcessorTestresultsRunsCounted         metric.Int64Counter
+	ProcessorTestresultsRunsForwarded       metric.Int64Counter
 	ProcessorTestresultsRunsMalformed       metric.Int64Counter
 	ProcessorTestresultsRunsSeen            metric.Int64Counter
 	ProcessorTestresultsRunsTrusted         metric.Int64Counter
@@ -66,43 +67,49 @@ func NewTelemetryBuilder(settings component.TelemetrySettings, options ...Teleme
 	var err, errs error
 	builder.ProcessorTestresultsFlagsOverwritten, err = builder.meter.Int64Counter(
 		"otelcol_processor_testresults_flags_overwritten",
-		metric.WithDescription("Flag attributes on runs and listed spans whose value the sender set differently (another value, another type, or more than once). [Development]"),
+		metric.WithDescription("Flag attributes on runs (test.run events and log records) and listed spans whose value the sender set differently (another value, another type, or more than once). [Development]"),
 		metric.WithUnit("{attribute}"),
 	)
 	errs = errors.Join(errs, err)
 	builder.ProcessorTestresultsFlagsRemoved, err = builder.meter.Int64Counter(
 		"otelcol_processor_testresults_flags_removed",
-		metric.WithDescription("Flag attributes removed under any spelling that differs only in case or surrounding white space, from resources, instrumentation scopes and span links, from spans not listed and their events, from events of listed spans that are not test.run, and spellings other than the canonical key on listed spans and their runs. [Development]"),
+		metric.WithDescription("Flag attributes removed under any spelling that differs only in case or surrounding white space, from resources, instrumentation scopes and span links, from spans not listed and their events, from events of listed spans that are not test.run, from log records that are not test.run (attributes and map bodies) and from the bodies of test.run records, and spellings other than the canonical key on listed spans and on runs. [Development]"),
 		metric.WithUnit("{attribute}"),
 	)
 	errs = errors.Join(errs, err)
 	builder.ProcessorTestresultsRunsCounted, err = builder.meter.Int64Counter(
 		"otelcol_processor_testresults_runs_counted",
-		metric.WithDescription("test.run events that came out with hangar.test.run.counted=true. [Development]"),
+		metric.WithDescription("test.run events and log records that came out with hangar.test.run.counted=true. [Development]"),
+		metric.WithUnit("{run}"),
+	)
+	errs = errors.Join(errs, err)
+	builder.ProcessorTestresultsRunsForwarded, err = builder.meter.Int64Counter(
+		"otelcol_processor_testresults_runs_forwarded",
+		metric.WithDescription("test.run events and log records that a gateway (tier gateway) received from a trusted edge; the edge's verdict is kept where the rules allow it. [Development]"),
 		metric.WithUnit("{run}"),
 	)
 	errs = errors.Join(errs, err)
 	builder.ProcessorTestresultsRunsMalformed, err = builder.meter.Int64Counter(
 		"otelcol_processor_testresults_runs_malformed",
-		metric.WithDescription("test.run events with a missing, mistyped, repeated or out-of-range attribute that the rules read, or counts that do not add up; they come out neither trusted nor counted. [Development]"),
+		metric.WithDescription("test.run events and log records with a missing, mistyped, repeated or out-of-range attribute that the rules read, or counts that do not add up; they come out neither trusted nor counted. [Development]"),
 		metric.WithUnit("{run}"),
 	)
 	errs = errors.Join(errs, err)
 	builder.ProcessorTestresultsRunsSeen, err = builder.meter.Int64Counter(
 		"otelcol_processor_testresults_runs_seen",
-		metric.WithDescription("test.run events on listed spans that the processor recomputed. [Development]"),
+		metric.WithDescription("test.run events on listed spans, and test.run log records, that the processor recomputed. [Development]"),
 		metric.WithUnit("{run}"),
 	)
 	errs = errors.Join(errs, err)
 	builder.ProcessorTestresultsRunsTrusted, err = builder.meter.Int64Counter(
 		"otelcol_processor_testresults_runs_trusted",
-		metric.WithDescription("test.run events that came out with hangar.test.run.trusted=true. [Development]"),
+		metric.WithDescription("test.run events and log records that came out with hangar.test.run.trusted=true. [Development]"),
 		metric.WithUnit("{run}"),
 	)
 	errs = errors.Join(errs, err)
 	builder.ProcessorTestresultsRunsUntrustedSource, err = builder.meter.Int64Counter(
 		"otelcol_processor_testresults_runs_untrusted_source",
-		metric.WithDescription("test.run events from a sender that matched no trusted_sources entry; their flags are forced to false. [Development]"),
+		metric.WithDescription("test.run events and log records from a sender that matched no trusted_sources entry (on a gateway, no trusted_edges entry); their flags are forced to false. [Development]"),
 		metric.WithUnit("{run}"),
 	)
 	errs = errors.Join(errs, err)

@@ -24,7 +24,7 @@ func NewSettings(tt *componenttest.Telemetry) processor.Settings {
 func AssertEqualProcessorTestresultsFlagsOverwritten(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol_processor_testresults_flags_overwritten",
-		Description: "Flag attributes on runs and listed spans whose value the sender set differently (another value, another type, or more than once). [Development]",
+		Description: "Flag attributes on runs (test.run events and log records) and listed spans whose value the sender set differently (another value, another type, or more than once). [Development]",
 		Unit:        "{attribute}",
 		Data: metricdata.Sum[int64]{
 			Temporality: metricdata.CumulativeTemporality,
@@ -40,7 +40,7 @@ func AssertEqualProcessorTestresultsFlagsOverwritten(t *testing.T, tt *component
 func AssertEqualProcessorTestresultsFlagsRemoved(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol_processor_testresults_flags_removed",
-		Description: "Flag attributes removed under any spelling that differs only in case or surrounding white space, from resources, instrumentation scopes and span links, from spans not listed and their events, from events of listed spans that are not test.run, and spellings other than the canonical key on listed spans and their runs. [Development]",
+		Description: "Flag attributes removed under any spelling that differs only in case or surrounding white space, from resources, instrumentation scopes and span links, from spans not listed and their events, from events of listed spans that are not test.run, from log records that are not test.run (attributes and map bodies) and from the bodies of test.run records, and spellings other than the canonical key on listed spans and on runs. [Development]",
 		Unit:        "{attribute}",
 		Data: metricdata.Sum[int64]{
 			Temporality: metricdata.CumulativeTemporality,
@@ -56,7 +56,7 @@ func AssertEqualProcessorTestresultsFlagsRemoved(t *testing.T, tt *componenttest
 func AssertEqualProcessorTestresultsRunsCounted(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol_processor_testresults_runs_counted",
-		Description: "test.run events that came out with hangar.test.run.counted=true. [Development]",
+		Description: "test.run events and log records that came out with hangar.test.run.counted=true. [Development]",
 		Unit:        "{run}",
 		Data: metricdata.Sum[int64]{
 			Temporality: metricdata.CumulativeTemporality,
@@ -69,10 +69,26 @@ func AssertEqualProcessorTestresultsRunsCounted(t *testing.T, tt *componenttest.
 	metricdatatest.AssertEqual(t, want, got, opts...)
 }
 
+func AssertEqualProcessorTestresultsRunsForwarded(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
+	want := metricdata.Metrics{
+		Name:        "otelcol_processor_testresults_runs_forwarded",
+		Description: "test.run events and log records that a gateway (tier gateway) received from a trusted edge; the edge's verdict is kept where the rules allow it. [Development]",
+		Unit:        "{run}",
+		Data: metricdata.Sum[int64]{
+			Temporality: metricdata.CumulativeTemporality,
+			IsMonotonic: true,
+			DataPoints:  dps,
+		},
+	}
+	got, err := tt.GetMetric("otelcol_processor_testresults_runs_forwarded")
+	require.NoError(t, err)
+	metricdatatest.AssertEqual(t, want, got, opts...)
+}
+
 func AssertEqualProcessorTestresultsRunsMalformed(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol_processor_testresults_runs_malformed",
-		Description: "test.run events with a missing, mistyped, repeated or out-of-range attribute that the rules read, or counts that do not add up; they come out neither trusted nor counted. [Development]",
+		Description: "test.run events and log records with a missing, mistyped, repeated or out-of-range attribute that the rules read, or counts that do not add up; they come out neither trusted nor counted. [Development]",
 		Unit:        "{run}",
 		Data: metricdata.Sum[int64]{
 			Temporality: metricdata.CumulativeTemporality,
@@ -88,7 +104,7 @@ func AssertEqualProcessorTestresultsRunsMalformed(t *testing.T, tt *componenttes
 func AssertEqualProcessorTestresultsRunsSeen(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol_processor_testresults_runs_seen",
-		Description: "test.run events on listed spans that the processor recomputed. [Development]",
+		Description: "test.run events on listed spans, and test.run log records, that the processor recomputed. [Development]",
 		Unit:        "{run}",
 		Data: metricdata.Sum[int64]{
 			Temporality: metricdata.CumulativeTemporality,
@@ -104,7 +120,7 @@ func AssertEqualProcessorTestresultsRunsSeen(t *testing.T, tt *componenttest.Tel
 func AssertEqualProcessorTestresultsRunsTrusted(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol_processor_testresults_runs_trusted",
-		Description: "test.run events that came out with hangar.test.run.trusted=true. [Development]",
+		Description: "test.run events and log records that came out with hangar.test.run.trusted=true. [Development]",
 		Unit:        "{run}",
 		Data: metricdata.Sum[int64]{
 			Temporality: metricdata.CumulativeTemporality,
@@ -120,7 +136,7 @@ func AssertEqualProcessorTestresultsRunsTrusted(t *testing.T, tt *componenttest.
 func AssertEqualProcessorTestresultsRunsUntrustedSource(t *testing.T, tt *componenttest.Telemetry, dps []metricdata.DataPoint[int64], opts ...metricdatatest.Option) {
 	want := metricdata.Metrics{
 		Name:        "otelcol_processor_testresults_runs_untrusted_source",
-		Description: "test.run events from a sender that matched no trusted_sources entry; their flags are forced to false. [Development]",
+		Description: "test.run events and log records from a sender that matched no trusted_sources entry (on a gateway, no trusted_edges entry); their flags are forced to false. [Development]",
 		Unit:        "{run}",
 		Data: metricdata.Sum[int64]{
 			Temporality: metricdata.CumulativeTemporality,

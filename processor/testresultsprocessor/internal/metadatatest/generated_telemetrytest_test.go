@@ -22,6 +22,7 @@ func TestSetupTelemetry(t *testing.T) {
 	tb.ProcessorTestresultsFlagsOverwritten.Add(context.Background(), 1)
 	tb.ProcessorTestresultsFlagsRemoved.Add(context.Background(), 1)
 	tb.ProcessorTestresultsRunsCounted.Add(context.Background(), 1)
+	tb.ProcessorTestresultsRunsForwarded.Add(context.Background(), 1)
 	tb.ProcessorTestresultsRunsMalformed.Add(context.Background(), 1)
 	tb.ProcessorTestresultsRunsSeen.Add(context.Background(), 1)
 	tb.ProcessorTestresultsRunsTrusted.Add(context.Background(), 1)
@@ -33,6 +34,9 @@ func TestSetupTelemetry(t *testing.T) {
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualProcessorTestresultsRunsCounted(t, testTel,
+		[]metricdata.DataPoint[int64]{{Value: 1}},
+		metricdatatest.IgnoreTimestamp())
+	AssertEqualProcessorTestresultsRunsForwarded(t, testTel,
 		[]metricdata.DataPoint[int64]{{Value: 1}},
 		metricdatatest.IgnoreTimestamp())
 	AssertEqualProcessorTestresultsRunsMalformed(t, testTel,
