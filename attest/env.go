@@ -40,7 +40,7 @@ func HeadCommit(ctx context.Context, dir string) (string, error) {
 		return "", fmt.Errorf("attest: no commit: %s is not in a git work tree with a commit (git rev-parse HEAD: %w)", dir, err)
 	}
 	c := strings.TrimSpace(string(out))
-	if !isCommitID(c) {
+	if !IsCommitID(c) {
 		return "", fmt.Errorf("attest: git rev-parse HEAD gave %q, not a commit id", c)
 	}
 	return c, nil

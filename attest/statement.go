@@ -85,7 +85,7 @@ func NewStatement(run *testrun.Run, opts ...Option) (*intoto.Statement, error) {
 	for _, o := range opts {
 		o.apply(&cfg)
 	}
-	if !isCommitID(run.Commit) {
+	if !IsCommitID(run.Commit) {
 		if run.Commit == "" {
 			return nil, fmt.Errorf("%w: the run names no commit (parse --commit, or run inside a git work tree)", ErrRun)
 		}
@@ -302,7 +302,9 @@ func marshalProto(m proto.Message) ([]byte, error) {
 	return out.Bytes(), nil
 }
 
-func isCommitID(s string) bool {
+// IsCommitID reports whether s is a full git commit id: 40 hex digits,
+// either case (a SHA-1 repository's; the in-toto gitCommit digest is one).
+func IsCommitID(s string) bool {
 	if len(s) != 40 {
 		return false
 	}

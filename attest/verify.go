@@ -133,7 +133,11 @@ func (v *Verification) checkSignature(ctx context.Context, env *dsse.Envelope, k
 	}
 	if err != nil {
 		id, _ := key.KeyID()
-		v.problem("signature: not signed by the key given (key id %s): %v", id, err)
+		var by []string
+		for _, s := range env.Signatures {
+			by = append(by, orNull(s.KeyID))
+		}
+		v.problem("signature: not signed by the key given (key id %s; the envelope is signed by key id %s)", id, strings.Join(by, ", "))
 		return false
 	}
 	return true
@@ -169,7 +173,7 @@ func (v *Verification) readStatement(env *dsse.Envelope) *intoto.Statement {
 
 func (v *Verification) checkSubject(st *intoto.Statement, commit string) {
 	want := lowerHex(commit)
-	if !isCommitID(want) {
+	if !IsCommitID(want) {
 		v.problem("subject: the commit asked for, %q, is not a full commit id (40 hex digits)", commit)
 		return
 	}

@@ -1,0 +1,131 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+
+	intoto "github.com/in-toto/attestation/go/v1"
+	"github.com/spf13/pflag"
+
+	"github.com/hangar-dev/testresults/attest"
+)
+
+func init() {
+	register(command{name: "attest", synopsis: "a signed in-toto test-result attestation of a run (DSSE)", run: runAttest})
+}
+
+const attestUsage = `Usage: testresults attest [flags] RUN.json
+
+Writes an in-toto Statement v1 about the run RUN.json (a run's JSON form or
+a TEST-RESULTS.json; "-" reads stdin) with the test-result predicate
+(https://in-toto.io/attestation/test-result/v0.1), signed as a DSSE
+envelope with --key:
+
+  subject        the run's commit (gitCommit) and its tree digest when known
+  result         PASSED only when the run is counted, no test failed or
+                 errored and the check did not fail, time out or abort;
+                 WARNED when it also had flaky tests (warnedTests); FAILED
+                 otherwise. A run that is not counted is never PASSED.
+  configuration  every report read whole, named relative to the folder of
+                 -o, with its sha256; and the command
+  url            the CI run: --url, else GitHub Actions' or GitLab CI's
+                 variables; left out when unknown
+  testresultsRun the run's own fields (counts, trusted, counted, complete,
+                 incomplete_reasons), which other verifiers may ignore
+
+The key is a PEM private key, PKCS #8, ECDSA P-256 or Ed25519:
+  openssl genpkey -algorithm ed25519 -out key.pem
+  openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out key.pem
+  openssl pkey -in key.pem -pubout -out key.pub    (for verify-attestation)
+
+--predicate-only writes the bare predicate, unsigned, for actions/attest
+(predicate-type https://in-toto.io/attestation/test-result/v0.1).
+
+Exit codes: 0 written; 2 usage error; 3 the run or the key could not be
+read, or the run names no commit.
+
+Flags:
+`
+
+type attestOptions struct {
+	key           string
+	output        string
+	url           string
+	predicateOnly bool
+}
+
+func newAttestFlags() (*pflag.FlagSet, *attestOptions) {
+	fs := newFlagSet("attest")
+	o := &attestOptions{}
+	fs.StringVar(&o.key, "key", "", "the private key that signs (PEM, PKCS #8: ECDSA P-256 or Ed25519)")
+	fs.StringVarP(&o.output, "output", "o", "-", "the file to write (- is stdout)")
+	fs.StringVar(&o.url, "url", "", "the CI run's URL (default: from $GITHUB_SERVER_URL, $GITHUB_REPOSITORY, $GITHUB_RUN_ID, or $CI_JOB_URL)")
+	fs.BoolVar(&o.predicateOnly, "predicate-only", false, "write the bare predicate, unsigned (for actions/attest)")
+	return fs, o
+}
+
+func runAttest(ctx context.Context, args []string, env Env) error {
+	fs, o := newAttestFlags()
+	cf := flagsFor("attest", attestUsage, fs)
+	if err := cf.parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return cf.usageErr("want one RUN.json, got %d arguments", fs.NArg())
+	}
+	if o.key == "" && !o.predicateOnly {
+		return cf.usageErr("--key is required (or --predicate-only)")
+	}
+	if o.key != "" && o.predicateOnly {
+		return cf.usageErr("--predicate-only writes an unsigned predicate: no --key")
+	}
+	run, err := readRunFile(fs.Arg(0), env.Stdin)
+	if err != nil {
+		return err
+	}
+	url := o.url
+	if url == "" {
+		url = attest.CIRunURL(env.Getenv)
+	}
+	// The reports are named relative to where the attestation goes, so a
+	// verifier finds them beside it.
+	base, err := os.Getwd()
+	if err != nil {
+		return rejected(err)
+	}
+	if o.output != "-" {
+		base = filepath.Dir(o.output)
+	}
+	st, err := attest.NewStatement(run, attest.WithURL(url), attest.WithReportsRelativeTo(base))
+	if err != nil {
+		return rejectedf("%s: %w", fs.Arg(0), err)
+	}
+	var out []byte
+	if o.predicateOnly {
+		out, err = attest.MarshalPredicate(st)
+	} else {
+		out, err = signStatement(ctx, st, o.key)
+	}
+	if err != nil {
+		return err
+	}
+	if o.output == "-" {
+		_, err = env.Stdout.Write(out)
+		return err
+	}
+	return os.WriteFile(o.output, out, 0o644)
+}
+
+// signStatement signs st with the private key in the file keyPath.
+func signStatement(ctx context.Context, st *intoto.Statement, keyPath string) ([]byte, error) {
+	pemBytes, err := attest.ReadKeyFile(keyPath)
+	if err != nil {
+		return nil, rejectedf("--key: %w", err)
+	}
+	signer, err := attest.LoadSigner(pemBytes)
+	if err != nil {
+		return nil, rejectedf("--key %s: %w", keyPath, err)
+	}
+	return attest.Sign(ctx, st, signer)
+}

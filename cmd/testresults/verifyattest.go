@@ -1,0 +1,141 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/secure-systems-lab/go-securesystemslib/dsse"
+	"github.com/spf13/pflag"
+
+	"github.com/hangar-dev/testresults/attest"
+	"github.com/hangar-dev/testresults/internal/term"
+	"github.com/hangar-dev/testresults/textout"
+)
+
+func init() {
+	register(command{name: "verify-attestation", synopsis: "verify a signed test-result attestation: signature, commit, reports, PASSED and counted", run: runVerifyAttestation})
+}
+
+const verifyAttestationUsage = `Usage: testresults verify-attestation [flags] ATTESTATION.json [REPORT...]
+
+Verifies an attestation that 'testresults attest' wrote, failing closed.
+It is accepted only when every rule holds:
+
+  - the envelope (DSSE) is signed by --key, a PEM public key (PKIX, ECDSA
+    P-256 or Ed25519), and its payload type is application/vnd.in-toto+json;
+  - the payload is an in-toto Statement v1 that validates, with the
+    predicate type https://in-toto.io/attestation/test-result/v0.1;
+  - its one subject is the commit asked for: --commit, else HEAD of the git
+    work tree holding the current folder;
+  - every report the configuration names is re-hashed and has the sha256 it
+    names. With REPORT arguments, those files are the reports: each is
+    paired with the report whose name it ends with (its base name at least,
+    the longest match wins), and each report must be paired with exactly
+    one file. Without them, each report is found by its name relative to
+    the attestation's folder (attest names them relative to the folder it
+    writes to, so keep the reports where they were beside it);
+  - the result is PASSED (--allow-warned: or WARNED), the testresultsRun
+    extension says the run is counted, and its facts give that result.
+
+Every broken rule is printed, one a line. The reports are re-hashed only
+under a valid signature. Limits: the attestation at most 64 MiB with 8
+signatures, a key file 64 KiB, a report 32 MiB.
+
+Exit codes: 0 verified; 1 a rule is broken; 2 usage error; 3 the
+attestation or the key could not be read (not a DSSE envelope, too large,
+not a key of a type taken).
+
+Flags:
+`
+
+type verifyAttestationOptions struct {
+	key         string
+	commit      string
+	allowWarned bool
+}
+
+func newVerifyAttestationFlags() (*pflag.FlagSet, *verifyAttestationOptions) {
+	fs := newFlagSet("verify-attestation")
+	o := &verifyAttestationOptions{}
+	fs.StringVar(&o.key, "key", "", "the public key the attestation must be signed by (PEM, PKIX: ECDSA P-256 or Ed25519)")
+	fs.StringVar(&o.commit, "commit", "", "the commit the tests must have passed on, 40 hex digits (default: HEAD of the current folder's git work tree)")
+	fs.BoolVar(&o.allowWarned, "allow-warned", false, "accept WARNED (passed with flaky tests) as well as PASSED")
+	return fs, o
+}
+
+func runVerifyAttestation(ctx context.Context, args []string, env Env) error {
+	fs, o := newVerifyAttestationFlags()
+	cf := flagsFor("verify-attestation", verifyAttestationUsage, fs)
+	if err := cf.parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() < 1 {
+		return cf.usageErr("want ATTESTATION.json and optionally the REPORT files")
+	}
+	if o.key == "" {
+		return cf.usageErr("--key is required: the public key the attestation must be signed by")
+	}
+	if o.commit != "" && !attest.IsCommitID(o.commit) {
+		return cf.usageErr("--commit %q: want a full commit id (40 hex digits)", o.commit)
+	}
+	want := attest.Want{Commit: o.commit, AllowWarned: o.allowWarned}
+	if fs.NArg() > 1 {
+		want.Reports = fs.Args()[1:]
+	}
+	if want.Commit == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return rejected(err)
+		}
+		if want.Commit, err = attest.HeadCommit(ctx, wd); err != nil {
+			return cf.usageErr("no --commit: %v", err)
+		}
+	}
+	pemBytes, err := attest.ReadKeyFile(o.key)
+	if err != nil {
+		return rejectedf("--key: %w", err)
+	}
+	key, err := attest.LoadVerifier(pemBytes)
+	if err != nil {
+		return rejectedf("--key %s: %w", o.key, err)
+	}
+	envelope, dir, err := readEnvelopeFile(fs.Arg(0), env.Stdin)
+	if err != nil {
+		return err
+	}
+	want.Dir = dir
+	v := attest.Verify(ctx, envelope, key, want)
+	out := term.NewWriter(env.Stdout)
+	if !v.OK() {
+		fmt.Fprintf(out, "rejected (%s)\n", textout.Quantity(len(v.Problems), "reason"))
+		for _, p := range v.Problems {
+			fmt.Fprintf(out, "  - %s\n", p)
+		}
+		return withCode(exitFailed)
+	}
+	fmt.Fprintf(out, "verified: commit %s, result %s, %s re-hashed\n",
+		want.Commit, v.Predicate.GetResult(), textout.Quantity(v.Reports, "report"))
+	return nil
+}
+
+// readEnvelopeFile reads the attestation at path ("-": stdin) and returns
+// it with the folder it lies in (the current folder for stdin).
+func readEnvelopeFile(path string, stdin io.Reader) (*dsse.Envelope, string, error) {
+	r, dir := stdin, "."
+	if path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, "", rejected(err)
+		}
+		defer f.Close()
+		r, dir = f, filepath.Dir(path)
+	}
+	e, err := attest.ReadEnvelope(r)
+	if err != nil {
+		return nil, "", rejectedf("%s: %w", path, err)
+	}
+	return e, dir, nil
+}
