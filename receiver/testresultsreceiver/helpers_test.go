@@ -3,7 +3,10 @@ package testresultsreceiver
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"go.opentelemetry.io/collector/receiver"
+	"go.opentelemetry.io/collector/receiver/receivertest"
 	"os"
 	"path/filepath"
 	"testing"
@@ -185,3 +188,7 @@ type refusing struct{ nopConsumer }
 func (refusing) ConsumeTraces(context.Context, ptrace.Traces) error {
 	return errors.New("refused by the test")
 }
+
+func metadataSettings() receiver.Settings { return receivertest.NewNopSettings(Type) }
+
+func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }

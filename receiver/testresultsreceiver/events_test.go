@@ -1,0 +1,80 @@
+package testresultsreceiver
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/ptrace"
+)
+
+type eventKey struct {
+	name  string
+	time  int64
+	attrs string
+}
+
+func spanEventKeys(td ptrace.Traces) (keys []eventKey, traceID, spanID string) {
+	span := td.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0)
+	evs := span.Events()
+	for i := 0; i < evs.Len(); i++ {
+		e := evs.At(i)
+		keys = append(keys, eventKey{e.Name(), int64(e.Timestamp()), attrString(e.Attributes().AsRaw())})
+	}
+	return keys, span.TraceID().String(), span.SpanID().String()
+}
+
+func attrString(m map[string]any) string {
+	b, _ := jsonMarshal(m)
+	return string(b)
+}
+
+// TestEventsBoth: with events both, the log records are the span events
+// (name, time, attributes) of the span that carries the run, and carry its
+// trace and span ids; with log, the span has no events and the records
+// are the same.
+func TestEventsBoth(t *testing.T) {
+	root := t.TempDir()
+	p := copyFile(t, repoFile(t, pytestReports+"/pytest-xunit2.xml"), filepath.Join(root, "a"))
+	require.NoError(t, os.Chtimes(p, testTime, testTime))
+	cfg := watchConfig(root)
+	cfg.Events = "both"
+	h := startHarness(t, cfg, nopHost())
+	h.settle()
+	require.Len(t, h.traces.AllTraces(), 1)
+	require.Len(t, h.logs.AllLogs(), 1)
+	want, traceID, spanID := spanEventKeys(h.traces.AllTraces()[0])
+	require.NotEmpty(t, want)
+	got := logKeys(t, h.logs.AllLogs()[0], traceID, spanID)
+	assert.ElementsMatch(t, want, got)
+	assert.Equal(t, map[string]any{"service.name": "hangar-verifier"}, h.logs.AllLogs()[0].ResourceLogs().At(0).Resource().Attributes().AsRaw())
+
+	root2 := t.TempDir()
+	p2 := copyFile(t, repoFile(t, pytestReports+"/pytest-xunit2.xml"), filepath.Join(root2, "a"))
+	require.NoError(t, os.Chtimes(p2, testTime, testTime))
+	cfg2 := watchConfig(root2)
+	cfg2.Events = "log"
+	h2 := startHarness(t, cfg2, nopHost())
+	h2.settle()
+	require.Len(t, h2.traces.AllTraces(), 1)
+	evs, traceID2, spanID2 := spanEventKeys(h2.traces.AllTraces()[0])
+	assert.Empty(t, evs, "with log, the span carries no events")
+	require.Len(t, h2.logs.AllLogs(), 1)
+	assert.ElementsMatch(t, want, logKeys(t, h2.logs.AllLogs()[0], traceID2, spanID2))
+}
+
+func logKeys(t *testing.T, ld plog.Logs, traceID, spanID string) []eventKey {
+	t.Helper()
+	var keys []eventKey
+	lrs := ld.ResourceLogs().At(0).ScopeLogs().At(0).LogRecords()
+	for i := 0; i < lrs.Len(); i++ {
+		lr := lrs.At(i)
+		assert.Equal(t, traceID, lr.TraceID().String())
+		assert.Equal(t, spanID, lr.SpanID().String())
+		keys = append(keys, eventKey{lr.EventName(), int64(lr.Timestamp()), attrString(lr.Attributes().AsRaw())})
+	}
+	return keys
+}
