@@ -1,0 +1,133 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime/debug"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/pflag"
+
+	"github.com/hangar-dev/testresults/mcpserver"
+)
+
+func init() {
+	register(command{name: "mcp", synopsis: "a Model Context Protocol server over stored runs, for agents (stdio or HTTP)", run: runMCP})
+}
+
+const mcpUsage = `Usage: testresults mcp [--store URL] [--http 127.0.0.1:PORT] [--reports-dir DIR] [--admin-token-file F]
+
+A Model Context Protocol server over the stored runs, read-only, for
+coding agents. It speaks over stdin and stdout (the client starts it), or,
+with --http, over streamable HTTP on a loopback address: any other address
+is refused, there is no flag to allow one.
+
+Resources (the query API's JSON, as testresults serve answers it):
+  testresults://jobs/{id}/tests       a job's summary, its runs, its latest run
+  testresults://sessions/{ref}/tests  the same for a session
+Tools:
+  job_tests      a job's or a session's tests; one run; its cases 5,000 a page
+  diff_runs      compare two stored runs (testresults diff)
+  verdict        the paired verdict of stored runs (testresults verdict)
+  flaky_list     a repository's flaky list: only with an admin token, and
+                 over HTTP the request must carry it (Bearer TOKEN)
+  parse_reports  parse the reports under --reports-dir, and nothing outside
+                 it (testresults parse; the run has no kind, so it is never
+                 trusted or counted)
+Nothing is recorded, tagged or pruned. Every answer is JSON; the strings in
+it that come from reports are JSON strings, data for the client. Ids are
+refused as the API refuses them.
+
+The admin token is the first line of --admin-token-file, else
+$HANGAR_ADMIN_TOKEN. The store is --store, else $HANGAR_STORE, else
+~/.hangar/store.db. Nothing but the protocol goes to stdout. SIGINT or
+SIGTERM stops the server; over stdio, so does the end of stdin.
+
+Exit codes: 0 the client went or a signal stopped the server; 1 the server
+failed; 2 usage error.
+
+Flags:
+`
+
+type mcpOptions struct {
+	store      *storeFlag
+	http       string
+	reportsDir string
+	tokenFile  string
+}
+
+func newMCPFlags() (*pflag.FlagSet, *mcpOptions) {
+	fs := newFlagSet("mcp")
+	o := &mcpOptions{}
+	o.store = addStoreFlag(fs, "store", "the store", serveStoreConns, false)
+	fs.StringVar(&o.http, "http", "", "serve streamable HTTP on this loopback address (127.0.0.1:PORT) instead of stdio")
+	fs.StringVar(&o.reportsDir, "reports-dir", "", "the one folder parse_reports may read (default: none, parse_reports is refused)")
+	fs.StringVar(&o.tokenFile, "admin-token-file", "", "a file whose first line is the admin bearer token (default: $HANGAR_ADMIN_TOKEN)")
+	return fs, o
+}
+
+func runMCP(ctx context.Context, args []string, env Env) error {
+	fs, o := newMCPFlags()
+	cf := flagsFor("mcp", mcpUsage, fs)
+	if err := cf.parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return cf.usageErr("mcp takes no arguments")
+	}
+	if o.http != "" {
+		if err := mcpserver.CheckLoopback(o.http); err != nil {
+			return cf.usageErr("--http: %v", err)
+		}
+	}
+	token, err := (&serveOptions{tokenFile: o.tokenFile}).adminToken(env)
+	if err != nil {
+		return cf.usageErr("--admin-token-file: %v", err)
+	}
+	loc, err := o.store.location(env)
+	if err != nil {
+		return cf.usageErr("%v", err)
+	}
+	st, err := o.store.open(ctx, loc)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	srv, err := mcpserver.New(st, mcpserver.WithAdminToken(token), mcpserver.WithReportsDir(o.reportsDir),
+		mcpserver.WithEnviron(env.Environ()), mcpserver.WithVersion(moduleVersion()))
+	if err != nil {
+		return cf.usageErr("--reports-dir: %v", err)
+	}
+	if o.http == "" {
+		err := srv.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(env.Stdin), Writer: nopWriteCloser{env.Stdout}})
+		if err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) {
+			return err
+		}
+		return nil
+	}
+	ln, err := mcpserver.Listen(o.http)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stderr, "testresults mcp: listening on http://%s\n", ln.Addr())
+	if err := srv.ServeListener(ctx, ln); err != nil {
+		return err
+	}
+	fmt.Fprintln(env.Stderr, "testresults mcp: stopped")
+	return nil
+}
+
+// nopWriteCloser is stdout, which the server does not close.
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+// moduleVersion is the module version the binary was built from.
+func moduleVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "(devel)"
+}
