@@ -64,6 +64,11 @@ type Extension struct {
 	ResultReasons []string `json:"result_reasons"`
 }
 
+// extensionKeys are the keys of Extension's JSON form, exactly as spelled.
+var extensionKeys = []string{"run_id", "kind", "grade", "command", "status", "exit_code", "commit", "tree",
+	"agent_run_id", "started_at", "ended_at", "counts", "trusted", "counted", "complete", "incomplete_reasons",
+	"result_reasons"}
+
 // Facts are the facts the extension states, for Decide.
 func (e *Extension) Facts() Facts {
 	f := Facts{Counted: e.Counted, Counts: e.Counts, ExitCode: e.ExitCode}

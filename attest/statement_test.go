@@ -147,3 +147,15 @@ func TestPredicateOnly(t *testing.T) {
 	assert.NotContains(t, raw, "_type", "the bare predicate, not the statement")
 	assert.Contains(t, raw, ExtensionKey)
 }
+
+func TestExtensionKeys(t *testing.T) {
+	b, err := json.Marshal(Extension{})
+	require.NoError(t, err)
+	var m map[string]any
+	require.NoError(t, json.Unmarshal(b, &m))
+	var keys []string
+	for k := range m {
+		keys = append(keys, k)
+	}
+	assert.ElementsMatch(t, keys, extensionKeys, "extensionKeys lists the extension's JSON keys")
+}

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	testresult "github.com/in-toto/attestation/go/predicates/test_result/v0"
@@ -93,6 +94,11 @@ func (v *Verification) problem(format string, a ...any) {
 // line of Problems; the reports are re-hashed only under a valid signature.
 func Verify(ctx context.Context, env *dsse.Envelope, key dsse.Verifier, want Want) *Verification {
 	v := &Verification{}
+	if env == nil || key == nil {
+		v.problem("no envelope or no key to verify it with")
+		return v
+	}
+	defer v.failClosed()
 	signed := v.checkSignature(ctx, env, key)
 	if env.PayloadType != PayloadType {
 		v.problem("payload type is %q, not %q", env.PayloadType, PayloadType)
@@ -116,6 +122,14 @@ func Verify(ctx context.Context, env *dsse.Envelope, key dsse.Verifier, want Wan
 		v.checkReports(reports, want)
 	}
 	return v
+}
+
+// failClosed makes sure a verification that could not read the predicate
+// and its extension is never OK, whatever path it took.
+func (v *Verification) failClosed() {
+	if v.OK() && (v.Statement == nil || v.Predicate == nil || v.Extension == nil) {
+		v.problem("the statement, its test result or its extension could not be read")
+	}
 }
 
 func (v *Verification) checkSignature(ctx context.Context, env *dsse.Envelope, key dsse.Verifier) bool {
@@ -226,6 +240,14 @@ func (v *Verification) readPredicate(st *intoto.Statement) (*testresult.TestResu
 	if !ok {
 		v.problem("predicate: no %s extension: whether the run is counted is unknown", ExtensionKey)
 		return tr, nil
+	}
+	// encoding/json matches keys regardless of case: a key that is not
+	// one of the extension's, spelled exactly, is refused first.
+	for k := range field.GetStructValue().GetFields() {
+		if !slices.Contains(extensionKeys, k) {
+			v.problem("predicate: the %s extension has an unknown key %q", ExtensionKey, k)
+			return tr, nil
+		}
 	}
 	eb, err := protojson.Marshal(field)
 	if err == nil {

@@ -195,6 +195,10 @@ func TestVerifySignedLies(t *testing.T) {
 	}{
 		{"PASSED for a run not counted", func(m map[string]any) { pred(m)["result"] = "PASSED" },
 			"result PASSED contradicts the run's facts in the extension, which give FAILED"},
+		{"a key of the extension in another case", func(m map[string]any) {
+			pred(m)["result"] = "PASSED"
+			pred(m)[ExtensionKey].(map[string]any)["Counted"] = true
+		}, `predicate: the testresultsRun extension has an unknown key "Counted"`},
 		{"no extension", func(m map[string]any) { delete(pred(m), ExtensionKey) },
 			"predicate: no testresultsRun extension: whether the run is counted is unknown"},
 		{"another predicate type", func(m map[string]any) { m["predicateType"] = "https://slsa.dev/provenance/v1" },
