@@ -137,24 +137,22 @@ type summarized struct {
 	latest, base *testrun.Run
 }
 
-// summarize builds the summary of runs (in recorded order).
+// summarize builds the summary of runs (in recorded order): of the latest
+// counted run and the base testrun.ChooseLatest chooses.
 func (s *Server) summarize(ctx context.Context, runs []store.StoredRun) (summarized, error) {
 	out := summarized{Runs: make([]RunSummary, len(runs)), Summary: Summary{Failing: []string{}, Flaky: []string{}}}
-	var latestID, baseID string
+	listed := make([]*testrun.Run, len(runs))
 	for i, sr := range runs {
 		out.Runs[i] = runSummaryOf(sr)
-		if sr.Run.Counted() {
-			latestID = sr.Run.ID
-		}
-		if sr.Run.Kind == testrun.KindBase {
-			baseID = sr.Run.ID
-		}
+		listed[i] = sr.Run
 	}
+	choice := testrun.ChooseLatest(listed)
 	out.Latest = runWithoutCases(runs[len(runs)-1].Run)
 	// The summary and the comparison read no case but the failing ones
 	// and, of the latest run, those failing in the base: the store reads
 	// only those out of each run's cases.
-	if baseID != "" {
+	if choice.Base >= 0 {
+		baseID := listed[choice.Base].ID
 		out.Summary.BaseRun = &baseID
 		b, err := s.withOutcomes(ctx, runs, baseID, nil)
 		if err != nil {
@@ -162,11 +160,12 @@ func (s *Server) summarize(ctx context.Context, runs []store.StoredRun) (summari
 		}
 		out.base = b
 	}
-	if latestID == "" {
+	if choice.Run < 0 {
 		return out, nil
 	}
+	latestID := listed[choice.Run].ID
 	var baseFailing []string
-	if out.base != nil && out.base.ID != latestID {
+	if choice.Compared {
 		for _, f := range out.base.Failures {
 			baseFailing = append(baseFailing, f.ID)
 		}
@@ -187,7 +186,7 @@ func (s *Server) summarize(ctx context.Context, runs []store.StoredRun) (summari
 	if l.Coverage != nil {
 		sum.LineRate = l.Coverage.LineRate
 	}
-	if out.base != nil && out.base.ID != latestID {
+	if choice.Compared {
 		c := testrun.Compare(out.base, l)
 		sum.Comparison = &c
 		sum.CoverageDelta = c.CoverageDelta
