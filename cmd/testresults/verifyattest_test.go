@@ -5,7 +5,9 @@ import (
 	"crypto/rsa"
 	"crypto/x509"
 	"encoding/pem"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -203,4 +205,37 @@ func TestVerifyAttestationBadInput(t *testing.T) {
 			assert.NotContains(t, out, "verified")
 		})
 	}
+}
+
+// TestVerifyAttestationBinary runs the built binary, as a release gate
+// would: its exit codes are the process's.
+func TestVerifyAttestationBinary(t *testing.T) {
+	bin := builtBinary(t)
+	dir := t.TempDir()
+	keys := attestKeys(t, dir)["ed25519"]
+	run := parsedRun(t, dir, "after_turn", runnerFile(t, "maven/reports/TEST-calc.SeparatorTest.xml"))
+	att := filepath.Join(dir, "run.intoto.json")
+	exitOf := func(args ...string) (int, string) {
+		t.Helper()
+		out, err := exec.Command(bin, args...).CombinedOutput()
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return ee.ExitCode(), string(out)
+		}
+		require.NoError(t, err, "%s", out)
+		return 0, string(out)
+	}
+	code, out := exitOf("attest", run, "--key", keys[0], "-o", att)
+	require.Equal(t, exitOK, code, out)
+	code, out = exitOf("verify-attestation", "--key", keys[1], "--commit", attCommit, att)
+	require.Equal(t, exitOK, code, out)
+	code, out = exitOf("verify-attestation", "--key", keys[1], "--commit", attOther, att)
+	assert.Equal(t, exitFailed, code, out)
+	junit := filepath.Join(dir, "reports", "TEST-calc.SeparatorTest.xml")
+	b, err := os.ReadFile(junit)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(junit, append(b, ' '), 0o644))
+	code, out = exitOf("verify-attestation", "--key", keys[1], "--commit", attCommit, att)
+	assert.Equal(t, exitFailed, code, out)
+	assert.Contains(t, out, "report reports/TEST-calc.SeparatorTest.xml")
 }
