@@ -88,6 +88,17 @@ func mkRun(id string, kind testrun.Kind, at int, outcomes map[string]testrun.Out
 
 func ptr[T any](v T) *T { return &v }
 
+// testDeadline is when a wait of test t gives up: a little before the
+// test binary's -timeout, so that the failure says what was waited for;
+// an hour from now without one. No wait is bounded by a guess of how fast
+// a loaded machine is.
+func testDeadline(t *testing.T) time.Time {
+	if d, ok := t.Deadline(); ok {
+		return d.Add(-10 * time.Second)
+	}
+	return time.Now().Add(time.Hour)
+}
+
 // nextLink is the target of the rel="next" link of a Link header, "" when
 // there is none.
 func nextLink(h string) string {
