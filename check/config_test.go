@@ -77,38 +77,88 @@ junit_family: xunit1
 [other]
 addopts = --junitxml=wrong.xml
 `
-	opts, found := iniSection([]byte(ini), "tool:pytest")
+	opts, found, err := iniSection([]byte(ini), "tool:pytest")
+	require.NoError(t, err)
 	require.True(t, found)
 	assert.Equal(t, []string{"-ra", "--junitxml=reports/unit.xml", "-p", "no:cacheprovider"}, opts["addopts"])
 	assert.Equal(t, []string{"xunit1"}, opts["junit_family"])
-	_, found = iniSection([]byte(ini), "pytest")
+	_, found, err = iniSection([]byte(ini), "pytest")
+	require.NoError(t, err)
 	assert.False(t, found)
+
+	// What iniconfig refuses, pytest refuses: the run says so instead of
+	// guessing at the file.
+	for _, bad := range []string{
+		"[pytest]\naddopts = -q\nstray line\n",
+		"[pytest]\naddopts = -q\naddopts = -x\n",
+		"addopts = --junitxml=r.xml\n",
+		"[pytest]\naddopts = \"--junitxml=open\n",
+	} {
+		_, _, err := iniSection([]byte(bad), "pytest")
+		assert.ErrorIs(t, err, errINI, "%q", bad)
+	}
+	// Keys are case-sensitive, as pytest reads them.
+	opts, _, err = iniSection([]byte("[pytest]\nADDOPTS = --junitxml=r.xml\n"), "pytest")
+	require.NoError(t, err)
+	assert.Nil(t, opts["addopts"])
 }
 
-func TestTOMLTable(t *testing.T) {
+// TestPyprojectForms holds pyproject.toml forms that a real TOML parser
+// reads differently from a line-by-line reader; each names the JUnit path
+// pytest would write.
+func TestPyprojectForms(t *testing.T) {
 	tests := []struct {
-		name  string
-		doc   string
-		want  []string
-		found bool
+		name, doc, junit string
 	}{
-		{"string", "[tool.pytest.ini_options]\naddopts = \"-q --junitxml=out/a.xml\"\n", []string{"-q", "--junitxml=out/a.xml"}, true},
-		{"literal", "[tool.pytest.ini_options]\naddopts = '--junitxml=C:\\x.xml'\n", []string{"--junitxml=C:x.xml"}, true},
-		{"array", "[ tool . pytest . \"ini_options\" ]\naddopts = [\n  \"-q\", # quiet\n  '--junit-xml=out/b.xml',\n]\nminversion = \"7.0\"\n", []string{"-q", "--junit-xml=out/b.xml"}, true},
-		{"multiline", "[tool.pytest.ini_options]\naddopts = \"\"\"\n-q\n--junitxml=c.xml\n\"\"\"\n", []string{"-q", "--junitxml=c.xml"}, true},
-		{"other table", "[tool.black]\nline-length = 88\nx = \"\"\"\n[tool.pytest.ini_options]\n\"\"\"\n", nil, false},
-		{"after another table", "[tool.pytest.ini_options]\ntestpaths = [\"tests\"]\n[tool.coverage]\naddopts = \"--junitxml=no.xml\"\n", nil, true},
+		{"string", "[tool.pytest.ini_options]\naddopts = \"-q --junitxml=out/a.xml\"\n", "out/a.xml"},
+		{"literal", "[tool.pytest.ini_options]\naddopts = '--junitxml=C:\\x.xml'\n", "C:x.xml"},
+		{"array over lines", "[ tool . pytest . \"ini_options\" ]\naddopts = [\n  \"-q\", # quiet\n  '--junit-xml=out/b.xml',\n]\nminversion = \"7.0\"\n", "out/b.xml"},
+		{"multi-line string", "[tool.pytest.ini_options]\naddopts = \"\"\"\n-q\n--junitxml=c.xml\n\"\"\"\n", "c.xml"},
+		{"line-ending backslash", "[tool.pytest.ini_options]\naddopts = \"\"\"--junitxml=reports/\\\n    unit.xml -q\"\"\"\n", "reports/unit.xml"},
+		{"dotted key in the table", "[tool.pytest]\nini_options.addopts = \"--junitxml=d.xml\"\n", "d.xml"},
+		{"dotted key at the top", "tool.pytest.ini_options.addopts = \"--junitxml=e.xml\"\n", "e.xml"},
+		{"inline table", "[tool.pytest]\nini_options = { addopts = \"--junitxml=f.xml\", junit_family = \"xunit1\" }\n", "f.xml"},
+		{"comment with a bracket after the header", "[tool.pytest.ini_options] # see [docs]\naddopts = \"--junitxml=g.xml\"\n", "g.xml"},
+		{"pytest 9 native table", "[tool.pytest]\nminversion = \"9.0\"\naddopts = [\"-ra\", \"--junitxml=h.xml\"]\n", "h.xml"},
+		{"pytest 9 list element with a space is one argument", "[tool.pytest]\naddopts = [\"--junitxml\", \"out dir/i.xml\"]\n", "out dir/i.xml"},
+		{"a header inside another table's string", "[tool.black]\nx = \"\"\"\n[tool.pytest.ini_options]\naddopts = '--junitxml=no.xml'\n\"\"\"\n", ""},
+		{"another table after", "[tool.pytest.ini_options]\ntestpaths = [\"tests\"]\n[tool.coverage]\naddopts = \"--junitxml=no.xml\"\n", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			opts, found, err := tomlTable([]byte(tt.doc), "tool.pytest.ini_options")
+			opts, _, err := pyprojectPytest([]byte(tt.doc))
 			require.NoError(t, err)
-			assert.Equal(t, tt.found, found)
-			assert.Equal(t, tt.want, opts["addopts"])
+			path, _ := junitArg(opts["addopts"])
+			assert.Equal(t, tt.junit, path)
 		})
 	}
-	_, _, err := tomlTable([]byte("[tool.pytest.ini_options]\naddopts = [\"-q\""), "tool.pytest.ini_options")
-	assert.ErrorIs(t, err, errTOML, "an unterminated array is an error")
+}
+
+func TestPyprojectRefused(t *testing.T) {
+	for name, doc := range map[string]string{
+		"unterminated array":      "[tool.pytest.ini_options]\naddopts = [\"-q\"",
+		"both tables":             "[tool.pytest]\naddopts = [\"-q\"]\n[tool.pytest.ini_options]\naddopts = \"-x\"\n",
+		"native string addopts":   "[tool.pytest]\naddopts = \"--junitxml=r.xml\"\n",
+		"native non-string item":  "[tool.pytest]\naddopts = [\"-q\", 1]\n",
+		"tool.pytest not a table": "[tool]\npytest = \"x\"\n",
+		"duplicate key":           "[tool.pytest.ini_options]\naddopts = \"-q\"\naddopts = \"-x\"\n",
+		"unterminated quote":      "[tool.pytest.ini_options]\naddopts = \"--junitxml='open\"\n",
+	} {
+		_, _, err := pyprojectPytest([]byte(doc))
+		assert.ErrorIs(t, err, errTOML, name)
+	}
+	_, _, err := pyprojectPytest([]byte("[tool.pytest.ini_options]\naddopts = [\n\"-q\",\n\"-x\" \"-y\"]\n"))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "line 4, column 6", "a syntax error names its line and column")
+
+	opts, err := pytestTOMLFile([]byte("[pytest]\naddopts = [\"--junitxml=p.xml\"]\n"))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"--junitxml=p.xml"}, opts["addopts"])
+	_, err = pytestTOMLFile([]byte("addopts = [\"-q\"]\n"))
+	assert.ErrorIs(t, err, errTOML, "pytest.toml options outside [pytest]")
+	opts, err = pytestTOMLFile(nil)
+	require.NoError(t, err)
+	assert.Empty(t, opts)
 }
 
 func TestFindPytestConfig(t *testing.T) {

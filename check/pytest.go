@@ -1,14 +1,15 @@
 package check
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // maxConfigBytes bounds every configuration file this package reads
@@ -62,25 +63,49 @@ type pytestConfig struct {
 	JUnitOptions []string
 }
 
+// pytestConfigFiles are the files pytest 9 looks for in each folder, in
+// the order it prefers them, and how each is read.
+var pytestConfigFiles = []struct {
+	name string
+	read func(b []byte) (opts map[string][]string, found bool, err error)
+}{
+	{"pytest.toml", alwaysFound(pytestTOMLFile)},
+	{".pytest.toml", alwaysFound(pytestTOMLFile)},
+	{"pytest.ini", iniFile("pytest", true)},
+	{".pytest.ini", iniFile("pytest", true)},
+	{"pyproject.toml", pyprojectPytest},
+	{"tox.ini", iniFile("pytest", false)},
+	{"setup.cfg", iniFile("tool:pytest", false)},
+}
+
+func alwaysFound(read func([]byte) (map[string][]string, error)) func([]byte) (map[string][]string, bool, error) {
+	return func(b []byte) (map[string][]string, bool, error) {
+		opts, err := read(b)
+		return opts, true, err
+	}
+}
+
+// iniFile reads section of an INI file; always says the file is pytest's
+// even without the section (pytest.ini is).
+func iniFile(section string, always bool) func([]byte) (map[string][]string, bool, error) {
+	return func(b []byte) (map[string][]string, bool, error) {
+		opts, found, err := iniSection(b, section)
+		return opts, found || always, err
+	}
+}
+
 // findPytestConfig finds the configuration file pytest would read when run
-// in wd, the way pytest does for a run without -c or --rootdir: in wd and
+// in wd, the way pytest 9 does for a run without -c or --rootdir: in wd and
 // then in each folder above it, up to root (the repository) or
-// maxConfigLevels folders, the first of pytest.ini, .pytest.ini,
-// pyproject.toml with a [tool.pytest.ini_options] table, tox.ini with a
-// [pytest] section and setup.cfg with a [tool:pytest] section.
+// maxConfigLevels folders, the first of pytest.toml, .pytest.toml,
+// pytest.ini, .pytest.ini (these four even when empty), pyproject.toml with
+// a [tool.pytest] or [tool.pytest.ini_options] table, tox.ini with a
+// [pytest] section and setup.cfg with a [tool:pytest] section. A file
+// pytest could not read either is an error that names it.
 func findPytestConfig(wd, root string) (*pytestConfig, error) {
 	dir := wd
 	for range maxConfigLevels {
-		for _, c := range []struct {
-			name, section string
-			toml          bool
-		}{
-			{"pytest.ini", "pytest", false},
-			{".pytest.ini", "pytest", false},
-			{"pyproject.toml", "tool.pytest.ini_options", true},
-			{"tox.ini", "pytest", false},
-			{"setup.cfg", "tool:pytest", false},
-		} {
+		for _, c := range pytestConfigFiles {
 			path := filepath.Join(dir, c.name)
 			b, err := readConfig(path)
 			if err != nil {
@@ -89,18 +114,11 @@ func findPytestConfig(wd, root string) (*pytestConfig, error) {
 			if b == nil {
 				continue
 			}
-			var opts map[string][]string
-			var found bool
-			if c.toml {
-				opts, found, err = tomlTable(b, c.section)
-			} else {
-				opts, found = iniSection(b, c.section)
-			}
+			opts, found, err := c.read(b)
 			if err != nil {
 				return nil, fmt.Errorf("check: %s: %w", path, err)
 			}
-			// pytest.ini is pytest's even without a [pytest] section.
-			if !found && !strings.HasSuffix(c.name, "pytest.ini") {
+			if !found {
 				continue
 			}
 			cfg := &pytestConfig{File: path, Args: opts["addopts"]}
@@ -109,6 +127,7 @@ func findPytestConfig(wd, root string) (*pytestConfig, error) {
 					cfg.JUnitOptions = append(cfg.JUnitOptions, k)
 				}
 			}
+			slices.Sort(cfg.JUnitOptions)
 			return cfg, nil
 		}
 		if dir == root {
@@ -123,57 +142,176 @@ func findPytestConfig(wd, root string) (*pytestConfig, error) {
 	return &pytestConfig{}, nil
 }
 
-// iniSection returns the options of one section of an INI file as pytest
-// reads pytest.ini, tox.ini and setup.cfg: "[section]" headers, "key = value"
-// or "key: value" lines, continuation lines that start with white space, and
-// whole-line comments starting with # or ;. Keys are lower-cased. addopts
-// is split into arguments; other values are one element. found reports
-// whether the section exists.
-func iniSection(b []byte, section string) (opts map[string][]string, found bool) {
-	raw := map[string]string{}
-	in := false
-	key := ""
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(make([]byte, 0, 64<<10), maxConfigBytes)
-	for sc.Scan() {
-		line := strings.TrimRight(sc.Text(), "\r")
-		trimmed := strings.TrimSpace(line)
+var errINI = errors.New("check: INI configuration")
+
+// iniSection returns the options of one section of an INI file (pytest.ini,
+// tox.ini, setup.cfg) as pytest reads them, through iniconfig (see
+// parseINI). addopts is split into arguments as shlex.split splits it;
+// other values are one element. found reports whether the section exists.
+// A file iniconfig refuses is an error, as it is for pytest.
+func iniSection(b []byte, section string) (opts map[string][]string, found bool, err error) {
+	sections, err := parseINI(b)
+	if err != nil {
+		return nil, false, err
+	}
+	i := slices.IndexFunc(sections, func(s iniSectionEntries) bool { return s.name == section })
+	if i < 0 {
+		return map[string][]string{}, false, nil
+	}
+	opts = make(map[string][]string, len(sections[i].entries))
+	for _, kv := range sections[i].entries {
+		if kv.key != "addopts" {
+			opts[kv.key] = []string{kv.value}
+			continue
+		}
+		args, err := splitArgs(kv.value)
+		if err != nil {
+			return nil, true, fmt.Errorf("%w: [%s] addopts: %v", errINI, section, err)
+		}
+		opts[kv.key] = args
+	}
+	return opts, true, nil
+}
+
+// iniSectionEntries is one section of an INI file and its entries, in the
+// order of the file.
+type iniSectionEntries struct {
+	name    string
+	entries []iniEntry
+}
+
+type iniEntry struct {
+	key, value string
+}
+
+// parseINI reads an INI file exactly as iniconfig (the parser pytest uses
+// for pytest.ini, tox.ini and setup.cfg) reads it, checked against a table
+// iniconfig made (testdata/shlex): the text is UTF-8, its lines split where
+// Python's str.splitlines splits them after \r\n and \r became \n; a line
+// that is blank or whose first non-space character is # or ; is skipped;
+// "[name]" (a comment after it cut off) starts a section, its name kept as
+// written between the brackets; "key = value" or "key: value" (= unless the
+// key would hold a colon) adds an entry, key and value stripped; an
+// indented line continues the last entry's value on a new line. Python's
+// notion of white space applies throughout. A line that is none of these,
+// a continuation with no entry to continue, an entry before any section, an
+// empty section name, a section or a key given twice in a section are
+// errors naming their line.
+func parseINI(b []byte) ([]iniSectionEntries, error) {
+	if !utf8.Valid(b) {
+		return nil, fmt.Errorf("%w: not valid UTF-8", errINI)
+	}
+	text := strings.ReplaceAll(string(b), "\r\n", "\n")
+	text = strings.ReplaceAll(text, "\r", "\n")
+	var sections []iniSectionEntries
+	cur := -1 // the section being read
+	last := false // whether the last line read was an entry (not a header)
+	for n, line := range pySplitLines(text) {
+		lineNo := n + 1
+		stripped := strings.TrimFunc(line, pySpace)
+		if stripped == "" || stripped[0] == '#' || stripped[0] == ';' {
+			continue
+		}
+		line = strings.TrimRightFunc(line, pySpace)
 		switch {
-		case trimmed == "" || trimmed[0] == '#' || trimmed[0] == ';':
-			continue
 		case line[0] == '[':
-			end := strings.IndexByte(line, ']')
-			in = end > 0 && strings.TrimSpace(line[1:end]) == section
-			found = found || in
-			key = ""
-			continue
-		case !in:
-			continue
-		case (line[0] == ' ' || line[0] == '\t') && key != "":
-			raw[key] += "\n" + trimmed
-			continue
-		}
-		i := strings.IndexAny(line, "=:")
-		if i < 0 {
-			key = ""
-			continue
-		}
-		key = strings.ToLower(strings.TrimSpace(line[:i]))
-		raw[key] = strings.TrimSpace(line[i+1:])
-	}
-	opts = make(map[string][]string, len(raw))
-	for k, v := range raw {
-		if k == "addopts" {
-			args, err := splitArgs(v)
-			if err != nil {
-				args = strings.Fields(v)
+			head := line
+			for _, c := range "#;" {
+				head, _, _ = strings.Cut(head, string(c))
+				head = strings.TrimRightFunc(head, pySpace)
 			}
-			opts[k] = args
-			continue
+			if strings.HasSuffix(head, "]") && len(head) >= 2 {
+				name := head[1 : len(head)-1]
+				if name == "" {
+					return nil, fmt.Errorf("%w: line %d: empty section name", errINI, lineNo)
+				}
+				if slices.ContainsFunc(sections, func(s iniSectionEntries) bool { return s.name == name }) {
+					return nil, fmt.Errorf("%w: line %d: duplicate section %q", errINI, lineNo, name)
+				}
+				sections = append(sections, iniSectionEntries{name: name})
+				cur, last = len(sections)-1, false
+				continue
+			}
+			// A bracket line that is no header continues the last value.
+			if err := continueINI(sections, cur, last, strings.TrimFunc(line, pySpace), lineNo); err != nil {
+				return nil, err
+			}
+		case pySpace(firstRune(line)):
+			if err := continueINI(sections, cur, last, strings.TrimFunc(line, pySpace), lineNo); err != nil {
+				return nil, err
+			}
+		default:
+			key, value, ok := strings.Cut(line, "=")
+			if !ok || strings.Contains(key, ":") {
+				if key, value, ok = strings.Cut(line, ":"); !ok {
+					return nil, fmt.Errorf("%w: line %d: unexpected line %q", errINI, lineNo, line)
+				}
+			}
+			if cur < 0 {
+				return nil, fmt.Errorf("%w: line %d: no section header defined", errINI, lineNo)
+			}
+			key = strings.TrimFunc(key, pySpace)
+			s := &sections[cur]
+			if slices.ContainsFunc(s.entries, func(e iniEntry) bool { return e.key == key }) {
+				return nil, fmt.Errorf("%w: line %d: duplicate name %q", errINI, lineNo, key)
+			}
+			s.entries = append(s.entries, iniEntry{key, strings.TrimFunc(value, pySpace)})
+			last = true
 		}
-		opts[k] = []string{v}
 	}
-	return opts, found
+	return sections, nil
+}
+
+// continueINI adds a continuation line to the last entry read.
+func continueINI(sections []iniSectionEntries, cur int, last bool, data string, lineNo int) error {
+	if !last {
+		return fmt.Errorf("%w: line %d: unexpected value continuation", errINI, lineNo)
+	}
+	e := &sections[cur].entries[len(sections[cur].entries)-1]
+	if e.value == "" {
+		e.value = data
+	} else {
+		e.value += "\n" + data
+	}
+	return nil
+}
+
+func firstRune(s string) rune {
+	r, _ := utf8.DecodeRuneInString(s)
+	return r
+}
+
+// pySpace reports whether Python's str.isspace holds for r: Go's white
+// space and the four separators U+001C to U+001F.
+func pySpace(r rune) bool {
+	return unicode.IsSpace(r) || (r >= 0x1c && r <= 0x1f)
+}
+
+// pySplitLines splits s into lines as Python's str.splitlines does (the
+// line ends dropped): at \n, \r, \r\n, \v, \f, \x1c, \x1d, \x1e, U+0085,
+// U+2028 and U+2029. A final line end starts no empty line.
+func pySplitLines(s string) []string {
+	var lines []string
+	start := 0
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch r {
+		case '\n', '\v', '\f', 0x1c, 0x1d, 0x1e, 0x85, 0x2028, 0x2029:
+			lines = append(lines, s[start:i])
+			start = i + size
+		case '\r':
+			lines = append(lines, s[start:i])
+			if i+1 < len(s) && s[i+1] == '\n' {
+				size++
+			}
+			start = i + size
+		}
+		i += size
+	}
+	if start < len(s) {
+		lines = append(lines, s[start:])
+	}
+	return lines
 }
 
 // junitArg returns the report path the last --junitxml (or --junit-xml)

@@ -5,13 +5,17 @@ import (
 	"strings"
 )
 
-var errUnterminated = errors.New("check: unterminated quote")
+var (
+	errUnterminated = errors.New("check: unterminated quote")
+	errNoEscaped    = errors.New("check: backslash at the end, with no character to escape")
+)
 
-// splitArgs splits s into words as a POSIX shell (and Python's shlex.split,
-// which pytest uses for addopts and PYTEST_ADDOPTS) would, without
-// expansions: whitespace separates words; '...' keeps its content as is;
-// "..." keeps its content but for \" and \\; a backslash outside quotes
-// keeps the next character.
+// splitArgs splits s into words as Python's shlex.split (which pytest uses
+// for addopts and PYTEST_ADDOPTS) does, checked against a table shlex.split
+// made (testdata/shlex): space, tab, \r and \n separate words; '...' keeps
+// its content as is; "..." keeps its content but for \" and \\; a
+// backslash outside quotes keeps the next character. An unterminated quote
+// and a backslash that ends s are errors, as they are for Python.
 func splitArgs(s string) ([]string, error) {
 	var words []string
 	var cur strings.Builder
@@ -47,10 +51,11 @@ func splitArgs(s string) ([]string, error) {
 			}
 		case c == '\\':
 			inWord = true
-			if i+1 < len(s) {
-				i++
-				cur.WriteByte(s[i])
+			if i+1 >= len(s) {
+				return words, errNoEscaped
 			}
+			i++
+			cur.WriteByte(s[i])
 		default:
 			inWord = true
 			cur.WriteByte(c)

@@ -1,232 +1,206 @@
 package check
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
+
+	"github.com/pelletier/go-toml/v2"
 )
 
-var errTOML = errors.New("check: pyproject.toml")
+var errTOML = errors.New("check: pytest TOML configuration")
 
-// tomlTable reads the keys of one table of a TOML file whose values are a
-// string or an array of strings, which is all pytest's options in
-// pyproject.toml need. It understands "[a.b.c]" headers (bare or quoted
-// keys), "key = value" lines, basic and literal strings, multi-line strings
-// (between three double or three single quotes), arrays of strings over
-// several lines, and # comments. It does not read inline tables, dotted keys inside the table,
-// or "[tool.pytest]" written as a dotted key of a parent table
-// (tool.pytest.ini_options = {...}); numbers and booleans are kept as their
-// text. addopts given as a string is split into arguments as pytest splits
-// it; as an array, each element is one argument. found reports whether the
-// table exists.
-func tomlTable(b []byte, table string) (opts map[string][]string, found bool, err error) {
-	opts = map[string][]string{}
-	in := false
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(make([]byte, 0, 64<<10), maxConfigBytes)
-	lineNo := 0
-	next := func() (string, bool) {
-		if !sc.Scan() {
-			return "", false
-		}
-		lineNo++
-		return sc.Text(), true
-	}
-	for {
-		line, ok := next()
-		if !ok {
-			break
-		}
-		t := strings.TrimSpace(line)
-		if t == "" || t[0] == '#' {
-			continue
-		}
-		if t[0] == '[' {
-			in = tomlHeader(t) == table
-			found = found || in
-			continue
-		}
-		if !in {
-			// A multi-line value outside the table may hold lines that look
-			// like headers; skip its lines whole.
-			if err := skipTOMLValue(t, next); err != nil {
-				return nil, found, fmt.Errorf("%w: line %d: %v", errTOML, lineNo, err)
-			}
-			continue
-		}
-		eq := strings.IndexByte(t, '=')
-		if eq < 0 {
-			return nil, found, fmt.Errorf("%w: line %d: want key = value", errTOML, lineNo)
-		}
-		key := strings.Trim(strings.TrimSpace(t[:eq]), `"'`)
-		rest := strings.TrimSpace(t[eq+1:])
-		vals, err := tomlValue(rest, next)
-		if err != nil {
-			return nil, found, fmt.Errorf("%w: line %d: %v", errTOML, lineNo, err)
-		}
-		key = strings.ToLower(key)
-		if key == "addopts" && !strings.HasPrefix(rest, "[") && len(vals) == 1 {
-			// A string of options is split as pytest splits it (shlex).
-			str := vals[0]
-			if vals, err = splitArgs(str); err != nil {
-				vals = strings.Fields(str)
-			}
-		}
-		opts[key] = vals
-	}
-	return opts, found, nil
-}
+// pytestMode says how pytest reads the values of a table: "ini" for
+// [tool.pytest.ini_options] (strings, or lists of strings, as in an INI
+// file), "toml" for [tool.pytest] and pytest.toml's [pytest] (native TOML
+// types, checked strictly).
+type pytestMode string
 
-// tomlHeader returns the dotted name of a table header, quotes and spaces
-// removed ("" for an array of tables).
-func tomlHeader(t string) string {
-	if strings.HasPrefix(t, "[[") {
-		return ""
-	}
-	end := strings.LastIndexByte(t, ']')
-	if end < 0 {
-		return ""
-	}
-	parts := strings.Split(t[1:end], ".")
-	for i, p := range parts {
-		parts[i] = strings.Trim(strings.TrimSpace(p), `"'`)
-	}
-	return strings.Join(parts, ".")
-}
+const (
+	modeINI  pytestMode = "ini"
+	modeTOML pytestMode = "toml"
+)
 
-// skipTOMLValue passes over the remaining lines of a multi-line value that
-// starts on line t.
-func skipTOMLValue(t string, next func() (string, bool)) error {
-	eq := strings.IndexByte(t, '=')
-	if eq < 0 {
-		return nil
+// pyprojectPytest reads pytest's options from a pyproject.toml as pytest 9
+// does: [tool.pytest] holds them with native TOML types (addopts a list of
+// strings), [tool.pytest.ini_options] in the INI style (addopts a string
+// split as a shell would, or a list), and a file with both is refused, as
+// pytest refuses it. found reports whether either table holds options;
+// a pyproject.toml without them is not pytest's configuration.
+func pyprojectPytest(b []byte) (opts map[string][]string, found bool, err error) {
+	doc, err := decodeTOML(b)
+	if err != nil {
+		return nil, false, err
 	}
-	rest := strings.TrimSpace(t[eq+1:])
-	if strings.HasPrefix(rest, `"""`) || strings.HasPrefix(rest, "'''") || strings.HasPrefix(rest, "[") {
-		_, err := tomlValue(rest, next)
-		if err != nil && !errors.Is(err, errTOMLType) {
-			return err
+	tool, ok, err := tomlTable(doc, "tool")
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	pt, ok, err := tomlTable(tool, "pytest")
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	native := map[string]any{}
+	for k, v := range pt {
+		if k != "ini_options" {
+			native[k] = v
 		}
 	}
-	return nil
-}
-
-var errTOMLType = errors.New("not a string or an array of strings")
-
-// tomlValue reads a value that starts with rest, reading further lines with
-// next when it spans several.
-func tomlValue(rest string, next func() (string, bool)) ([]string, error) {
+	ini, hasINI, err := tomlTable(pt, "ini_options")
+	if err != nil {
+		return nil, false, err
+	}
 	switch {
-	case strings.HasPrefix(rest, `"""`), strings.HasPrefix(rest, "'''"):
-		s, _, err := tomlMultiline(rest, next)
-		return []string{s}, err
-	case strings.HasPrefix(rest, `"`), strings.HasPrefix(rest, "'"):
-		s, _, err := tomlString(rest)
-		return []string{s}, err
-	case strings.HasPrefix(rest, "["):
-		return tomlArray(rest[1:], next)
+	case len(native) > 0 && hasINI:
+		return nil, true, fmt.Errorf("%w: [tool.pytest] and [tool.pytest.ini_options] are both given (pytest refuses a file with both)", errTOML)
+	case len(native) > 0:
+		opts, err = pytestOptions(native, modeTOML, "[tool.pytest]")
+		return opts, true, err
+	case hasINI:
+		opts, err = pytestOptions(ini, modeINI, "[tool.pytest.ini_options]")
+		return opts, true, err
 	}
-	v := rest
-	if i := strings.IndexByte(v, '#'); i >= 0 {
-		v = v[:i]
-	}
-	return []string{strings.TrimSpace(v)}, nil
+	return nil, false, nil
 }
 
-// tomlString reads one single-line string at the start of s and returns it
-// and the rest of s after it.
-func tomlString(s string) (string, string, error) {
-	q := s[0]
-	if q == '\'' {
-		end := strings.IndexByte(s[1:], '\'')
-		if end < 0 {
-			return "", "", errors.New("unterminated string")
-		}
-		return s[1 : 1+end], s[2+end:], nil
+// pytestTOMLFile reads pytest.toml or .pytest.toml (pytest 9): its [pytest]
+// table, with native TOML types. The file is pytest's configuration even
+// without the table; options written outside any table are refused, as
+// pytest refuses them.
+func pytestTOMLFile(b []byte) (map[string][]string, error) {
+	doc, err := decodeTOML(b)
+	if err != nil {
+		return nil, err
 	}
-	for i := 1; i < len(s); i++ {
-		switch s[i] {
-		case '\\':
-			i++
-		case '"':
-			v, err := strconv.Unquote(s[:i+1])
-			if err != nil {
-				return "", "", fmt.Errorf("string %s: %v", s[:i+1], err)
+	pt, ok, err := tomlTable(doc, "pytest")
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		for k, v := range doc {
+			if _, table := v.(map[string]any); !table {
+				return nil, fmt.Errorf("%w: %q is outside any table (pytest wants its options under [pytest])", errTOML, k)
 			}
-			return v, s[i+1:], nil
 		}
+		return map[string][]string{}, nil
 	}
-	return "", "", errors.New("unterminated string")
+	return pytestOptions(pt, modeTOML, "[pytest]")
 }
 
-// tomlMultiline reads a multi-line string starting at rest.
-func tomlMultiline(rest string, next func() (string, bool)) (string, string, error) {
-	delim := rest[:3]
-	body := rest[3:]
-	var b strings.Builder
-	first := true
-	for {
-		if i := strings.Index(body, delim); i >= 0 {
-			b.WriteString(body[:i])
-			s := b.String()
-			if delim == `"""` {
-				// Line-ending backslashes join lines; the usual escapes apply.
-				s = strings.ReplaceAll(s, "\\\n", "")
-				if u, err := strconv.Unquote(`"` + strings.ReplaceAll(strings.ReplaceAll(s, `"`, `\"`), "\n", `\n`) + `"`); err == nil {
-					s = u
-				}
-			}
-			return strings.TrimPrefix(s, "\n"), body[i+3:], nil
-		}
-		if !first || body != "" {
-			b.WriteString(body)
-		}
-		b.WriteByte('\n')
-		first = false
-		line, ok := next()
-		if !ok {
-			return "", "", errors.New("unterminated multi-line string")
-		}
-		body = line
+// decodeTOML parses a TOML document with go-toml, which bounds how deeply
+// arrays and inline tables nest (10000 levels). A syntax error names its
+// line and column.
+func decodeTOML(b []byte) (map[string]any, error) {
+	if len(b) > maxConfigBytes {
+		return nil, errConfigTooLarge
 	}
+	var doc map[string]any
+	if err := toml.Unmarshal(b, &doc); err != nil {
+		var de *toml.DecodeError
+		if errors.As(err, &de) {
+			row, col := de.Position()
+			return nil, fmt.Errorf("%w: line %d, column %d: %s", errTOML, row, col, de.Error())
+		}
+		return nil, fmt.Errorf("%w: %v", errTOML, err)
+	}
+	return doc, nil
 }
 
-// tomlArray reads the elements of an array of strings whose "[" has been
-// read.
-func tomlArray(rest string, next func() (string, bool)) ([]string, error) {
-	vals := []string{}
-	for {
-		rest = strings.TrimSpace(rest)
-		switch {
-		case rest == "" || rest[0] == '#':
-			line, ok := next()
+// tomlTable returns the table at key in t: ok is false when there is none,
+// and a value of another type is an error (pytest would fail on it).
+func tomlTable(t map[string]any, key string) (map[string]any, bool, error) {
+	v, ok := t[key]
+	if !ok {
+		return nil, false, nil
+	}
+	sub, ok := v.(map[string]any)
+	if !ok {
+		return nil, false, fmt.Errorf("%w: %q is %s, not a table", errTOML, key, tomlType(v))
+	}
+	return sub, true, nil
+}
+
+// pytestOptions turns a table of pytest options into the form the rest of
+// this package reads: addopts as arguments, every other option as its
+// value's text. in names the table for errors.
+func pytestOptions(t map[string]any, mode pytestMode, in string) (map[string][]string, error) {
+	opts := make(map[string][]string, len(t))
+	for k, v := range t {
+		if k != "addopts" {
+			opts[k] = []string{pyStr(v)}
+			continue
+		}
+		args, err := addoptsArgs(v, mode)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s addopts: %v", errTOML, in, err)
+		}
+		opts[k] = args
+	}
+	return opts, nil
+}
+
+// addoptsArgs reads addopts as pytest does: in the INI mode a string is
+// split as shlex.split splits it and a list is taken as it is; in the TOML
+// mode only a list of strings is accepted.
+func addoptsArgs(v any, mode pytestMode) ([]string, error) {
+	switch v := v.(type) {
+	case []any:
+		args := make([]string, 0, len(v))
+		for i, item := range v {
+			s, ok := item.(string)
 			if !ok {
-				return nil, errors.New("unterminated array")
+				return nil, fmt.Errorf("item %d is %s, want a string", i, tomlType(item))
 			}
-			rest = line
-			continue
-		case rest[0] == ',':
-			rest = rest[1:]
-			continue
-		case rest[0] == ']':
-			return vals, nil
-		case rest[0] == '"' || rest[0] == '\'':
-			var s string
-			var err error
-			if strings.HasPrefix(rest, `"""`) || strings.HasPrefix(rest, "'''") {
-				s, rest, err = tomlMultiline(rest, next)
-			} else {
-				s, rest, err = tomlString(rest)
-			}
-			if err != nil {
-				return nil, err
-			}
-			vals = append(vals, s)
-		default:
-			return nil, errTOMLType
+			args = append(args, s)
 		}
+		return args, nil
+	case string:
+		if mode == modeTOML {
+			return nil, errors.New("is a string, want a list of strings (pytest 9 refuses a string here; use [tool.pytest.ini_options] for a command-line string)")
+		}
+		return splitArgs(v)
 	}
+	if mode == modeTOML {
+		return nil, fmt.Errorf("is %s, want a list of strings", tomlType(v))
+	}
+	// The INI mode reads any other scalar as its text, one argument.
+	return splitArgs(pyStr(v))
+}
+
+// pyStr spells a TOML value as Python's str() spells what tomllib returns,
+// which is how pytest's INI mode reads a scalar that is not a string.
+func pyStr(v any) string {
+	switch v := v.(type) {
+	case string:
+		return v
+	case bool:
+		if v {
+			return "True"
+		}
+		return "False"
+	case int64:
+		return strconv.FormatInt(v, 10)
+	case float64:
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	return fmt.Sprint(v)
+}
+
+// tomlType names a decoded TOML value's type for an error message.
+func tomlType(v any) string {
+	switch v.(type) {
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case int64:
+		return "an integer"
+	case float64:
+		return "a float"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "a table"
+	}
+	return "a date or time"
 }
