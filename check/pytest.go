@@ -204,7 +204,7 @@ func parseINI(b []byte) ([]iniSectionEntries, error) {
 	text := strings.ReplaceAll(string(b), "\r\n", "\n")
 	text = strings.ReplaceAll(text, "\r", "\n")
 	var sections []iniSectionEntries
-	cur := -1 // the section being read
+	cur := -1     // the section being read
 	last := false // whether the last line read was an entry (not a header)
 	for n, line := range pySplitLines(text) {
 		lineNo := n + 1
