@@ -20,4 +20,12 @@
 // answers 304; a client that accepts gzip gets the kept gzip form. A
 // summary reads no run's cases but the failing ones (and, of the latest
 // run, those failing in the base), and a cases page reads only its cases.
+// Which run a summary shows, and which base it compares with, is
+// testrun.ChooseLatest's rule.
+//
+// Handlers return the errors they meet; one mapper turns each into an
+// RFC 9457 problem (application/problem+json): a bad request 400, an
+// unknown id 404, a request whose context ended 503 with Retry-After, a
+// failing store 500 without its cause. The pages are html/template files
+// embedded from templates/.
 package serve
