@@ -3,6 +3,7 @@ package check
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -300,4 +301,55 @@ func TestTail(t *testing.T) {
 	tl.Write([]byte("xéééé"))
 	got := tl.Bytes()
 	assert.Equal(t, "éé", string(got), "no partial UTF-8 at the start")
+}
+
+// TestConfigCorpus reads each real configuration file of
+// testdata/config (see its MANIFEST: repository, path and commit of each)
+// under the name it has in its repository and checks whether pytest would
+// use it and the JUnit path it names; the environment files are read for
+// verify_reports.
+func TestConfigCorpus(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "config", "MANIFEST"))
+	require.NoError(t, err)
+	n := 0
+	for _, line := range strings.Split(string(b), "\n") {
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		f := strings.Split(line, "\t")
+		require.Len(t, f, 7, line)
+		file, form, repo, pytest, junit := f[0], f[1], f[2], f[5], f[6]
+		require.Len(t, f[4], 40, "%s: a commit", file)
+		n++
+		t.Run(file, func(t *testing.T) {
+			body, err := os.ReadFile(filepath.Join("testdata", "config", file))
+			require.NoError(t, err)
+			dir := t.TempDir()
+			if pytest == "yaml" {
+				globs, err := verifyReports(body)
+				require.NoError(t, err, repo)
+				want := []string(nil)
+				if junit != "-" {
+					want = strings.Split(junit, ",")
+				}
+				assert.Equal(t, want, globs)
+				return
+			}
+			require.NoError(t, os.WriteFile(filepath.Join(dir, form), body, 0o644))
+			cfg, err := findPytestConfig(dir, dir)
+			require.NoError(t, err, repo)
+			if pytest == "yes" {
+				assert.Equal(t, filepath.Join(dir, form), cfg.File, "pytest reads %s of %s", form, repo)
+			} else {
+				assert.Empty(t, cfg.File, "%s of %s holds no pytest configuration", form, repo)
+			}
+			path, named := junitArg(cfg.Args)
+			if junit == "-" {
+				assert.False(t, named, "no JUnit path in %s", repo)
+				return
+			}
+			assert.Equal(t, junit, path)
+		})
+	}
+	assert.GreaterOrEqual(t, n, 20)
 }
