@@ -54,8 +54,9 @@ func Listen(addr string) (net.Listener, error) {
 		return nil, fmt.Errorf("mcpserver: %w", err)
 	}
 	if ta, ok := ln.Addr().(*net.TCPAddr); !ok || !ta.IP.IsLoopback() {
-		ln.Close()
-		return nil, fmt.Errorf("%w: %s listens on %s", ErrNotLoopback, addr, ln.Addr())
+		got := ln.Addr()
+		_ = ln.Close()
+		return nil, fmt.Errorf("%w: %s listens on %s", ErrNotLoopback, addr, got)
 	}
 	return ln, nil
 }

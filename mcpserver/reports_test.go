@@ -136,7 +136,7 @@ func TestParseReportsPages12001Cases(t *testing.T) {
 	var b strings.Builder
 	b.WriteString(`<?xml version="1.0"?><testsuite name="s">`)
 	for i := range 12001 {
-		b.WriteString(fmt.Sprintf(`<testcase classname="pkg" name="Test%05d" time="0.001"/>`, i))
+		fmt.Fprintf(&b, `<testcase classname="pkg" name="Test%05d" time="0.001"/>`, i)
 	}
 	b.WriteString(`</testsuite>`)
 	require.NoError(t, os.WriteFile(filepath.Join(root, "big.xml"), []byte(b.String()), 0o644))

@@ -17,9 +17,11 @@ const (
 	SessionTestsTemplate = Scheme + "://sessions/{ref}/tests"
 )
 
-// JobTestsURI and SessionTestsURI are the resource URIs of a job's and a
-// session's tests, the id escaped as one path segment.
+// JobTestsURI is the resource URI of a job's tests, the id escaped as one
+// path segment.
 func JobTestsURI(id string) string { return Scheme + "://jobs/" + url.PathEscape(id) + "/tests" }
+
+// SessionTestsURI is the resource URI of a session's tests.
 func SessionTestsURI(ref string) string {
 	return Scheme + "://sessions/" + url.PathEscape(ref) + "/tests"
 }

@@ -147,7 +147,9 @@ func rpcError(uri string, err error) error {
 	case errors.As(err, &be):
 		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: be.Error(), Data: uriData(uri)}
 	case errors.As(err, &ae) && ae.Status == http.StatusNotFound:
-		return &jsonrpc.Error{Code: mcp.CodeResourceNotFound, Message: "Resource not found: " + ae.Detail, Data: ae.Problem}
+		// Resource not found is invalid params since the 2025-11-25
+		// protocol (the SDK's older code is deprecated).
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "Resource not found: " + ae.Detail, Data: ae.Problem}
 	case errors.As(err, &ae) && ae.Status == http.StatusBadRequest:
 		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: ae.Detail, Data: ae.Problem}
 	case errors.As(err, &ae):

@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/hangar-dev/testresults/serve"
 	"github.com/hangar-dev/testresults/store"
 	"github.com/hangar-dev/testresults/testrun"
 )
@@ -153,6 +154,8 @@ func (s *Server) jobTests(ctx context.Context, _ *mcp.CallToolRequest, in JobTes
 }
 
 // loadRun returns stored run id with its cases; which names it in errors.
+// The call's time is bounded as the API bounds a request's
+// (serve.DefaultRequestTimeout): past it, 503.
 func (s *Server) loadRun(ctx context.Context, which, id string) (*testrun.Run, error) {
 	if err := checkID("run id", id); err != nil {
 		return nil, err
@@ -183,6 +186,8 @@ type diffOutput struct {
 }
 
 func (s *Server) diffRuns(ctx context.Context, _ *mcp.CallToolRequest, in DiffRunsInput) (*mcp.CallToolResult, any, error) {
+	ctx, cancel := context.WithTimeout(ctx, serve.DefaultRequestTimeout)
+	defer cancel()
 	p, err := newPager(in.Offset)
 	if err != nil {
 		return failed(err)
@@ -221,6 +226,8 @@ type verdictOutput struct {
 }
 
 func (s *Server) verdict(ctx context.Context, _ *mcp.CallToolRequest, in VerdictInput) (*mcp.CallToolResult, any, error) {
+	ctx, cancel := context.WithTimeout(ctx, serve.DefaultRequestTimeout)
+	defer cancel()
 	p, err := newPager(in.Offset)
 	if err != nil {
 		return failed(err)

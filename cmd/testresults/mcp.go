@@ -94,7 +94,7 @@ func runMCP(ctx context.Context, args []string, env Env) error {
 	if err != nil {
 		return err
 	}
-	defer st.Close()
+	defer func() { _ = st.Close() }()
 	srv, err := mcpserver.New(st, mcpserver.WithAdminToken(token), mcpserver.WithReportsDir(o.reportsDir),
 		mcpserver.WithEnviron(env.Environ()), mcpserver.WithVersion(moduleVersion()))
 	if err != nil {
