@@ -67,6 +67,19 @@ func TestLoadConfig(t *testing.T) {
 				Tier:            TierEdge,
 			},
 		},
+		{
+			name: "gateway",
+			want: &Config{
+				SpanNames:     []string{"job.verify"},
+				BaseSpanNames: []string{"job.provision"},
+				AuthAttribute: "subject",
+				Tier:          TierGateway,
+				TrustedEdges: []TrustedSource{
+					{AuthSubjects: []string{"edge-1", "edge-2"}},
+					{Metadata: map[string]string{"authorization": "Bearer edge-token"}},
+				},
+			},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -100,6 +113,24 @@ func TestLoadConfigInvalid(t *testing.T) {
 			"trusted_sources[4].metadata[x-hangar-source]: value must not be empty",
 			"auth_attribute: must not be empty",
 		}},
+		{name: "gateway_trust_all", errs: []string{
+			"trust_all_sources: must not be true when tier is gateway: every batch arrives from the edge tier, so it would trust whatever the edges forward; name the edges in trusted_edges",
+			"trusted_edges: must not be empty when tier is gateway (the authenticated edge collectors whose verdicts are kept)",
+		}},
+		{name: "gateway_sources", errs: []string{
+			"trusted_sources: must be empty when tier is gateway: the senders are judged on the edge, where the client is known; name the edges in trusted_edges",
+		}},
+		{name: "gateway_bad_edges", errs: []string{
+			"trusted_edges[1].resource_attributes: not allowed: the resource is the original sender's, forwarded unchanged; name the edge by auth_subjects or metadata",
+			"trusted_edges[2]: must set auth_subjects or metadata",
+			"trusted_edges[3].auth_subjects[0]: must not be empty",
+		}},
+		{name: "gateway_no_edges", errs: []string{
+			"trusted_edges: must not be empty when tier is gateway (the authenticated edge collectors whose verdicts are kept)",
+		}},
+		{name: "edge_with_edges", errs: []string{
+			"trusted_edges: only with tier: gateway (an edge judges its senders by trusted_sources)",
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -113,6 +144,12 @@ func TestLoadConfigInvalid(t *testing.T) {
 			assert.Len(t, strings.Split(err.Error(), "\n"), len(tt.errs), err.Error())
 		})
 	}
+
+	t.Run("bad_tier", func(t *testing.T) {
+		_, err := loadConfig(t, "bad_tier")
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), `tier: "middle" is not edge or gateway`)
+	})
 
 	t.Run("unknown_option", func(t *testing.T) {
 		_, err := loadConfig(t, "unknown_option")

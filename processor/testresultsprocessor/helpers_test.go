@@ -228,13 +228,18 @@ func consumeCounting(t testing.TB, ctx context.Context, cfg *Config, td ptrace.T
 	require.NoError(t, p.ConsumeTraces(ctx, in))
 	require.NoError(t, p.Shutdown(context.Background()))
 	require.Len(t, sink.AllTraces(), 1)
+	return sink.AllTraces()[0], readStats(t, reader)
+}
 
+// readStats reads back the counts a processor's telemetry recorded.
+func readStats(t testing.TB, reader *sdkmetric.ManualReader) stats {
+	t.Helper()
 	var rm metricdata.ResourceMetrics
 	require.NoError(t, reader.Collect(context.Background(), &rm))
 	var st stats
 	fields := map[string]*int64{
 		metricRunsSeen: &st.seen, metricRunsTrusted: &st.trusted, metricRunsCounted: &st.counted,
-		metricRunsMalformed: &st.malformed, metricRunsUntrustedFrom: &st.untrustedSource,
+		metricRunsMalformed: &st.malformed, metricRunsUntrustedFrom: &st.untrustedSource, metricRunsForwarded: &st.forwarded,
 		metricFlagsOverwritten: &st.overwritten, metricFlagsRemoved: &st.removed,
 	}
 	for _, sm := range rm.ScopeMetrics {
@@ -249,5 +254,5 @@ func consumeCounting(t testing.TB, ctx context.Context, cfg *Config, td ptrace.T
 			}
 		}
 	}
-	return sink.AllTraces()[0], st
+	return st
 }

@@ -19,14 +19,62 @@ import (
 // from a trusted source, and compares the whole output with the input plus
 // the expected flags on the event and on the span.
 func TestTrustTable(t *testing.T) {
-	tests := []struct {
-		name        string
-		attrs       []attr
-		trusted     bool
-		counted     bool
-		malformed   bool
-		overwritten int64
-	}{
+	for _, tt := range trustRows() {
+		t.Run(tt.name, func(t *testing.T) {
+			in := traces(t, verifierResource(), span{name: semconv.SpanJobVerify, events: []event{runEvent(tt.attrs...)}})
+			got := consume(t, context.Background(), verifierConfig(), in)
+
+			want := ptrace.NewTraces()
+			in.CopyTo(want)
+			wantSpan := want.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0)
+			setFlags(wantSpan.Events().At(0).Attributes(), tt.trusted, tt.counted)
+			setFlags(wantSpan.Attributes(), tt.trusted, tt.counted)
+			require.NoError(t, ptracetest.CompareTraces(want, got))
+
+			// Exactly one value of each flag is left, whatever the sender wrote.
+			gotEvent := got.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).Events().At(0)
+			assert.Equal(t, []any{tt.trusted}, flagsOf(gotEvent.Attributes(), keyTrusted))
+			assert.Equal(t, []any{tt.counted}, flagsOf(gotEvent.Attributes(), keyCounted))
+
+			// The counts the telemetry reports for this run.
+			var st stats
+			ev := ptrace.NewTraces()
+			in.CopyTo(ev)
+			processRun(ev.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).Events().At(0).Attributes(), senderTrusted, &st)
+			assert.Equal(t, tt.stats(), st)
+		})
+	}
+}
+
+// trustRow is one row of the trust table: a run's attributes as sent by a
+// trusted source, and what the processor makes of them.
+type trustRow struct {
+	name        string
+	attrs       []attr
+	trusted     bool
+	counted     bool
+	malformed   bool
+	overwritten int64
+}
+
+// stats are the counts the telemetry reports for the row's run.
+func (tt *trustRow) stats() stats {
+	st := stats{seen: 1, overwritten: tt.overwritten}
+	if tt.trusted {
+		st.trusted = 1
+	}
+	if tt.counted {
+		st.counted = 1
+	}
+	if tt.malformed {
+		st.malformed = 1
+	}
+	return st
+}
+
+// trustRows is the trust table, shared by the traces and the logs tests.
+func trustRows() []trustRow {
+	return []trustRow{
 		{name: "base", attrs: runAttrs(), trusted: true, counted: true},
 		{name: "after_turn", attrs: runAttrs(attr{keyKind, "after_turn"}), trusted: true, counted: true},
 		{name: "rerun", attrs: runAttrs(attr{keyKind, "rerun"}), trusted: true, counted: true},
@@ -129,41 +177,6 @@ func TestTrustTable(t *testing.T) {
 			attrs:   runAttrs(attr{keyTrusted, false}, attr{keyCounted, false}),
 			trusted: true, counted: true, overwritten: 2,
 		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			in := traces(t, verifierResource(), span{name: semconv.SpanJobVerify, events: []event{runEvent(tt.attrs...)}})
-			got := consume(t, context.Background(), verifierConfig(), in)
-
-			want := ptrace.NewTraces()
-			in.CopyTo(want)
-			wantSpan := want.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0)
-			setFlags(wantSpan.Events().At(0).Attributes(), tt.trusted, tt.counted)
-			setFlags(wantSpan.Attributes(), tt.trusted, tt.counted)
-			require.NoError(t, ptracetest.CompareTraces(want, got))
-
-			// Exactly one value of each flag is left, whatever the sender wrote.
-			gotEvent := got.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).Events().At(0)
-			assert.Equal(t, []any{tt.trusted}, flagsOf(gotEvent.Attributes(), keyTrusted))
-			assert.Equal(t, []any{tt.counted}, flagsOf(gotEvent.Attributes(), keyCounted))
-
-			// The counts the telemetry reports for this run.
-			var st stats
-			ev := ptrace.NewTraces()
-			in.CopyTo(ev)
-			processRun(ev.ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).Events().At(0).Attributes(), senderTrusted, &st)
-			want2 := stats{seen: 1, overwritten: tt.overwritten}
-			if tt.trusted {
-				want2.trusted = 1
-			}
-			if tt.counted {
-				want2.counted = 1
-			}
-			if tt.malformed {
-				want2.malformed = 1
-			}
-			assert.Equal(t, want2, st)
-		})
 	}
 }
 

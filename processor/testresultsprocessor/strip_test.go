@@ -287,6 +287,16 @@ const (
 	atLink     = "link"
 )
 
+// forgerySenders are the senders of the forgery tables (spans and logs).
+var forgerySenders = []struct {
+	name     string
+	resource []attr
+	trusted  bool
+}{
+	{"trusted sender", verifierResource(), true},
+	{"untrusted sender", []attr{{string(semconv.ServiceNameKey), "agent"}}, false},
+}
+
 // TestForgeryTable puts one forged flag, true, under every spelling, at
 // every place a batch can carry attributes (resource, scope, span, a
 // test.run event, another event, a span link), on listed and unlisted spans,
@@ -307,17 +317,9 @@ func TestForgeryTable(t *testing.T) {
 		{semconv.SpanTurn, false},
 		{"HTTP GET", false},
 	}
-	senders := []struct {
-		name     string
-		resource []attr
-		trusted  bool
-	}{
-		{"trusted sender", verifierResource(), true},
-		{"untrusted sender", []attr{{string(semconv.ServiceNameKey), "agent"}}, false},
-	}
 	for _, pos := range positions {
 		for _, sn := range spanNames {
-			for _, sender := range senders {
+			for _, sender := range forgerySenders {
 				for _, spelling := range flagSpellings {
 					name := fmt.Sprintf("%s/%s/%s/%q", pos, sn.name, sender.name, spelling)
 					t.Run(name, func(t *testing.T) {
