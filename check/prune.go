@@ -14,14 +14,17 @@ import (
 	"github.com/hangar-dev/testresults/testrun"
 )
 
-// Retention of report folders (see Prune).
+// Retention of report folders (see Prune) is testrun's, the store's too:
+// these are its limits under the names this package has given them.
 const (
-	// RunRetention is how long a run folder is kept.
-	RunRetention = 14 * 24 * time.Hour
-	// CasesRetention is how long a run keeps its per-case outcomes.
-	CasesRetention = 3 * 24 * time.Hour
-	// BaseCasesRetention is how long a base run keeps them.
-	BaseCasesRetention = 14 * 24 * time.Hour
+	// RunRetention is how long a run folder is kept (testrun.RunRetention).
+	RunRetention = testrun.RunRetention
+	// CasesRetention is how long a run keeps its per-case outcomes
+	// (testrun.CasesRetention).
+	CasesRetention = testrun.CasesRetention
+	// BaseCasesRetention is how long a base run keeps them
+	// (testrun.BaseCasesRetention).
+	BaseCasesRetention = testrun.BaseCasesRetention
 )
 
 // maxResultsBytes bounds the TEST-RESULTS.json Prune reads.
@@ -47,10 +50,10 @@ type PruneSkip struct {
 	Reason string `json:"reason"`
 }
 
-// Prune applies the retention rules to the run folders in root (such as
-// $HOME/.hangar/tests): a folder older than RunRetention is removed; the
-// "cases" (and "durations") of its TEST-RESULTS.json are dropped after CasesRetention
-// (BaseCasesRetention for runs of kind base), rewriting the file
+// Prune applies retention (testrun.Retain) to the run folders in root (such
+// as $HOME/.hangar/tests): a folder older than RunRetention is removed; the
+// "cases" (and "durations") of its TEST-RESULTS.json are dropped after
+// CasesRetention (BaseCasesRetention for runs of kind base), rewriting the file
 // atomically and keeping its modification time. A run's age is taken from
 // its started_at, else from its folder's modification time. Symbolic links
 // are never followed: a link in root is skipped, and root itself must not
@@ -140,24 +143,25 @@ func pruneRun(dir string, now time.Time, p *Pruned) error {
 			age = now.Sub(*head.StartedAt)
 		}
 	}
-	if age > RunRetention {
+	var kind testrun.Kind
+	if head.Kind != nil {
+		kind = testrun.Kind(*head.Kind)
+	}
+	kept := testrun.Retain(kind, age)
+	if kept == testrun.RetainNothing {
 		if err := os.RemoveAll(dir); err != nil {
 			return err
 		}
 		p.Removed = append(p.Removed, dir)
 		return nil
 	}
-	keep := CasesRetention
-	if head.Kind != nil && *head.Kind == "base" {
-		keep = BaseCasesRetention
-	}
-	if fields == nil || age <= keep {
+	if fields == nil || kept == testrun.RetainAll {
 		return nil
 	}
 	// The cases become null and the durations, which name only ids in
 	// cases, go with them.
 	changed := false
-	kept := fields[:0]
+	left := fields[:0]
 	for _, f := range fields {
 		switch {
 		case f.key == "cases" && string(f.value) != "null":
@@ -167,9 +171,9 @@ func pruneRun(dir string, now time.Time, p *Pruned) error {
 			changed = true
 			continue
 		}
-		kept = append(kept, f)
+		left = append(left, f)
 	}
-	fields = kept
+	fields = left
 	if !changed {
 		return nil
 	}

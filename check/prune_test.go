@@ -2,13 +2,17 @@ package check
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/hangar-dev/testresults/testrun"
 )
 
 func TestPrune(t *testing.T) {
@@ -121,4 +125,56 @@ func TestPruneLinkedResults(t *testing.T) {
 	b, err := os.ReadFile(target)
 	require.NoError(t, err)
 	assert.Equal(t, body, string(b), "a linked TEST-RESULTS.json is not written through")
+}
+
+// retentionGrid is every kind (and no kind) at the ages around each limit
+// of testrun's retention: Prune and the store's PruneRuns are each checked
+// against testrun.Retain on it, so they agree with each other.
+func retentionGrid() (kinds []testrun.Kind, ages []time.Duration) {
+	kinds = append([]testrun.Kind{""}, testrun.Kinds...)
+	for _, k := range kinds {
+		for _, limit := range []time.Duration{testrun.CasesRetentionFor(k), testrun.RunRetention} {
+			ages = append(ages, limit-time.Second, limit, limit+time.Second)
+		}
+	}
+	slices.Sort(ages)
+	return kinds, slices.Compact(ages)
+}
+
+func TestPruneFollowsRetain(t *testing.T) {
+	now := time.Date(2026, 6, 30, 12, 0, 0, 0, time.UTC)
+	root := t.TempDir()
+	kinds, ages := retentionGrid()
+	want := map[string]testrun.Retained{}
+	for _, k := range kinds {
+		for i, age := range ages {
+			name := fmt.Sprintf("k%s-%d", k, i)
+			dir := filepath.Join(root, name)
+			require.NoError(t, os.MkdirAll(dir, 0o755))
+			kind := `null`
+			if k != "" {
+				kind = `"` + string(k) + `"`
+			}
+			body := `{"id": "` + name + `", "kind": ` + kind + `, "started_at": "` + now.Add(-age).Format(time.RFC3339) +
+				`", "cases": {"a": "passed"}, "durations": {"a": 0.5}}`
+			require.NoError(t, os.WriteFile(filepath.Join(dir, ResultsFile), []byte(body), 0o644))
+			want[dir] = testrun.Retain(k, age)
+		}
+	}
+	p, err := Prune(root, now)
+	require.NoError(t, err)
+	require.Empty(t, p.Skipped)
+	got := map[string]testrun.Retained{}
+	for dir := range want {
+		got[dir] = testrun.RetainAll
+	}
+	for _, dir := range p.Removed {
+		got[dir] = testrun.RetainNothing
+	}
+	for _, f := range p.CasesDropped {
+		got[filepath.Dir(f)] = testrun.RetainCounts
+	}
+	assert.Equal(t, want, got)
+	assert.NotEmpty(t, p.Removed)
+	assert.NotEmpty(t, p.CasesDropped)
 }

@@ -16,16 +16,19 @@ import (
 	"github.com/hangar-dev/testresults/testrun"
 )
 
-// Retention of stored runs.
+// Retention of stored runs is testrun's (testrun.Retain), the report
+// folders' too; these are its limits under the names this package has
+// given them, counted from a run's last recording.
 const (
-	// RunTTL is how long a stored run is kept after it was recorded.
-	RunTTL = 14 * 24 * time.Hour
+	// RunTTL is how long a stored run is kept after it was last recorded
+	// (testrun.RunRetention).
+	RunTTL = testrun.RunRetention
 	// CasesTTL is how long a run keeps its per-case map; afterwards it
-	// keeps its counts and failures only.
-	CasesTTL = 3 * 24 * time.Hour
+	// keeps its counts and failures only (testrun.CasesRetention).
+	CasesTTL = testrun.CasesRetention
 	// BaseCasesTTL is CasesTTL for runs of kind base, which later runs are
-	// compared with.
-	BaseCasesTTL = 14 * 24 * time.Hour
+	// compared with (testrun.BaseCasesRetention).
+	BaseCasesTTL = testrun.BaseCasesRetention
 	// MaxRunsPerQuery bounds the runs JobRuns and SessionRuns return (the
 	// latest ones).
 	MaxRunsPerQuery = 1000
@@ -92,10 +95,10 @@ type RunStore interface {
 	// one once any run is tagged or retention runs, in the transaction
 	// that does it. It reads one row.
 	RunsVersion(ctx context.Context) (string, error)
-	// PruneRuns applies retention at now: runs last recorded (for any
-	// job or session) more than RunTTL before go, and per-case maps of
-	// runs last recorded more than CasesTTL before (BaseCasesTTL for base
-	// runs) are dropped. It says how many runs and maps went.
+	// PruneRuns applies retention (testrun.Retain) at now, counted from a
+	// run's last recording (for any job or session): runs last recorded
+	// more than RunTTL before go, and per-case maps of runs last recorded
+	// more than CasesTTL before (BaseCasesTTL for base runs) are dropped. It says how many runs and maps went.
 	PruneRuns(ctx context.Context, now time.Time) (PrunedRuns, error)
 }
 
@@ -626,19 +629,24 @@ func (s *sqlStore) RunOutcomes(ctx context.Context, id string, also []string) (m
 
 func (s *sqlStore) PruneRuns(ctx context.Context, now time.Time) (PrunedRuns, error) {
 	var p PrunedRuns
+	// testrun.Retain as cut-off times: a run recorded before cut goes, and
+	// the cases of one recorded before its kind's cases cut-off. Base runs
+	// have their own cases retention; every other kind shares one, which
+	// TestPruneRunsFollowsRetain checks over all kinds.
+	cut := now.Add(-testrun.RunRetention).UnixMicro()
+	baseCut := now.Add(-testrun.CasesRetentionFor(testrun.KindBase)).UnixMicro()
+	otherCut := now.Add(-testrun.CasesRetentionFor(testrun.KindAfterTurn)).UnixMicro()
+	base := string(testrun.KindBase)
 	err := s.inTx(ctx, "runs", func(tx *sql.Tx) error {
-		cut := now.Add(-RunTTL).UnixMicro()
 		// What goes, runs or cases, is no longer answered.
 		if err := s.touch(ctx, tx, `SELECT run_id FROM runs WHERE last_recorded_at < ? OR (cases_json IS NOT NULL AND (
 			(kind <> ? AND last_recorded_at < ?) OR (kind = ? AND last_recorded_at < ?)))`,
-			cut, string(testrun.KindBase), now.Add(-CasesTTL).UnixMicro(),
-			string(testrun.KindBase), now.Add(-BaseCasesTTL).UnixMicro()); err != nil {
+			cut, base, otherCut, base, baseCut); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM run_failing WHERE run_id IN
 			(SELECT run_id FROM runs WHERE last_recorded_at < ? OR (kind <> ? AND last_recorded_at < ?) OR (kind = ? AND last_recorded_at < ?))`),
-			cut, string(testrun.KindBase), now.Add(-CasesTTL).UnixMicro(),
-			string(testrun.KindBase), now.Add(-BaseCasesTTL).UnixMicro()); err != nil {
+			cut, base, otherCut, base, baseCut); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM run_tags WHERE run_id IN
@@ -654,8 +662,7 @@ func (s *sqlStore) PruneRuns(ctx context.Context, now time.Time) (PrunedRuns, er
 		}
 		res, err = tx.ExecContext(ctx, s.q(`UPDATE runs SET cases_json = NULL, durations_json = NULL WHERE cases_json IS NOT NULL AND (
 			(kind <> ? AND last_recorded_at < ?) OR (kind = ? AND last_recorded_at < ?))`),
-			string(testrun.KindBase), now.Add(-CasesTTL).UnixMicro(),
-			string(testrun.KindBase), now.Add(-BaseCasesTTL).UnixMicro())
+			base, otherCut, base, baseCut)
 		if err != nil {
 			return err
 		}
