@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -78,7 +79,11 @@ func TestResourcesAreTheAPIsJSON(t *testing.T) {
 	}
 	_, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: JobTestsURI("no-such-job")})
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), "no runs for this job id")
+	var rpcErr *jsonrpc.Error
+	require.ErrorAs(t, err, &rpcErr)
+	assert.Equal(t, int64(jsonrpc.CodeInvalidParams), rpcErr.Code)
+	assert.Equal(t, "Resource not found: no runs for this job id", rpcErr.Message)
+	assert.Equal(t, 404, statusOf(t, rpcErr.Data), "the API's problem is the data")
 }
 
 // TestJobTestsPagesThrough12001Cases pages a run of 12,001 cases 5,000 at
