@@ -25,6 +25,22 @@ import (
 // runners is the folder of the real runners' reports.
 const runners = "../testdata/runners"
 
+// forEach runs fn on a fresh store of each backend: SQLite, and the
+// PostgreSQL server of TESTRESULTS_POSTGRES_URL (skipped without it).
+func forEach(t *testing.T, fn func(t *testing.T, st store.Store)) {
+	for _, b := range []struct {
+		name     string
+		location func(testing.TB) string
+	}{{"sqlite", teststore.SQLiteLocation}, {"postgres", teststore.PostgresLocation}} {
+		t.Run(b.name, func(t *testing.T) {
+			st, err := store.Open(context.Background(), b.location(t))
+			require.NoError(t, err)
+			t.Cleanup(func() { st.Close() })
+			fn(t, st)
+		})
+	}
+}
+
 func newStore(t *testing.T) store.Store {
 	t.Helper()
 	st, err := store.Open(context.Background(), teststore.SQLiteLocation(t))

@@ -58,116 +58,119 @@ func goRuns(t *testing.T, st store.Store) (base, after *testrun.Run) {
 // TestResourcesAreTheAPIsJSON reads a job's and a session's tests as
 // resources: the bytes the query API answers for the same job and session.
 func TestResourcesAreTheAPIsJSON(t *testing.T) {
-	st := newStore(t)
-	goRuns(t, st)
-	cs := connect(t, st)
-	for _, tc := range []struct{ uri, api string }{
-		{JobTestsURI("job-1"), "/api/jobs/job-1/tests"},
-		{SessionTestsURI("sess-1"), "/api/sessions/sess-1/tests"},
-	} {
-		t.Run(tc.uri, func(t *testing.T) {
-			res, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: tc.uri})
-			require.NoError(t, err)
-			require.Len(t, res.Contents, 1)
-			code, want := apiGet(t, st, tc.api)
-			require.Equal(t, 200, code)
-			assert.Equal(t, string(want), res.Contents[0].Text)
-			assert.Equal(t, "application/json", res.Contents[0].MIMEType)
-			assert.Equal(t, tc.uri, res.Contents[0].URI)
-			assert.Contains(t, res.Contents[0].Text, "TestFlaky")
-		})
-	}
-	_, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: JobTestsURI("no-such-job")})
-	require.Error(t, err)
-	var rpcErr *jsonrpc.Error
-	require.ErrorAs(t, err, &rpcErr)
-	assert.Equal(t, int64(jsonrpc.CodeInvalidParams), rpcErr.Code)
-	assert.Equal(t, "Resource not found: no runs for this job id", rpcErr.Message)
-	assert.Equal(t, 404, statusOf(t, rpcErr.Data), "the API's problem is the data")
+	forEach(t, func(t *testing.T, st store.Store) {
+		goRuns(t, st)
+		cs := connect(t, st)
+		for _, tc := range []struct{ uri, api string }{
+			{JobTestsURI("job-1"), "/api/jobs/job-1/tests"},
+			{SessionTestsURI("sess-1"), "/api/sessions/sess-1/tests"},
+		} {
+			t.Run(tc.uri, func(t *testing.T) {
+				res, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: tc.uri})
+				require.NoError(t, err)
+				require.Len(t, res.Contents, 1)
+				code, want := apiGet(t, st, tc.api)
+				require.Equal(t, 200, code)
+				assert.Equal(t, string(want), res.Contents[0].Text)
+				assert.Equal(t, "application/json", res.Contents[0].MIMEType)
+				assert.Equal(t, tc.uri, res.Contents[0].URI)
+				assert.Contains(t, res.Contents[0].Text, "TestFlaky")
+			})
+		}
+		_, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: JobTestsURI("no-such-job")})
+		require.Error(t, err)
+		var rpcErr *jsonrpc.Error
+		require.ErrorAs(t, err, &rpcErr)
+		assert.Equal(t, int64(jsonrpc.CodeInvalidParams), rpcErr.Code)
+		assert.Equal(t, "Resource not found: no runs for this job id", rpcErr.Message)
+		assert.Equal(t, 404, statusOf(t, rpcErr.Data), "the API's problem is the data")
+	})
 }
 
 // TestJobTestsPagesThrough12001Cases pages a run of 12,001 cases 5,000 at
 // a time through job_tests, following each page's next link, and gets
 // every case once, in test id order, each page the API's own JSON.
 func TestJobTestsPagesThrough12001Cases(t *testing.T) {
-	st := newStore(t)
-	big := bigRun("b12001", testrun.KindAfterTurn, 12001, testrun.OutcomePassed)
-	record(t, st, store.StoredRun{Run: big, JobID: "big"})
-	cs := connect(t, st)
+	forEach(t, func(t *testing.T, st store.Store) {
+		big := bigRun("b12001", testrun.KindAfterTurn, 12001, testrun.OutcomePassed)
+		record(t, st, store.StoredRun{Run: big, JobID: "big"})
+		cs := connect(t, st)
 
-	var ids []string
-	var sizes []int
-	args := JobTestsInput{Job: "big", Run: "b12001", Cases: true}
-	for page := 0; ; page++ {
-		require.Less(t, page, 10, "the pages end")
-		got, isErr := call(t, cs, ToolJobTests, args)
-		require.False(t, isErr, "%s", got)
-		q := url.Values{"run": {"b12001"}, "cases": {"true"}}
-		if args.Offset != 0 {
-			q.Set("offset", strconv.Itoa(args.Offset))
+		var ids []string
+		var sizes []int
+		args := JobTestsInput{Job: "big", Run: "b12001", Cases: true}
+		for page := 0; ; page++ {
+			require.Less(t, page, 10, "the pages end")
+			got, isErr := call(t, cs, ToolJobTests, args)
+			require.False(t, isErr, "%s", got)
+			q := url.Values{"run": {"b12001"}, "cases": {"true"}}
+			if args.Offset != 0 {
+				q.Set("offset", strconv.Itoa(args.Offset))
+			}
+			code, want := apiGet(t, st, "/api/jobs/big/tests?"+q.Encode())
+			require.Equal(t, 200, code)
+			require.JSONEq(t, string(want), string(got), "page %d is the API's", page)
+			var body struct {
+				Cases []struct{ ID string } `json:"cases"`
+				Next  string                `json:"next"`
+			}
+			require.NoError(t, json.Unmarshal(got, &body))
+			sizes = append(sizes, len(body.Cases))
+			for _, c := range body.Cases {
+				ids = append(ids, c.ID)
+			}
+			if body.Next == "" {
+				break
+			}
+			u, err := url.Parse(body.Next)
+			require.NoError(t, err)
+			args.Offset, err = strconv.Atoi(u.Query().Get("offset"))
+			require.NoError(t, err)
 		}
-		code, want := apiGet(t, st, "/api/jobs/big/tests?"+q.Encode())
-		require.Equal(t, 200, code)
-		require.JSONEq(t, string(want), string(got), "page %d is the API's", page)
-		var body struct {
-			Cases []struct{ ID string } `json:"cases"`
-			Next  string                `json:"next"`
-		}
-		require.NoError(t, json.Unmarshal(got, &body))
-		sizes = append(sizes, len(body.Cases))
-		for _, c := range body.Cases {
-			ids = append(ids, c.ID)
-		}
-		if body.Next == "" {
-			break
-		}
-		u, err := url.Parse(body.Next)
-		require.NoError(t, err)
-		args.Offset, err = strconv.Atoi(u.Query().Get("offset"))
-		require.NoError(t, err)
-	}
-	assert.Equal(t, []int{5000, 5000, 2001}, sizes)
-	require.Len(t, ids, 12001)
-	assert.True(t, slices.IsSorted(ids))
-	assert.Len(t, slices.Compact(slices.Clone(ids)), 12001, "no case twice")
+		assert.Equal(t, []int{5000, 5000, 2001}, sizes)
+		require.Len(t, ids, 12001)
+		assert.True(t, slices.IsSorted(ids))
+		assert.Len(t, slices.Compact(slices.Clone(ids)), 12001, "no case twice")
+	})
 }
 
 // TestDiffRunsOnRealRuns compares the go runner sample's base and after
 // runs: testrun.Compare's comparison, with TestFlaky a new failure.
 func TestDiffRunsOnRealRuns(t *testing.T) {
-	st := newStore(t)
-	base, after := goRuns(t, st)
-	cs := connect(t, st)
-	got, isErr := call(t, cs, ToolDiffRuns, DiffRunsInput{Base: base.ID, After: after.ID})
-	require.False(t, isErr, "%s", got)
-	var out struct {
-		Comparison json.RawMessage `json:"comparison"`
-		Page       Page            `json:"page"`
-	}
-	require.NoError(t, json.Unmarshal(got, &out))
-	want, err := json.Marshal(testrun.Compare(base, after))
-	require.NoError(t, err)
-	assert.JSONEq(t, string(want), string(out.Comparison))
-	var c struct {
-		Available   bool `json:"available"`
-		NewFailures []struct {
-			ID string `json:"id"`
-		} `json:"new_failures"`
-	}
-	require.NoError(t, json.Unmarshal(out.Comparison, &c))
-	require.True(t, c.Available)
-	var newIDs []string
-	for _, f := range c.NewFailures {
-		newIDs = append(newIDs, f.ID)
-	}
-	assert.Contains(t, newIDs, "example.com/runnersample/calc::TestFlaky")
-	assert.Nil(t, out.Page.NextOffset)
-	assert.Equal(t, len(c.NewFailures), out.Page.Totals["new_failures"])
+	forEach(t, func(t *testing.T, st store.Store) {
+		base, after := goRuns(t, st)
+		cs := connect(t, st)
+		got, isErr := call(t, cs, ToolDiffRuns, DiffRunsInput{Base: base.ID, After: after.ID})
+		require.False(t, isErr, "%s", got)
+		var out struct {
+			Comparison json.RawMessage `json:"comparison"`
+			Page       Page            `json:"page"`
+		}
+		require.NoError(t, json.Unmarshal(got, &out))
+		want, err := json.Marshal(testrun.Compare(base, after))
+		require.NoError(t, err)
+		assert.JSONEq(t, string(want), string(out.Comparison))
+		var c struct {
+			Available   bool `json:"available"`
+			NewFailures []struct {
+				ID string `json:"id"`
+			} `json:"new_failures"`
+		}
+		require.NoError(t, json.Unmarshal(out.Comparison, &c))
+		require.True(t, c.Available)
+		var newIDs []string
+		for _, f := range c.NewFailures {
+			newIDs = append(newIDs, f.ID)
+		}
+		assert.Contains(t, newIDs, "example.com/runnersample/calc::TestFlaky")
+		assert.Nil(t, out.Page.NextOffset)
+		assert.Equal(t, len(c.NewFailures), out.Page.Totals["new_failures"])
 
-	got, isErr = call(t, cs, ToolDiffRuns, DiffRunsInput{Base: "no-such-run", After: after.ID})
-	require.True(t, isErr)
-	assert.Equal(t, 404, statusOf(t, got))
-	assert.Equal(t, "base: no such run", detailOf(t, got))
+		got, isErr = call(t, cs, ToolDiffRuns, DiffRunsInput{Base: "no-such-run", After: after.ID})
+		require.True(t, isErr)
+		assert.Equal(t, 404, statusOf(t, got))
+		assert.Equal(t, "base: no such run", detailOf(t, got))
+	})
 }
 
 // TestDiffRunsPagesItsLists compares a base of 12,001 passing cases with
@@ -213,42 +216,43 @@ func TestDiffRunsPagesItsLists(t *testing.T) {
 // gotestsum's reports of one failing execution): TestFlaky is broken and
 // the verdict rejects, as testrun.PairedVerdict judges the same runs.
 func TestVerdictOnRealRuns(t *testing.T) {
-	st := newStore(t)
-	dir := t.TempDir()
-	p1 := realRun(t, testrun.KindBase, "go/reports/gotestsum-rerun.xml")
-	p2r, err := filepathRel(copyReport(t, dir, "go/reports/gotestsum-rerun.xml", "4.000001"))
-	require.NoError(t, err)
-	p2 := realRun(t, testrun.KindBase, p2r)
-	q1 := realRun(t, testrun.KindAfterTurn, "go/reports/go-junit-report.xml")
-	q2 := realRun(t, testrun.KindAfterTurn, "go/reports/gotestsum.xml")
-	for _, r := range []*testrun.Run{p1, p2, q1, q2} {
-		record(t, st, store.StoredRun{Run: r, JobID: "pair"})
-	}
-	cs := connect(t, st)
-	got, isErr := call(t, cs, ToolVerdict, VerdictInput{Parent: []string{p1.ID, p2.ID}, Patch: []string{q1.ID, q2.ID}})
-	require.False(t, isErr, "%s", got)
-	var out struct {
-		Verdict json.RawMessage `json:"verdict"`
-		Page    Page            `json:"page"`
-	}
-	require.NoError(t, json.Unmarshal(got, &out))
-	want, err := testrun.PairedVerdict([]*testrun.Run{p1, p2}, []*testrun.Run{q1, q2}, testrun.WithCopiesRefused())
-	require.NoError(t, err)
-	wantJSON, err := json.Marshal(want)
-	require.NoError(t, err)
-	assert.JSONEq(t, string(wantJSON), string(out.Verdict))
-	assert.Equal(t, testrun.DecisionReject, want.Decision)
-	var broken []string
-	for _, tv := range want.Broken {
-		broken = append(broken, tv.ID)
-	}
-	assert.Contains(t, broken, "example.com/runnersample/calc::TestFlaky")
+	forEach(t, func(t *testing.T, st store.Store) {
+		dir := t.TempDir()
+		p1 := realRun(t, testrun.KindBase, "go/reports/gotestsum-rerun.xml")
+		p2r, err := filepathRel(copyReport(t, dir, "go/reports/gotestsum-rerun.xml", "4.000001"))
+		require.NoError(t, err)
+		p2 := realRun(t, testrun.KindBase, p2r)
+		q1 := realRun(t, testrun.KindAfterTurn, "go/reports/go-junit-report.xml")
+		q2 := realRun(t, testrun.KindAfterTurn, "go/reports/gotestsum.xml")
+		for _, r := range []*testrun.Run{p1, p2, q1, q2} {
+			record(t, st, store.StoredRun{Run: r, JobID: "pair"})
+		}
+		cs := connect(t, st)
+		got, isErr := call(t, cs, ToolVerdict, VerdictInput{Parent: []string{p1.ID, p2.ID}, Patch: []string{q1.ID, q2.ID}})
+		require.False(t, isErr, "%s", got)
+		var out struct {
+			Verdict json.RawMessage `json:"verdict"`
+			Page    Page            `json:"page"`
+		}
+		require.NoError(t, json.Unmarshal(got, &out))
+		want, err := testrun.PairedVerdict([]*testrun.Run{p1, p2}, []*testrun.Run{q1, q2}, testrun.WithCopiesRefused())
+		require.NoError(t, err)
+		wantJSON, err := json.Marshal(want)
+		require.NoError(t, err)
+		assert.JSONEq(t, string(wantJSON), string(out.Verdict))
+		assert.Equal(t, testrun.DecisionReject, want.Decision)
+		var broken []string
+		for _, tv := range want.Broken {
+			broken = append(broken, tv.ID)
+		}
+		assert.Contains(t, broken, "example.com/runnersample/calc::TestFlaky")
 
-	// The same run twice on one side is refused: two copies never disagree.
-	got, isErr = call(t, cs, ToolVerdict, VerdictInput{Parent: []string{p1.ID, p1.ID}, Patch: []string{q1.ID, q2.ID}})
-	require.True(t, isErr)
-	assert.Contains(t, detailOf(t, got), "are the same run")
-	got, isErr = call(t, cs, ToolVerdict, VerdictInput{Parent: []string{p1.ID}, Patch: []string{q1.ID, q2.ID}})
-	require.True(t, isErr)
-	assert.Equal(t, fmt.Sprintf("parent: give 2 to %d runs, not 1", MaxPairedRuns), detailOf(t, got))
+		// The same run twice on one side is refused: two copies never disagree.
+		got, isErr = call(t, cs, ToolVerdict, VerdictInput{Parent: []string{p1.ID, p1.ID}, Patch: []string{q1.ID, q2.ID}})
+		require.True(t, isErr)
+		assert.Contains(t, detailOf(t, got), "are the same run")
+		got, isErr = call(t, cs, ToolVerdict, VerdictInput{Parent: []string{p1.ID}, Patch: []string{q1.ID, q2.ID}})
+		require.True(t, isErr)
+		assert.Equal(t, fmt.Sprintf("parent: give 2 to %d runs, not 1", MaxPairedRuns), detailOf(t, got))
+	})
 }
