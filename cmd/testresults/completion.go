@@ -79,7 +79,7 @@ var cliCommandTable = []cliCommand{
 	{name: "completion", synopsis: completionSynopsis, usage: completionUsage, flags: func() *pflag.FlagSet { return newFlagSet("completion") }, words: completionShells},
 	{name: "diff", usage: diffUsage, flags: func() *pflag.FlagSet { fs, _ := newDiffFlags(); return fs }},
 	{name: "export", usage: exportUsage, flags: func() *pflag.FlagSet { fs, _ := newExportFlags(); return fs }},
-	{name: "flaky", usage: flakyUsage, flags: func() *pflag.FlagSet { fs, _ := newFlakyFlags(); addStoreFlags(fs); return fs },
+	{name: "flaky", usage: flakyUsage, flags: func() *pflag.FlagSet { fs, _ := newFlakyFlags(); return fs },
 		words: flakySubcommands},
 	{name: "man", synopsis: manSynopsis, usage: manUsage, flags: func() *pflag.FlagSet { return newFlagSet("man") }},
 	{name: "packet", usage: packetUsage, flags: func() *pflag.FlagSet { fs, _ := newPacketFlags(); return fs }},
@@ -91,9 +91,6 @@ var cliCommandTable = []cliCommand{
 	{name: "validate", usage: validateUsage, flags: func() *pflag.FlagSet { fs, _ := newValidateFlags(); return fs }},
 	{name: "verdict", usage: verdictUsage, flags: func() *pflag.FlagSet { fs, _ := newVerdictFlags(); return fs }},
 }
-
-// flakySubcommands are the words runFlaky takes after its flags.
-var flakySubcommands = []string{"record", "list", "prune", "check", "summary"}
 
 // cliCommands returns the commands, sorted by name, with the synopsis the
 // command table registered (completion's and man's own until they are).

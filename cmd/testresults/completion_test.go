@@ -136,7 +136,6 @@ func TestBashCompletion(t *testing.T) {
 
 	runFlags, _ := newRunFlags()
 	flakyFlags, _ := newFlakyFlags()
-	addStoreFlags(flakyFlags)
 	sorted := func(s []string) []string { s = slices.Clone(s); slices.Sort(s); return s }
 
 	tests := []struct {

@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/spf13/pflag"
 
 	"github.com/hangar-dev/testresults/internal/term"
 	"github.com/hangar-dev/testresults/testrun"
+	"github.com/hangar-dev/testresults/textout"
 )
 
 func init() {
@@ -132,69 +132,9 @@ func runDiff(_ context.Context, args []string, env Env) error {
 		return withCode(code)
 	}
 	// Test ids and messages come from reports: escaped for the terminal.
-	printComparison(term.NewWriter(env.Stdout), c, after)
+	textout.Comparison(term.NewWriter(env.Stdout), c, after)
 	return withCode(code)
 }
 
-// printComparison writes the comparison for people: each new failure with
-// the headline of its message and, where its runner takes one, the command
-// that reruns it (from the current folder).
-func printComparison(w io.Writer, c testrun.Comparison, after *testrun.Run) {
-	fmt.Fprintf(w, "base %s → after %s\n", c.BaseID, c.AfterID)
-	if !c.Available {
-		fmt.Fprintf(w, "comparison unavailable: %s\n", c.Unavailable)
-	} else if len(c.NewFailures) == 0 {
-		fmt.Fprintln(w, "new failures: none")
-	} else {
-		fmt.Fprintf(w, "new failures (%d):\n", len(c.NewFailures))
-		for _, f := range c.NewFailures {
-			fmt.Fprintf(w, "  %-7s %s%s\n", f.Outcome, term.EscapeLine(f.ID), headline(f))
-			if argv := testrun.RerunCommand(after, f.ID, testrun.WithRepository(".")); argv != nil {
-				fmt.Fprintf(w, "          rerun: %s\n", term.EscapeLine(testrun.ShellQuote(argv)))
-			}
-		}
-	}
-	if c.BaseFailures != nil {
-		fmt.Fprintf(w, "base failures: %d\n", len(c.BaseFailures))
-	}
-	if c.Fixed != nil {
-		fmt.Fprintf(w, "fixed (%d)%s\n", len(c.Fixed), listTail(c.Fixed))
-	}
-	if len(c.Flaky) > 0 {
-		ids := make([]string, len(c.Flaky))
-		for i, f := range c.Flaky {
-			ids[i] = f.ID
-		}
-		fmt.Fprintf(w, "flaky (%d)%s\n", len(ids), listTail(ids))
-	}
-	if c.CoverageDelta != nil {
-		fmt.Fprintf(w, "coverage delta: %+.2f points\n", *c.CoverageDelta*100)
-	} else {
-		fmt.Fprintln(w, "coverage delta: unknown")
-	}
-	for _, f := range c.OutputFailures {
-		fmt.Fprintf(w, "output names %s (%s): %s\n", f.ID, f.Runner, f.Line)
-	}
-}
-
-// headline is " — " and the line of f's message that says what failed, ""
-// when none does.
-func headline(f testrun.Failure) string {
-	h := testrun.Headline(f.ID, f.Message)
-	if h == "" {
-		return ""
-	}
-	return " — " + term.EscapeLine(testrun.Clip(h, 120))
-}
-
-func listTail(ids []string) string {
-	if len(ids) == 0 {
-		return ""
-	}
-	const show = 10
-	s := ": " + strings.Join(ids[:min(show, len(ids))], ", ")
-	if len(ids) > show {
-		s += fmt.Sprintf(", and %d more", len(ids)-show)
-	}
-	return s
-}
+// quantity is "1 test" or "n tests" (textout.Quantity).
+func quantity(n int, noun string) string { return textout.Quantity(n, noun) }

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
-	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -14,6 +12,7 @@ import (
 	"github.com/hangar-dev/testresults/internal/term"
 	"github.com/hangar-dev/testresults/store"
 	"github.com/hangar-dev/testresults/testrun"
+	"github.com/hangar-dev/testresults/textout"
 )
 
 func init() {
@@ -32,16 +31,18 @@ digest). Entries expire 30 days after they were last seen flaky.
   list [--repo R] [--env E]     the live entries
   prune                         delete entries (and tree history) last seen
                                 more than 30 days ago
-  check --repo R --job-start T RUN.json
+  check --repo R --job-start T [--base BASE.json] RUN.json
                                 which failures of the run the list excuses:
                                 only entries on it before the job started
-                                (T, RFC 3339) count. A failed run whose every
-                                failure is excused is transient.
+                                (T, RFC 3339) count; with --base only the
+                                new failures need an excuse. A failed run
+                                whose every failure is excused is transient.
   summary [--limit N]           the repositories with the most flaky tests,
                                 each with its worst test
 
 The store is --store, else $HANGAR_STORE, else ~/.hangar/store.db (SQLite);
-a postgres:// URL names a shared PostgreSQL store.
+a postgres:// URL names a shared PostgreSQL store. It opens at most
+--store-max-conns connections (default 2).
 
 Exit codes: 0 ok (check: no failure, or transient); 1 check: a failure the
 list does not excuse, or failures not known whole; 2 usage error; 3 a run
@@ -51,10 +52,12 @@ Flags:
 `
 
 type flakyOptions struct {
-	store    string
+	store    *storeFlag
+	rec      *storeOptions
 	repo     string
 	env      string
 	jobStart string
+	base     string
 	limit    int
 	json     bool
 }
@@ -62,34 +65,46 @@ type flakyOptions struct {
 func newFlakyFlags() (*pflag.FlagSet, *flakyOptions) {
 	fs := newFlagSet("flaky")
 	o := &flakyOptions{}
-	fs.StringVar(&o.store, "store", "", "the store: a SQLite file or a postgres:// URL (default: $HANGAR_STORE, else ~/.hangar/store.db)")
+	o.store = addStoreFlag(fs, "store", "the store", shortStoreConns, false)
 	fs.StringVar(&o.repo, "repo", "", "the repository (record, check; a filter for list)")
 	fs.StringVar(&o.env, "env", "default", "the environment (record, check; a filter for list when set)")
 	fs.StringVar(&o.jobStart, "job-start", "", "check: when the job started (RFC 3339)")
+	fs.StringVar(&o.base, "base", "", "check: the base run; only the failures new against it need an excuse")
 	fs.IntVar(&o.limit, "limit", 10, "summary: how many repositories")
 	fs.BoolVar(&o.json, "json", false, "print JSON on stdout")
+	o.rec = addStoreFlags(fs)
 	return fs, o
 }
 
-// storeLocation is --store, else HANGAR_STORE, else the default file under
-// HOME.
-func storeLocation(flag string, env Env) (string, error) {
-	if flag != "" {
-		return flag, nil
-	}
-	if v := env.Getenv("HANGAR_STORE"); v != "" {
-		return v, nil
-	}
-	home := env.Getenv("HOME")
-	if home == "" {
-		return "", usagef("no store: set --store, HANGAR_STORE or HOME")
-	}
-	return store.DefaultPath(home), nil
+// flakyCall is one subcommand of flaky with what it works on.
+type flakyCall struct {
+	o        *flakyOptions
+	env      Env
+	st       store.Store
+	runs     []*testrun.Run
+	base     *testrun.Run
+	jobStart time.Time
+	// human is stdout for people: test ids come from reports and are
+	// escaped for the terminal.
+	human io.Writer
+	// fail is a store's error, exit 3, named for the subcommand.
+	fail func(error) error
+}
+
+// flakySubcommands are the words runFlaky takes after its flags, each with
+// what it does.
+var flakySubcommands = []string{"record", "list", "prune", "check", "summary"}
+
+var flakyRun = map[string]func(context.Context, flakyCall) error{
+	"record":  flakyRecord,
+	"list":    flakyList,
+	"prune":   flakyPrune,
+	"summary": flakySummary,
+	"check":   flakyCheck,
 }
 
 func runFlaky(ctx context.Context, args []string, env Env) error {
 	fs, o := newFlakyFlags()
-	so := addStoreFlags(fs)
 	cf := flagsFor("flaky", flakyUsage, fs)
 	if err := cf.parse(args); err != nil {
 		return err
@@ -98,253 +113,163 @@ func runFlaky(ctx context.Context, args []string, env Env) error {
 		return cf.usageErr("no subcommand (record, list, prune, check or summary)")
 	}
 	sub, rest := fs.Arg(0), fs.Args()[1:]
-	fail := cf.usageErr
-	listEnv := o.env
-	if !fs.Changed("env") {
-		listEnv = ""
+	c := flakyCall{o: o, env: env, human: term.NewWriter(env.Stdout)}
+	if err := c.checkArgs(cf, sub, rest); err != nil {
+		return err
 	}
-	var jobStart time.Time
-	switch sub {
-	case "record":
-		if o.repo == "" || len(rest) == 0 {
-			return fail("record needs --repo and at least one RUN.json")
-		}
-	case "check":
-		if o.repo == "" || len(rest) != 1 || o.jobStart == "" {
-			return fail("check needs --repo, --job-start and one RUN.json")
-		}
-		t, err := time.Parse(time.RFC3339Nano, o.jobStart)
-		if err != nil {
-			return fail("--job-start %q is not an RFC 3339 time", o.jobStart)
-		}
-		jobStart = t
-	case "list", "prune", "summary":
-		if len(rest) > 0 {
-			return fail("%s takes no arguments", sub)
-		}
-	default:
-		return fail("unknown subcommand %q", sub)
-	}
-	loc, err := storeLocation(o.store, env)
+	loc, err := o.store.location(env)
 	if err != nil {
-		return fail("%v", err)
+		return cf.usageErr("%v", err)
 	}
 	// Runs are read before the store opens: a bad file changes nothing.
-	var runs []*testrun.Run
 	for _, p := range rest {
 		r, err := readRunFile(p, env.Stdin)
 		if err != nil {
 			return rejected(err)
 		}
-		runs = append(runs, r)
+		c.runs = append(c.runs, r)
 	}
-	st, err := store.Open(ctx, loc)
-	if err != nil {
+	if o.base != "" {
+		if c.base, err = readRunFile(o.base, env.Stdin); err != nil {
+			return rejectedf("--base: %v", err)
+		}
+	}
+	if c.st, err = o.store.open(ctx, loc); err != nil {
 		return rejected(err)
 	}
-	defer st.Close()
-	storeFail := func(err error) error {
-		return &subError{sub: sub, err: rejected(err)}
+	defer c.st.Close()
+	c.fail = func(err error) error { return &subError{sub: sub, err: rejected(err)} }
+	return flakyRun[sub](ctx, c)
+}
+
+// checkArgs checks the arguments and flags of sub.
+func (c *flakyCall) checkArgs(cf *cmdFlags, sub string, rest []string) error {
+	o := c.o
+	if _, ok := flakyRun[sub]; !ok {
+		return cf.usageErr("unknown subcommand %q", sub)
 	}
-	// Test ids come from reports: what people read is escaped for the
-	// terminal.
-	human := term.NewWriter(env.Stdout)
+	if o.base != "" && sub != "check" {
+		return cf.usageErr("--base is for check")
+	}
 	switch sub {
 	case "record":
-		if err := so.record(ctx, env, runs...); err != nil {
-			return storeFail(err)
-		}
-		return flakyRecord(ctx, st, o, runs, env, storeFail)
-	case "list":
-		entries, err := st.List(ctx, store.Filter{Repository: o.repo, Environment: listEnv})
-		if err != nil {
-			return storeFail(err)
-		}
-		if o.json {
-			return jsonOut(env, entries)
-		}
-		printEntries(human, entries)
-	case "prune":
-		n, err := st.Prune(ctx)
-		if err != nil {
-			return storeFail(err)
-		}
-		if o.json {
-			return jsonOut(env, map[string]int64{"pruned": n})
-		}
-		fmt.Fprintf(human, "pruned %d entries\n", n)
-	case "summary":
-		sum, err := st.Summary(ctx, o.limit)
-		if err != nil {
-			return storeFail(err)
-		}
-		if o.json {
-			return jsonOut(env, sum)
-		}
-		if len(sum) == 0 {
-			fmt.Fprintln(human, "no flaky tests")
-		}
-		for _, s := range sum {
-			fmt.Fprintf(human, "%-40s %5d flaky  worst: %s (%s, seen %d times, last %s)\n", s.Repository, s.Tests,
-				s.Worst.TestID, s.Worst.Environment, s.Worst.Sightings, s.Worst.LastSeen.Format(time.RFC3339))
+		if o.repo == "" || len(rest) == 0 {
+			return cf.usageErr("record needs --repo and at least one RUN.json")
 		}
 	case "check":
-		return flakyCheck(ctx, st, o, runs[0], jobStart, env, storeFail)
+		if o.repo == "" || len(rest) != 1 || o.jobStart == "" {
+			return cf.usageErr("check needs --repo, --job-start and one RUN.json")
+		}
+		if o.base == "-" && rest[0] == "-" {
+			return cf.usageErr("only one run can come from stdin")
+		}
+		t, err := time.Parse(time.RFC3339Nano, o.jobStart)
+		if err != nil {
+			return cf.usageErr("--job-start %q is not an RFC 3339 time", o.jobStart)
+		}
+		c.jobStart = t
+	default:
+		if len(rest) > 0 {
+			return cf.usageErr("%s takes no arguments", sub)
+		}
 	}
 	return nil
 }
 
-func jsonOut(env Env, v any) error {
-	return writeJSON(env.Stdout, v)
+func (c flakyCall) out(v any, human func(io.Writer)) error {
+	if c.o.json {
+		return writeJSON(c.env.Stdout, v)
+	}
+	human(c.human)
+	return nil
 }
 
-type recordLine struct {
-	Run      string                        `json:"run"`
-	Recorded bool                          `json:"recorded"`
-	Reason   string                        `json:"reason,omitempty"`
-	Observed int                           `json:"observed"`
-	Flaky    map[string][]testrun.FlakyHow `json:"flaky"`
+func flakyList(ctx context.Context, c flakyCall) error {
+	f := store.Filter{Repository: c.o.repo}
+	if c.o.rec.fs.Changed("env") {
+		f.Environment = c.o.env
+	}
+	entries, err := c.st.List(ctx, f)
+	if err != nil {
+		return c.fail(err)
+	}
+	return c.out(entries, func(w io.Writer) { textout.FlakyEntries(w, entries) })
 }
 
-func flakyRecord(ctx context.Context, st store.Store, o *flakyOptions, runs []*testrun.Run, env Env, storeFail func(error) error) error {
-	lines := []recordLine{}
-	for _, r := range runs {
-		got, err := st.Record(ctx, o.repo, o.env, r)
+func flakyPrune(ctx context.Context, c flakyCall) error {
+	n, err := c.st.Prune(ctx)
+	if err != nil {
+		return c.fail(err)
+	}
+	return c.out(map[string]int64{"pruned": n}, func(w io.Writer) { fmt.Fprintf(w, "pruned %d entries\n", n) })
+}
+
+func flakySummary(ctx context.Context, c flakyCall) error {
+	sum, err := c.st.Summary(ctx, c.o.limit)
+	if err != nil {
+		return c.fail(err)
+	}
+	return c.out(sum, func(w io.Writer) { textout.FlakySummary(w, sum) })
+}
+
+func flakyRecord(ctx context.Context, c flakyCall) error {
+	if err := c.o.rec.record(ctx, c.env, c.runs...); err != nil {
+		return c.fail(err)
+	}
+	lines := []textout.FlakyRecord{}
+	for _, r := range c.runs {
+		got, err := c.st.Record(ctx, c.o.repo, c.o.env, r)
 		switch {
 		case errors.Is(err, testrun.ErrNotRecordable):
-			lines = append(lines, recordLine{Run: r.ID, Reason: err.Error(), Flaky: map[string][]testrun.FlakyHow{}})
+			lines = append(lines, textout.FlakyRecord{Run: r.ID, Reason: err.Error(), Flaky: map[string][]testrun.FlakyHow{}})
 			continue
 		case err != nil:
-			return storeFail(err)
+			return c.fail(err)
 		}
-		lines = append(lines, recordLine{Run: r.ID, Recorded: true, Observed: got.Observed, Flaky: got.Flaky})
+		lines = append(lines, textout.FlakyRecord{Run: r.ID, Recorded: true, Observed: got.Observed, Flaky: got.Flaky})
 	}
-	if o.json {
-		return jsonOut(env, lines)
-	}
-	human := term.NewWriter(env.Stdout)
-	for _, l := range lines {
-		if !l.Recorded {
-			fmt.Fprintf(human, "%s: not recorded: %s\n", l.Run, l.Reason)
-			continue
-		}
-		ids := make([]string, 0, len(l.Flaky))
-		for id := range l.Flaky {
-			ids = append(ids, id)
-		}
-		sort.Strings(ids)
-		fmt.Fprintf(human, "%s: %d outcomes observed, %d flaky%s\n", l.Run, l.Observed, len(ids), listTail(ids))
-	}
-	return nil
+	return c.out(lines, func(w io.Writer) { textout.FlakyRecords(w, lines) })
 }
 
-type checkFailure struct {
-	ID      string              `json:"id"`
-	Excused bool                `json:"excused"`
-	Entry   *testrun.FlakyEntry `json:"entry"`
-}
-
-type checkResult struct {
-	Run       string         `json:"run"`
-	JobStart  time.Time      `json:"job_start"`
-	Transient bool           `json:"transient"`
-	Unknown   string         `json:"unknown_reason,omitempty"`
-	Failures  []checkFailure `json:"failures"`
-}
-
-func flakyCheck(ctx context.Context, st store.Store, o *flakyOptions, r *testrun.Run, jobStart time.Time, env Env, storeFail func(error) error) error {
-	res := checkResult{Run: r.ID, JobStart: jobStart, Failures: []checkFailure{}}
-	failing, err := testrun.FailingIDs(r)
+// flakyCheck answers which failures of the run the list excuses
+// (testrun.Excuse), each with its entry; exit 1 unless none failed or the
+// run is transient.
+func flakyCheck(ctx context.Context, c flakyCall) error {
+	r := c.runs[0]
+	var cmp *testrun.Comparison
+	if c.base != nil {
+		x := testrun.Compare(c.base, r)
+		cmp = &x
+	}
 	var entries map[string]testrun.FlakyEntry
+	e, err := testrun.Excuse(r, cmp, func(ids []string) (map[string]bool, error) {
+		var err error
+		if entries, err = c.st.Lookup(ctx, c.o.repo, c.o.env, ids); err != nil {
+			return nil, err
+		}
+		on := make(map[string]bool, len(entries))
+		for id, en := range entries {
+			on[id] = en.Excused(c.jobStart)
+		}
+		return on, nil
+	})
 	if err != nil {
-		res.Unknown = err.Error()
-	} else {
-		ids := make([]string, 0, len(failing))
-		for id := range failing {
-			ids = append(ids, id)
+		return c.fail(err)
+	}
+	res := textout.FlakyCheck{Run: r.ID, JobStart: c.jobStart, Transient: e.Transient, Unknown: e.Unknown, Failures: []textout.FlakyCheckFailure{}}
+	for _, f := range e.Failures {
+		fc := textout.FlakyCheckFailure{ID: f.ID, Excused: f.Excused}
+		if en, ok := entries[f.ID]; ok {
+			fc.Entry = &en
 		}
-		sort.Strings(ids)
-		if entries, err = st.Lookup(ctx, o.repo, o.env, ids); err != nil {
-			return storeFail(err)
-		}
-		for _, id := range ids {
-			f := checkFailure{ID: id}
-			if e, ok := entries[id]; ok {
-				f.Entry = &e
-				f.Excused = e.Excused(jobStart)
-			}
-			res.Failures = append(res.Failures, f)
-		}
-		res.Transient = testrun.Transient(r, func(id string) bool {
-			e, ok := entries[id]
-			return ok && e.Excused(jobStart)
-		})
+		res.Failures = append(res.Failures, fc)
 	}
 	code := exitOK
-	if res.Unknown != "" || (len(res.Failures) > 0 && !res.Transient) {
+	if res.Failed() {
 		code = exitFailed
 	}
-	if o.json {
-		if err := jsonOut(env, res); err != nil {
-			return err
-		}
-		return withCode(code)
+	if err := c.out(res, res.Write); err != nil {
+		return err
 	}
-	printCheck(term.NewWriter(env.Stdout), res)
 	return withCode(code)
-}
-
-func printCheck(w io.Writer, res checkResult) {
-	switch {
-	case res.Unknown != "":
-		fmt.Fprintf(w, "%s: cannot tell: %s\n", res.Run, res.Unknown)
-		return
-	case len(res.Failures) == 0:
-		fmt.Fprintf(w, "%s: no failures\n", res.Run)
-		return
-	case res.Transient:
-		fmt.Fprintf(w, "%s: transient: every failure is on the flaky list\n", res.Run)
-	default:
-		fmt.Fprintf(w, "%s: failed\n", res.Run)
-	}
-	for _, f := range res.Failures {
-		mark := "not excused"
-		if f.Excused {
-			mark = "excused (flaky since " + f.Entry.FirstSeen.Format(time.RFC3339) + ")"
-		} else if f.Entry != nil {
-			mark = "not excused (on the list only since " + f.Entry.FirstSeen.Format(time.RFC3339) + ", or expired)"
-		}
-		fmt.Fprintf(w, "  %s: %s\n", f.ID, mark)
-	}
-}
-
-func printEntries(w io.Writer, entries []testrun.FlakyEntry) {
-	if len(entries) == 0 {
-		fmt.Fprintln(w, "no flaky tests")
-		return
-	}
-	for _, e := range entries {
-		how := make([]string, len(e.How))
-		for i, h := range e.How {
-			how[i] = string(h)
-		}
-		var runs []string
-		for _, s := range e.Seen {
-			runs = append(runs, s.Runs...)
-		}
-		fmt.Fprintf(w, "%s\t%s\t%s\tfirst %s\tlast %s\t%s\t%d sightings\truns %s\n", e.Repository, e.Environment, e.TestID,
-			e.FirstSeen.Format(time.RFC3339), e.LastSeen.Format(time.RFC3339), strings.Join(how, ","), e.Sightings, strings.Join(dedupe(runs), ","))
-	}
-}
-
-func dedupe(s []string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, v := range s {
-		if !seen[v] {
-			seen[v] = true
-			out = append(out, v)
-		}
-	}
-	return out
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/hangar-dev/testresults/testrun"
+	"github.com/hangar-dev/testresults/textout"
 )
 
 // runCmdEnv runs the CLI with the given environment variables.
@@ -73,7 +74,7 @@ func TestFlakyCommand(t *testing.T) {
 	t.Run("check: the job's own sightings do not excuse", func(t *testing.T) {
 		code, out, _ := flaky("check", "--repo", "acme/api", "--env", "linux", "--job-start", before, "--json", check)
 		assert.Equal(t, exitFailed, code)
-		var res checkResult
+		var res textout.FlakyCheck
 		require.NoError(t, json.Unmarshal([]byte(out), &res))
 		assert.False(t, res.Transient)
 		require.Len(t, res.Failures, 1)
@@ -85,6 +86,20 @@ func TestFlakyCommand(t *testing.T) {
 		code, out, _ := flaky("check", "--repo", "acme/api", "--env", "linux", "--job-start", after, other)
 		assert.Equal(t, exitFailed, code)
 		assert.Contains(t, out, "u: not excused")
+	})
+
+	t.Run("check: on a red base only the new failures need an excuse", func(t *testing.T) {
+		red := writeRun(t, dir, "red", testrun.KindBase, "T3", map[string]testrun.Outcome{"t": passed, "u": failed})
+		both := writeRun(t, dir, "both", testrun.KindAfterTurn, "T4", map[string]testrun.Outcome{"t": failed, "u": failed})
+		code, out, _ := flaky("check", "--repo", "acme/api", "--env", "linux", "--job-start", after, both)
+		assert.Equal(t, exitFailed, code, "without the base, u needs an excuse too")
+		assert.Contains(t, out, "u: not excused")
+		code, out, errs := flaky("check", "--repo", "acme/api", "--env", "linux", "--job-start", after, "--base", red, both)
+		assert.Equal(t, exitOK, code, errs)
+		assert.Contains(t, out, "both: transient")
+		assert.NotContains(t, out, "u:", "the base's own failure is not asked about")
+		code, _, _ = flaky("list", "--base", red)
+		assert.Equal(t, exitUsage, code, "--base is for check")
 	})
 
 	code, out, _ = flaky("summary")

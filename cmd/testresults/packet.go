@@ -3,12 +3,14 @@ package main
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/hangar-dev/testresults/packet"
 	"github.com/hangar-dev/testresults/store"
 	"github.com/hangar-dev/testresults/testrun"
+	"github.com/hangar-dev/testresults/textout"
 )
 
 func init() {
@@ -31,8 +33,9 @@ The Markdown fits a pull-request comment or a CI step summary:
   testresults packet --base base.json after.json >> "$GITHUB_STEP_SUMMARY"
 
 With --repo, flaky tests are marked when they are on the repository's flaky
-list, read from --flaky-store, else $HANGAR_STORE, else ~/.hangar/store.db
-(a postgres:// URL names a shared store).
+list as it stood when the job started (--job-start, default now), read from
+--flaky-store, else $HANGAR_STORE, else ~/.hangar/store.db (a postgres://
+URL names a shared store).
 
 Exit codes: 0 the packet was written (it informs, it does not gate);
 1 stdout could not be written; 2 usage error; 3 a run could not be read,
@@ -42,11 +45,12 @@ Flags:
 `
 
 type packetOptions struct {
-	base   string
-	format string
-	store  string
-	repo   string
-	env    string
+	base     string
+	format   string
+	store    *storeFlag
+	repo     string
+	env      string
+	jobStart string
 }
 
 func newPacketFlags() (*pflag.FlagSet, *packetOptions) {
@@ -54,9 +58,10 @@ func newPacketFlags() (*pflag.FlagSet, *packetOptions) {
 	o := &packetOptions{}
 	fs.StringVar(&o.base, "base", "", "the base run to compare with (JSON, as parse and run print)")
 	fs.StringVar(&o.format, "format", "markdown", "markdown or html")
-	fs.StringVar(&o.store, "flaky-store", "", "the flaky list's store: a SQLite file or a postgres:// URL (default: $HANGAR_STORE, else ~/.hangar/store.db); read only with --repo")
+	o.store = addStoreFlag(fs, "flaky-store", "the flaky list's store, read only with --repo", shortStoreConns, false)
 	fs.StringVar(&o.repo, "repo", "", "the repository whose flaky list marks the flaky tests")
 	fs.StringVar(&o.env, "env", "default", "the environment of the flaky list")
+	fs.StringVar(&o.jobStart, "job-start", "", "mark the flaky tests from the list as it stood when the job started (RFC 3339; default now)")
 	return fs, o
 }
 
@@ -67,17 +72,23 @@ func runPacket(ctx context.Context, args []string, env Env) error {
 		return err
 	}
 	fail := cf.usageErr
-	if fs.NArg() != 1 {
+	switch {
+	case fs.NArg() != 1:
 		return fail("want one AFTER.json, got %d arguments", fs.NArg())
-	}
-	if o.format != "markdown" && o.format != "html" {
+	case o.format != "markdown" && o.format != "html":
 		return fail("--format %q: want markdown or html", o.format)
-	}
-	if o.repo == "" && (fs.Changed("flaky-store") || fs.Changed("env")) {
-		return fail("--flaky-store and --env need --repo")
-	}
-	if o.base == "-" && fs.Arg(0) == "-" {
+	case o.repo == "" && (fs.Changed("flaky-store") || fs.Changed("env") || fs.Changed("store-max-conns") || fs.Changed("job-start")):
+		return fail("--flaky-store, --store-max-conns, --env and --job-start need --repo")
+	case o.base == "-" && fs.Arg(0) == "-":
 		return fail("only one run can come from stdin")
+	}
+	jobStart := time.Now()
+	if o.jobStart != "" {
+		t, err := time.Parse(time.RFC3339Nano, o.jobStart)
+		if err != nil {
+			return fail("--job-start %q is not an RFC 3339 time", o.jobStart)
+		}
+		jobStart = t
 	}
 	var base *testrun.Run
 	if o.base != "" {
@@ -97,46 +108,40 @@ func runPacket(ctx context.Context, args []string, env Env) error {
 	in := packet.Input{After: after, Base: base, Repository: "."}
 	var opts []testrun.CompareOption
 	if o.repo != "" {
-		loc, err := storeLocation(o.store, env)
+		loc, err := o.store.location(env)
 		if err != nil {
 			return fail("%v", err)
 		}
-		ids, err := flakyListIDs(ctx, loc, o.repo, o.env)
+		marks, n, err := o.flakyList(ctx, loc, after.Flaky, jobStart)
 		if err != nil {
 			return rejected(err)
 		}
-		opts = append(opts, testrun.WithFlakyList(ids))
-		in.FlakyList = fmt.Sprintf("repository %s, environment %s, %s on it", o.repo, o.env, quantity(len(ids), "test"))
+		opts = append(opts, testrun.WithFlakyList(marks))
+		in.FlakyList = fmt.Sprintf("repository %s, environment %s, %s on it", o.repo, o.env, textout.Quantity(n, "test"))
 	}
 	in.Comparison = testrun.Compare(base, after, opts...)
 
 	// The packet escapes what came from reports for its own format; it is
 	// not passed through the terminal escaper, which would change it.
 	if o.format == "html" {
-		err = packet.HTML(env.Stdout, in)
-	} else {
-		err = packet.Markdown(env.Stdout, in)
+		return packet.HTML(env.Stdout, in)
 	}
-	if err != nil {
-		return err
-	}
-	return nil
+	return packet.Markdown(env.Stdout, in)
 }
 
-// flakyListIDs returns the test ids on the live flaky list of repo and env.
-func flakyListIDs(ctx context.Context, location, repo, env string) ([]string, error) {
-	st, err := store.Open(ctx, location)
+// flakyList returns which of the flaky ids the list held when the job
+// started (onFlakyList, as run marks them) and how many tests are on the
+// list now.
+func (o *packetOptions) flakyList(ctx context.Context, loc string, flaky []string, jobStart time.Time) ([]string, int, error) {
+	st, err := o.store.open(ctx, loc)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	defer st.Close()
-	entries, err := st.List(ctx, store.Filter{Repository: repo, Environment: env})
+	entries, err := st.List(ctx, store.Filter{Repository: o.repo, Environment: o.env})
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	ids := make([]string, len(entries))
-	for i, e := range entries {
-		ids[i] = e.TestID
-	}
-	return ids, nil
+	marks, err := onFlakyList(ctx, st, o.repo, o.env, flaky, jobStart)
+	return marks, len(entries), err
 }

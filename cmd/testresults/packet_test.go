@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
@@ -351,6 +352,24 @@ func TestPacketStoreFromEnv(t *testing.T) {
 	require.Equal(t, exitOK, code, stderr)
 	assert.Contains(t, out, "pkg\\.T\\:\\:onlist — on the flaky list")
 	assert.Contains(t, out, "pkg\\.T\\:\\:offlist — not on the flaky list")
+}
+
+// TestPacketFlakyListAtJobStart: the packet marks a flaky test on the list
+// only by an entry that was on it when the job started, as run marks
+// flaky_on_list; without --job-start the list as it stands now.
+func TestPacketFlakyListAtJobStart(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "store.db")
+	recordFlaky(t, db, []string{"pkg.T::onlist"})
+	after := filepath.Join("testdata", "packet", "flaky-on-list", "after.json")
+	before := time.Now().Add(-time.Hour).UTC().Format(time.RFC3339)
+	code, out, stderr := runCmdEnv(t, nil, "packet", "--flaky-store", db, "--repo", "acme/app", "--job-start", before, after)
+	require.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, out, "pkg\\.T\\:\\:onlist — not on the flaky list", "recorded after the job started")
+	code, _, stderr = runCmdEnv(t, nil, "packet", "--flaky-store", db, "--repo", "acme/app", "--job-start", "yesterday", after)
+	assert.Equal(t, exitUsage, code, stderr)
+	code, _, stderr = runCmdEnv(t, nil, "packet", "--job-start", before, after)
+	assert.Equal(t, exitUsage, code, stderr)
+	assert.Contains(t, stderr, "need --repo")
 }
 
 // outsideFences returns md without its fenced code blocks, checking that

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/hangar-dev/testresults/report"
 	"github.com/hangar-dev/testresults/testrun"
+	"github.com/hangar-dev/testresults/textout"
 )
 
 func init() {
@@ -223,18 +223,14 @@ func runParse(ctx context.Context, args []string, env Env) error {
 	if status != "" {
 		run.Status = status
 	}
-	enc := json.NewEncoder(env.Stdout)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if merr := enc.Encode(run); merr != nil {
+	if merr := writeJSON(env.Stdout, run); merr != nil {
 		return rejected(merr)
 	}
 	if rerr := o.store.record(ctx, env, run); rerr != nil {
 		return rejectedf("record: %v", rerr)
 	}
 	if !o.quiet {
-		s := summary{w: env.Stderr, color: useColor(env)}
-		s.parsed(run)
+		textout.Summary{W: env.Stderr, Color: useColor(env)}.Parsed(run)
 	}
 	code := exitOK
 	if err != nil {

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"time"
@@ -48,7 +46,7 @@ Flags:
 type pruneOptions struct {
 	dir   string
 	now   string
-	store string
+	store *storeFlag
 	quiet bool
 }
 
@@ -57,7 +55,7 @@ func newPruneFlags() (*pflag.FlagSet, *pruneOptions) {
 	fs := newFlagSet("prune")
 	fs.StringVar(&o.dir, "dir", "", "the folder of run folders (default $HOME/.hangar/tests)")
 	fs.StringVar(&o.now, "now", "", "the time to prune as of (RFC 3339; default now)")
-	fs.StringVar(&o.store, "store", "", "also prune the runs recorded in this store: a SQLite file or a postgres:// URL (default: $HANGAR_STORE when set)")
+	o.store = addStoreFlag(fs, "store", "also prune the runs recorded in this store", shortStoreConns, true)
 	fs.BoolVarP(&o.quiet, "quiet", "q", false, "nothing on stderr")
 	return fs, o
 }
@@ -88,6 +86,10 @@ func runPrune(ctx context.Context, args []string, env Env) error {
 		}
 		dir = filepath.Join(home, ".hangar", "tests")
 	}
+	loc, err := o.store.location(env)
+	if err != nil {
+		return usageErr("%v", err)
+	}
 	p, err := check.Prune(dir, now)
 	if err != nil {
 		return err
@@ -96,17 +98,14 @@ func runPrune(ctx context.Context, args []string, env Env) error {
 		*check.Pruned
 		Store *store.PrunedRuns `json:"store,omitempty"`
 	}{Pruned: p}
-	if loc := cmp.Or(o.store, env.Getenv("HANGAR_STORE")); loc != "" {
-		pr, err := pruneStore(ctx, loc, now)
+	if loc != "" {
+		pr, err := o.store.prune(ctx, loc, now)
 		if err != nil {
 			return err
 		}
 		out.Store = &pr
 	}
-	enc := json.NewEncoder(env.Stdout)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(out); err != nil {
+	if err := writeJSON(env.Stdout, out); err != nil {
 		return err
 	}
 	if !o.quiet {
@@ -127,9 +126,9 @@ func runPrune(ctx context.Context, args []string, env Env) error {
 	return nil
 }
 
-// pruneStore applies the retention of stored runs in the store at loc.
-func pruneStore(ctx context.Context, loc string, now time.Time) (store.PrunedRuns, error) {
-	st, err := store.Open(ctx, loc)
+// prune applies the retention of stored runs in the store at loc.
+func (s *storeFlag) prune(ctx context.Context, loc string, now time.Time) (store.PrunedRuns, error) {
+	st, err := s.open(ctx, loc)
 	if err != nil {
 		return store.PrunedRuns{}, err
 	}

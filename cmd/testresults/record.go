@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -10,12 +11,74 @@ import (
 	"github.com/hangar-dev/testresults/testrun"
 )
 
+// Connections a store opens by default: a short-lived command (run, parse,
+// flaky, packet, prune) needs one or two; the server answers many readers.
+const (
+	shortStoreConns = 2
+	serveStoreConns = 16
+)
+
+// storeFlag is the one way a command names its store: --store (packet:
+// --flaky-store), else $HANGAR_STORE, else ~/.hangar/store.db, and
+// --store-max-conns. It is the --store flag's value, so that the recording
+// flags find the store flag a command already has.
+type storeFlag struct {
+	loc      string
+	maxConns int
+	// optional: no default file; without --store and $HANGAR_STORE there
+	// is no store (prune).
+	optional bool
+}
+
+func (s *storeFlag) String() string     { return s.loc }
+func (s *storeFlag) Set(v string) error { s.loc = v; return nil }
+func (s *storeFlag) Type() string       { return "string" }
+
+// addStoreFlag registers the store flag name on fs, what the store is for
+// first in its help, and --store-max-conns with the default maxConns. An
+// optional store has no default file.
+func addStoreFlag(fs *pflag.FlagSet, name, what string, maxConns int, optional bool) *storeFlag {
+	s := &storeFlag{optional: optional}
+	def := "$HANGAR_STORE, else ~/.hangar/store.db"
+	if optional {
+		def = "$HANGAR_STORE when set"
+	}
+	fs.Var(s, name, what+": a SQLite file or a postgres:// URL (default: "+def+")")
+	fs.IntVar(&s.maxConns, "store-max-conns", maxConns, "the most connections the store opens to its database (0: the store's own bound, 16)")
+	return s
+}
+
+// location is the flag, else HANGAR_STORE, else the default file under
+// HOME; "" for an optional store that is not named. Errors are
+// *usageError.
+func (s *storeFlag) location(env Env) (string, error) {
+	switch {
+	case s.maxConns < 0:
+		return "", usagef("--store-max-conns %d: want 0 or more", s.maxConns)
+	case s.loc != "":
+		return s.loc, nil
+	}
+	if v := env.Getenv("HANGAR_STORE"); v != "" || s.optional {
+		return v, nil
+	}
+	home := env.Getenv("HOME")
+	if home == "" {
+		return "", usagef("no store: set --store, HANGAR_STORE or HOME")
+	}
+	return store.DefaultPath(home), nil
+}
+
+// open opens the store at loc (from location) within the flag's bound.
+func (s *storeFlag) open(ctx context.Context, loc string) (store.Store, error) {
+	return store.Open(ctx, loc, store.WithMaxConns(s.maxConns))
+}
+
 // storeOptions are the flags that record runs in the store, for the query
 // API (testresults serve).
 type storeOptions struct {
 	fs         *pflag.FlagSet
+	store      *storeFlag
 	enabled    bool
-	store      string
 	repo       string
 	jobID      string
 	sessionRef string
@@ -23,12 +86,14 @@ type storeOptions struct {
 }
 
 // addStoreFlags registers the recording flags on fs. A --store or --repo
-// flag fs already has (flaky's) is shared, not registered twice.
+// flag fs already has (flaky's, run's) is shared, not registered twice.
 func addStoreFlags(fs *pflag.FlagSet) *storeOptions {
 	o := &storeOptions{fs: fs}
 	fs.BoolVar(&o.enabled, "record", false, "record the runs in the store, for testresults serve")
-	if fs.Lookup("store") == nil {
-		fs.StringVar(&o.store, "store", "", "the store: a SQLite file or a postgres:// URL (default: $HANGAR_STORE, else ~/.hangar/store.db)")
+	if f := fs.Lookup("store"); f != nil {
+		o.store = f.Value.(*storeFlag)
+	} else {
+		o.store = addStoreFlag(fs, "store", "the store", shortStoreConns, false)
 	}
 	if fs.Lookup("repo") == nil {
 		fs.StringVar(&o.repo, "repo", "", "the repository the runs are tagged with")
@@ -37,17 +102,6 @@ func addStoreFlags(fs *pflag.FlagSet) *storeOptions {
 	fs.StringVar(&o.sessionRef, "session-ref", "", "the session ref the recorded runs are tagged with")
 	fs.IntVar(&o.turn, "turn-number", -1, "the session turn the recorded runs are tagged with (0 or more)")
 	return o
-}
-
-// value is flag name's value, shared or own.
-func (o *storeOptions) value(name, own string) string {
-	if own != "" {
-		return own
-	}
-	if f := o.fs.Lookup(name); f != nil {
-		return f.Value.String()
-	}
-	return ""
 }
 
 // record stores runs when --record was given (or any tag flag is set), and
@@ -59,11 +113,11 @@ func (o *storeOptions) record(ctx context.Context, env Env, runs ...*testrun.Run
 	if o.fs.Changed("turn-number") && o.turn < 0 {
 		return usagef("--turn-number %d: want 0 or more", o.turn)
 	}
-	loc, err := storeLocation(o.value("store", o.store), env)
+	loc, err := o.store.location(env)
 	if err != nil {
 		return err
 	}
-	st, err := store.Open(ctx, loc)
+	st, err := o.store.open(ctx, loc)
 	if err != nil {
 		return err
 	}
@@ -73,12 +127,33 @@ func (o *storeOptions) record(ctx context.Context, env Env, runs ...*testrun.Run
 		t := o.turn
 		turn = &t
 	}
+	repo := o.repo
+	if f := o.fs.Lookup("repo"); repo == "" && f != nil {
+		repo = f.Value.String()
+	}
 	for _, r := range runs {
 		if _, err := st.RecordRun(ctx, store.StoredRun{
-			Run: r, Repo: o.value("repo", o.repo), JobID: o.jobID, SessionRef: o.sessionRef, Turn: turn,
+			Run: r, Repo: repo, JobID: o.jobID, SessionRef: o.sessionRef, Turn: turn,
 		}); err != nil {
 			return fmt.Errorf("record %s: %w", r.ID, err)
 		}
 	}
 	return nil
+}
+
+// onFlakyList returns, of ids, those the flaky list of repo and env
+// excused for a job that started at jobStart (store.Excused: only entries
+// on the list before then count), for the flaky marks of a comparison.
+func onFlakyList(ctx context.Context, st store.Store, repo, env string, ids []string, jobStart time.Time) ([]string, error) {
+	on, err := store.Excused(ctx, st, repo, env, ids, jobStart)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, id := range ids {
+		if on[id] {
+			out = append(out, id)
+		}
+	}
+	return out, nil
 }

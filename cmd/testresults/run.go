@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"sort"
 	"strings"
 	"syscall"
 	"time"
@@ -20,6 +19,7 @@ import (
 	"github.com/hangar-dev/testresults/report"
 	"github.com/hangar-dev/testresults/store"
 	"github.com/hangar-dev/testresults/testrun"
+	"github.com/hangar-dev/testresults/textout"
 )
 
 func init() {
@@ -36,9 +36,6 @@ const (
 	// written), as timeout(1) gives it.
 	exitInternal = 125
 )
-
-// summaryFailures is how many failing ids the summary on stderr lists.
-const summaryFailures = 10
 
 const runUsage = `Usage: testresults run [flags] -- CMD [ARGS...]
 
@@ -78,7 +75,8 @@ The comparison also reads the check's output (output.log) and the base's
 (output.log beside the --base-run file, or --base-output): a failing test
 the output names and the reports miss makes new failures unknown. With
 --repo, the flaky ids are marked on_list from the flaky list (--store, else
-HANGAR_STORE, else ~/.hangar/store.db) as it stood when the check started.
+HANGAR_STORE, else ~/.hangar/store.db; at most --store-max-conns
+connections, default 2) as it stood when the check started.
 
 --rerun-flaky: when the check failed and the flaky list, as it stood before
 this job started, holds every failure (with --base-run: every new failure),
@@ -119,7 +117,7 @@ type runOptions struct {
 	export     bool
 	exp        *exportOptions
 	baseOutput string
-	store      string
+	store      *storeFlag
 	repo       string
 	envName    string
 	rerunFlaky bool
@@ -139,7 +137,7 @@ func newRunFlags() (*pflag.FlagSet, *runOptions) {
 	fs.StringVar(&o.agentRun, "agent-run-id", "", "the agent run the check checked")
 	fs.BoolVarP(&o.quiet, "quiet", "q", false, "no summary on stderr")
 	fs.StringVar(&o.baseOutput, "base-output", "", "the base check's kept output (default: output.log beside the --base-run file)")
-	fs.StringVar(&o.store, "store", "", "the flaky list: a SQLite file or a postgres:// URL (default: $HANGAR_STORE, else ~/.hangar/store.db); read with --repo")
+	o.store = addStoreFlag(fs, "store", "the flaky list, read with --repo", shortStoreConns, false)
 	fs.StringVar(&o.repo, "repo", "", "the repository on the flaky list: mark the flaky ids on_list, and allow --rerun-flaky")
 	fs.StringVar(&o.envName, "env", "default", "the environment on the flaky list")
 	fs.BoolVar(&o.rerunFlaky, "rerun-flaky", false, "when every failure (with --base-run: every new failure) was on the flaky list before this job started, run the check once more, kind rerun; the rerun decides (needs --repo)")
@@ -159,97 +157,165 @@ func runRun(ctx context.Context, args []string, env Env) error {
 	if err := cf.parse(args); err != nil {
 		return err
 	}
-	usageErr := cf.usageErr
+	argv, err := o.check(cf)
+	if err != nil {
+		return err
+	}
+	j := &runJob{o: o, env: env, sigs: make(chan os.Signal, 2)}
+	if err := j.prepare(cf); err != nil {
+		return err
+	}
+	// Signals go to the check's process group; the run ends as aborted and
+	// is still written.
+	signal.Notify(j.sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(j.sigs)
+	// The check ends on the signals it is sent, not on this context: a
+	// cancelled context would end it a second way.
+	res, err := check.Run(context.WithoutCancel(ctx), argv, j.checkOptions()...)
+	signal.Stop(j.sigs)
+	if res == nil {
+		if errors.Is(err, check.ErrMode) || errors.Is(err, check.ErrReportDir) {
+			return &exitCode{code: exitUsage, msg: fmt.Sprint(err)}
+		}
+		return &exitCode{code: exitInternal, msg: fmt.Sprint(err)}
+	}
+	defer res.Close()
+	if err != nil {
+		j.say("%v", err)
+	}
+	code := j.ended(res)
+	j.start = res.Run.StartedAt
+	if st := j.openStore(ctx); st != nil {
+		defer st.Close()
+	}
+	first := j.compare(ctx, res)
+	path, werr := j.write(res, testrun.TestResults{Comparison: first})
+	if werr != nil {
+		j.say("%v", werr)
+		code = exitInternal
+	}
+	j.summary(res, first, path, "")
+	runs := []*testrun.Run{res.Run}
+	if o.rerunFlaky && werr == nil {
+		if rcode, rres := j.rerunFlaky(ctx, argv, res, first); rres != nil {
+			code, runs = rcode, append(runs, rres.Run)
+		} else if code == exitOK {
+			code = rcode
+		}
+	}
+	return withCode(j.finish(ctx, runs, code))
+}
+
+// check checks the flags and returns the check's command line.
+func (o *runOptions) check(cf *cmdFlags) ([]string, error) {
+	fs, usageErr := cf.fs, cf.usageErr
 	argv := fs.Args()
 	switch {
 	case len(argv) == 0:
-		return usageErr("no command given (testresults run [flags] -- CMD [ARGS...])")
+		return nil, usageErr("no command given (testresults run [flags] -- CMD [ARGS...])")
 	case fs.ArgsLenAtDash() != 0:
-		return usageErr("put the command after --: testresults run [flags] -- %s", strings.Join(argv, " "))
+		return nil, usageErr("put the command after --: testresults run [flags] -- %s", strings.Join(argv, " "))
 	}
 	kind := testrun.Kind(o.kind)
 	if o.kind != "" && !kind.Valid() {
-		return usageErr("unknown --kind %q", o.kind)
+		return nil, usageErr("unknown --kind %q", o.kind)
 	}
 	if fs.Changed("grade") {
 		if err := checkGradeFlag(kind, o.grade); err != nil {
-			return usageErr("%s", err.msg)
+			return nil, usageErr("%s", err.msg)
 		}
 	}
-	if o.runID != "" && !testrun.ValidID(o.runID) {
-		return usageErr("--run-id %q cannot name a folder (letters, digits, '.', '_', '-'; at most %d)", o.runID, testrun.MaxIDLength)
+	switch {
+	case o.runID != "" && !testrun.ValidID(o.runID):
+		return nil, usageErr("--run-id %q cannot name a folder (letters, digits, '.', '_', '-'; at most %d)", o.runID, testrun.MaxIDLength)
+	case o.timeout < 0:
+		return nil, usageErr("--timeout %s is negative", o.timeout)
+	case o.killAfter <= 0:
+		return nil, usageErr("--kill-after %s: want a positive duration", o.killAfter)
+	case o.rerunFlaky && o.repo == "":
+		return nil, usageErr("--rerun-flaky needs --repo (and --store, HANGAR_STORE or the default store)")
+	case o.baseOutput != "" && o.exp.baseRun == "":
+		return nil, usageErr("--base-output needs --base-run")
 	}
-	if o.timeout < 0 {
-		return usageErr("--timeout %s is negative", o.timeout)
-	}
-	if o.killAfter <= 0 {
-		return usageErr("--kill-after %s: want a positive duration", o.killAfter)
-	}
+	return argv, nil
+}
 
-	if o.rerunFlaky && o.repo == "" {
-		return usageErr("--rerun-flaky needs --repo (and --store, HANGAR_STORE or the default store)")
-	}
-	if o.baseOutput != "" && o.exp.baseRun == "" {
-		return usageErr("--base-output needs --base-run")
-	}
-	expected, eerr := readExpectedIDs(fs, o.expect)
-	if eerr != nil {
-		return &exitCode{code: exitUsage, msg: eerr.Error()}
-	}
+// runJob is what one `testresults run` compares its runs with: the base run
+// and its output, and the flaky list as it stood when the job started.
+type runJob struct {
+	o       *runOptions
+	env     Env
+	plan    *exportPlan
+	base    *testrun.Run
+	baseOut []byte
+	st      store.Store
+	start   time.Time
+	sigs    chan os.Signal
+	// expected are the tests each run is expected to run (--expect-ids),
+	// nil without the flag.
+	expected []string
+}
 
-	var plan *exportPlan
-	var base *testrun.Run
+func (j *runJob) say(format string, a ...any) {
+	fmt.Fprintf(j.env.Stderr, "testresults run: "+format+"\n", a...)
+}
+
+// prepare reads what the job needs before the check starts: the expected
+// ids, the export plan or the base run, and the base's output.
+func (j *runJob) prepare(cf *cmdFlags) error {
+	o, fs := j.o, cf.fs
+	var err error
+	if j.expected, err = readExpectedIDs(fs, o.expect); err != nil {
+		return &exitCode{code: exitUsage, msg: err.Error()}
+	}
 	if o.export {
-		var err error
-		if plan, err = o.exp.planRun(fs, env); err != nil {
+		if j.plan, err = o.exp.planRun(fs, j.env); err != nil {
 			var uerr *usageError
 			if errors.As(err, &uerr) {
-				return usageErr("%s", uerr.msg)
+				return cf.usageErr("%s", uerr.msg)
 			}
 			return &exitCode{code: exitUsage, msg: err.Error()}
 		}
-		base = plan.opts.Base
+		j.base = j.plan.opts.Base
 	} else {
 		for _, name := range exportFlagNames() {
 			if name != "base-run" && fs.Changed(name) {
-				return usageErr("--%s is an export flag: add --export", name)
+				return cf.usageErr("--%s is an export flag: add --export", name)
 			}
 		}
 		if o.exp.baseRun != "" {
-			var err error
-			if base, err = readRunFile(o.exp.baseRun, env.Stdin); err != nil {
+			if j.base, err = readRunFile(o.exp.baseRun, j.env.Stdin); err != nil {
 				return &exitCode{code: exitUsage, msg: "--base-run: " + err.Error()}
 			}
 		}
 	}
-
-	var baseOut []byte
-	if base != nil {
-		p := o.baseOutput
-		if p == "" && o.exp.baseRun != "-" {
-			p = filepath.Join(filepath.Dir(o.exp.baseRun), check.OutputFile)
-		}
-		if p != "" {
-			b, err := readTail(p, testrun.MaxOutputBytes)
-			switch {
-			case err == nil:
-				baseOut = b
-			case o.baseOutput != "" || !errors.Is(err, iofs.ErrNotExist):
-				return &exitCode{code: exitUsage, msg: "--base-output: " + err.Error()}
-			}
+	if j.base == nil {
+		return nil
+	}
+	p := o.baseOutput
+	if p == "" && o.exp.baseRun != "-" {
+		p = filepath.Join(filepath.Dir(o.exp.baseRun), check.OutputFile)
+	}
+	if p != "" {
+		b, err := readTail(p, testrun.MaxOutputBytes)
+		switch {
+		case err == nil:
+			j.baseOut = b
+		case o.baseOutput != "" || !errors.Is(err, iofs.ErrNotExist):
+			return &exitCode{code: exitUsage, msg: "--base-output: " + err.Error()}
 		}
 	}
+	return nil
+}
 
-	// Signals go to the check's process group; the run ends as aborted and
-	// is still written.
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigs)
+// checkOptions are the options of the check's first run.
+func (j *runJob) checkOptions() []check.Option {
+	o, env := j.o, j.env
 	opts := []check.Option{
 		check.WithEnv(env.Environ()),
 		check.WithStdio(env.Stdin, env.Stdout, env.Stderr),
-		check.WithSignals(sigs),
-		check.WithKind(kind, o.grade),
+		check.WithSignals(j.sigs),
+		check.WithKind(testrun.Kind(o.kind), o.grade),
 		check.WithAgentRunID(o.agentRun),
 		check.WithRunID(o.runID),
 		check.WithReportDir(o.out),
@@ -259,158 +325,83 @@ func runRun(ctx context.Context, args []string, env Env) error {
 	if o.cacheClear {
 		opts = append(opts, check.WithCacheClear())
 	}
-	if expected != nil {
+	if j.expected != nil {
 		// The builder decides by every id the reports mention, before it
 		// caps the cases it keeps.
-		opts = append(opts, check.WithReportOptions(report.WithRunOptions(testrun.WithExpectedIDs(expected))))
+		opts = append(opts, check.WithReportOptions(report.WithRunOptions(testrun.WithExpectedIDs(j.expected))))
 	}
-	// The check ends on the signals it is sent, not on this context: a
-	// cancelled context would end it a second way.
-	res, err := check.Run(context.WithoutCancel(ctx), argv, opts...)
-	signal.Stop(sigs)
-	if res != nil {
-		defer res.Close()
+	return opts
+}
+
+// ended checks the run of res against the expected tests and returns its
+// exit code: the check's own, 124 when --timeout ended it.
+func (j *runJob) ended(res *check.Result) int {
+	expectIDs(res.Run, j.expected)
+	if res.Run.Status == testrun.StatusTimedOut {
+		return exitTimedOut
 	}
-	if res == nil {
-		if errors.Is(err, check.ErrMode) || errors.Is(err, check.ErrReportDir) {
-			return &exitCode{code: exitUsage, msg: fmt.Sprint(err)}
-		}
-		return &exitCode{code: exitInternal, msg: fmt.Sprint(err)}
+	return res.ExitCode
+}
+
+// openStore opens the flaky list with --repo; nil without it or when it
+// cannot be opened (the run is still written; its flaky ids are then
+// unmarked).
+func (j *runJob) openStore(ctx context.Context) store.Store {
+	if j.o.repo == "" {
+		return nil
+	}
+	loc, err := j.o.store.location(j.env)
+	if err == nil {
+		j.st, err = j.o.store.open(ctx, loc)
 	}
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "testresults run: %v\n", err)
+		j.say("store: %v", err)
+		j.st = nil
 	}
-	expectIDs(res.Run, expected)
-	run := res.Run
-	code := res.ExitCode
-	if run.Status == testrun.StatusTimedOut {
-		code = exitTimedOut
-	}
+	return j.st
+}
 
-	var st store.Store
-	if o.repo != "" {
-		loc, lerr := storeLocation(o.store, env)
-		if lerr == nil {
-			st, lerr = store.Open(ctx, loc)
-		}
-		if lerr != nil {
-			// The run is still written; its flaky ids are then unmarked.
-			fmt.Fprintf(env.Stderr, "testresults run: store: %v\n", lerr)
-			st = nil
-		} else {
-			defer st.Close()
-		}
+// summary prints the run of res for people on stderr, unless --quiet;
+// prefix goes before its first line.
+func (j *runJob) summary(res *check.Result, cmp *testrun.Comparison, path, prefix string) {
+	if j.o.quiet {
+		return
 	}
-	j := &runJob{o: o, env: env, base: base, baseOut: baseOut, st: st, start: run.StartedAt, sigs: sigs, expected: expected}
-	first := j.compare(ctx, res)
-	path, werr := j.write(res, testrun.TestResults{Comparison: first})
-	if werr != nil {
-		fmt.Fprintf(env.Stderr, "testresults run: %v\n", werr)
-		code = exitInternal
-	}
-	if !o.quiet {
-		s := summary{w: env.Stderr, color: useColor(env)}
-		s.print(res, first, path)
-	}
-	recorded := []*testrun.Run{res.Run}
-	if o.rerunFlaky && werr == nil {
-		if excused, why := j.rerunWanted(ctx, res, first); excused == nil {
-			if !o.quiet && why != "" {
-				fmt.Fprintf(env.Stderr, "  no rerun: %s\n", term.EscapeLine(why))
-			}
-		} else {
-			rcode, rres := j.rerun(ctx, argv, opts, res, first, excused)
-			if rres != nil {
-				code = rcode
-				run = rres.Run
-				recorded = append(recorded, rres.Run)
-			} else if code == exitOK {
-				code = rcode
-			}
-		}
-	}
-	// Recording, like the export, outlives the signal that aborted the
-	// check: the aborted run is evidence too.
-	if rerr := o.record.record(context.WithoutCancel(ctx), env, recorded...); rerr != nil {
-		fmt.Fprintf(env.Stderr, "testresults run: record: %v\n", rerr)
+	fmt.Fprint(j.env.Stderr, prefix)
+	s := textout.Summary{W: j.env.Stderr, Color: useColor(j.env)}
+	s.Run(textout.RunResult{Run: res.Run, Comparison: cmp, Notes: res.Notes, Results: path, ResultsSHA256: res.ResultsSHA256, Where: check.ResultsFile})
+}
+
+// finish records the runs and exports the last one, and returns the exit
+// code: code, or 1 for a record or an export that failed after a check
+// that passed. Recording, like the export, outlives the signal that aborted
+// the check: the aborted run is evidence too.
+func (j *runJob) finish(ctx context.Context, runs []*testrun.Run, code int) int {
+	if err := j.o.record.record(context.WithoutCancel(ctx), j.env, runs...); err != nil {
+		j.say("record: %v", err)
 		if code == exitOK {
 			code = exitFailed
 		}
 	}
-	if plan != nil {
-		plan.put(run)
-		ectx := ctx
-		if run.Status == testrun.StatusAborted {
-			// The signal that aborted the check also cancelled ctx; the
-			// aborted run is still evidence worth exporting (the export's
-			// own timeout bounds it).
-			ectx = context.WithoutCancel(ctx)
-		}
-		if perr := plan.export(ectx, env.Stdout); perr != nil {
-			fmt.Fprintf(env.Stderr, "testresults run: export: %v\n", perr)
-			if code == exitOK {
-				code = exitFailed
-			}
-		}
+	if j.plan == nil {
+		return code
 	}
-	return withCode(code)
-}
-
-// print prints the run of res for people: how the check ended, what
-// describe says of the run, the comparison, notes and where the results are.
-// Colour is painted through the terminal writer (s.printf, s.style).
-func (s summary) print(res *check.Result, cmp *testrun.Comparison, path string) {
-	run := res.Run
-	style := term.StyleYellow
-	switch run.Status {
-	case testrun.StatusSuccess:
-		style = term.StyleGreen
-	case testrun.StatusFailure:
-		style = term.StyleRed
+	run := runs[len(runs)-1]
+	j.plan.put(run)
+	ectx := ctx
+	if run.Status == testrun.StatusAborted {
+		// The signal that aborted the check also cancelled ctx; the
+		// aborted run is still evidence worth exporting (the export's own
+		// timeout bounds it).
+		ectx = context.WithoutCancel(ctx)
 	}
-	exit := "exit ?"
-	if run.ExitCode != nil {
-		exit = fmt.Sprintf("exit %d", *run.ExitCode)
-	}
-	s.printf("testresults: %s (%s, %s)\n", s.style(style, string(run.Status)), exit, run.EndedAt.Sub(run.StartedAt).Round(time.Millisecond))
-	s.describe(run, check.ResultsFile)
-	if cmp != nil {
-		switch {
-		case !cmp.Available:
-			s.printf("  new failures: unknown (%s)\n", term.EscapeLine(cmp.Unavailable))
-		case len(cmp.NewFailures) == 0:
-			s.printf("  new failures against %s: none\n", term.EscapeLine(cmp.BaseID))
-		default:
-			ids := make([]string, len(cmp.NewFailures))
-			for i, f := range cmp.NewFailures {
-				ids[i] = term.EscapeLine(f.ID)
-			}
-			s.printf("  new failures against %s: %s\n", term.EscapeLine(cmp.BaseID), s.style(term.StyleRed, strings.Join(ids, ", ")))
+	if err := j.plan.export(ectx, j.env.Stdout); err != nil {
+		j.say("export: %v", err)
+		if code == exitOK {
+			code = exitFailed
 		}
 	}
-	for _, n := range res.Notes {
-		s.printf("  note: %s\n", term.EscapeLine(n))
-	}
-	if path != "" {
-		// The digest as run wrote it, once nothing the check started
-		// ran: a file that no longer has it was changed since.
-		s.printf("  results: %s (sha256 %s)\n", term.EscapeLine(path), res.ResultsSHA256)
-	}
-}
-
-// runJob is what one `testresults run` compares its runs with: the base run
-// and its output, and the flaky list as it stood when the job started.
-type runJob struct {
-	o       *runOptions
-	env     Env
-	base    *testrun.Run
-	baseOut []byte
-	st      store.Store
-	start   time.Time
-	sigs    chan os.Signal
-	// expected are the tests each run is expected to run (--expect-ids),
-	// nil without the flag.
-	expected []string
+	return code
 }
 
 // compare compares the run of res with the base, nil without a base. The
@@ -428,16 +419,10 @@ func (j *runJob) compare(ctx context.Context, res *check.Result) *testrun.Compar
 	}
 	opts := []testrun.CompareOption{testrun.WithOutput(j.baseOut, afterOut)}
 	if j.st != nil {
-		on, err := store.Excused(ctx, j.st, j.o.repo, j.o.envName, res.Run.Flaky, j.start)
+		ids, err := onFlakyList(ctx, j.st, j.o.repo, j.o.envName, res.Run.Flaky, j.start)
 		if err != nil {
-			fmt.Fprintf(j.env.Stderr, "testresults run: store: %v\n", err)
+			j.say("store: %v", err)
 		} else {
-			var ids []string
-			for id, ok := range on {
-				if ok {
-					ids = append(ids, id)
-				}
-			}
 			opts = append(opts, testrun.WithFlakyList(ids))
 		}
 	}
@@ -453,56 +438,32 @@ func (j *runJob) write(res *check.Result, tr testrun.TestResults) (string, error
 	return res.WriteTestResults(tr)
 }
 
-// rerunWanted returns the failures that the flaky list excused when the
-// check failed and the list, as it stood before the job started, excuses
-// every one of them (with a base: every new failure). Otherwise it returns
-// nil and, when it is worth saying, why.
-func (j *runJob) rerunWanted(ctx context.Context, res *check.Result, cmp *testrun.Comparison) ([]string, string) {
-	run := res.Run
-	if res.ExitCode == 0 || run.Status != testrun.StatusFailure {
-		return nil, ""
+// rerunFlaky reruns the check when it failed and the flaky list, as it
+// stood before the job started, excuses every failure (testrun.Excuse:
+// with a base, every new failure). It returns the rerun's exit code and
+// result; no result when there was no rerun or it could not run.
+func (j *runJob) rerunFlaky(ctx context.Context, argv []string, res *check.Result, cmp *testrun.Comparison) (int, *check.Result) {
+	if res.ExitCode == 0 || res.Run.Status != testrun.StatusFailure {
+		return exitOK, nil
 	}
-	if j.st == nil {
-		return nil, "the flaky list could not be read"
-	}
-	var ids []string
-	if cmp != nil {
-		if !cmp.Available {
-			return nil, "new failures unknown: " + cmp.Unavailable
-		}
-		for _, f := range cmp.NewFailures {
-			ids = append(ids, f.ID)
-		}
-		if len(ids) == 0 {
-			return nil, "no new failure (the base failed the same way)"
-		}
-	} else {
-		failing, err := testrun.FailingIDs(run)
-		if err != nil {
-			return nil, "failures unknown: " + err.Error()
-		}
-		for id := range failing {
-			ids = append(ids, id)
-		}
-		if len(ids) == 0 {
-			return nil, "the check failed without a failing test"
-		}
-		sort.Strings(ids)
-	}
-	excused, err := store.Excused(ctx, j.st, j.o.repo, j.o.envName, ids, j.start)
-	if err != nil {
-		return nil, "store: " + err.Error()
-	}
-	var not []string
-	for _, id := range ids {
-		if !excused[id] {
-			not = append(not, id)
+	why := "the flaky list could not be read"
+	if j.st != nil {
+		e, err := testrun.Excuse(res.Run, cmp, func(ids []string) (map[string]bool, error) {
+			return store.Excused(ctx, j.st, j.o.repo, j.o.envName, ids, j.start)
+		})
+		switch {
+		case err != nil:
+			why = "store: " + err.Error()
+		case e.Transient:
+			return j.rerun(ctx, argv, res, cmp, e.Excused())
+		default:
+			why = e.Reason()
 		}
 	}
-	if len(not) > 0 {
-		return nil, fmt.Sprintf("not on the flaky list before the job started: %s", strings.Join(not, ", "))
+	if !j.o.quiet {
+		fmt.Fprintf(j.env.Stderr, "  no rerun: %s\n", term.EscapeLine(why))
 	}
-	return ids, ""
+	return exitOK, nil
 }
 
 // rerun runs the check once more, kind rerun, in a sibling report folder
@@ -510,58 +471,50 @@ func (j *runJob) rerunWanted(ctx context.Context, res *check.Result, cmp *testru
 // returns the rerun's exit code and result (nil when it could not run), and
 // rewrites the first run's TEST-RESULTS.json to name the rerun and say
 // whether the first run was transient (the rerun passed).
-func (j *runJob) rerun(ctx context.Context, argv []string, opts []check.Option, first *check.Result, firstCmp *testrun.Comparison, excused []string) (int, *check.Result) {
+func (j *runJob) rerun(ctx context.Context, argv []string, first *check.Result, firstCmp *testrun.Comparison, excused []string) (int, *check.Result) {
 	// With --run-id the rerun is RUN-ID-rerun, when that is still an id;
 	// otherwise it gets a fresh one.
 	id := ""
 	if j.o.runID != "" && testrun.ValidID(j.o.runID+"-rerun") {
 		id = j.o.runID + "-rerun"
 	}
-	ropts := append(append([]check.Option{}, opts...),
+	opts := append(j.checkOptions(),
 		check.WithKind(testrun.KindRerun, ""),
 		check.WithRunID(id),
 		check.WithReportDir(first.Dir+"-rerun"),
-		check.WithSignals(j.sigs),
 	)
 	if !j.o.quiet {
 		fmt.Fprintf(j.env.Stderr, "testresults: every failure is on the flaky list (%s): running the check once more\n", term.EscapeLine(strings.Join(excused, ", ")))
 	}
 	signal.Notify(j.sigs, os.Interrupt, syscall.SIGTERM)
-	res, err := check.Run(context.WithoutCancel(ctx), argv, ropts...)
+	res, err := check.Run(context.WithoutCancel(ctx), argv, opts...)
 	signal.Stop(j.sigs)
 	if res == nil {
-		fmt.Fprintf(j.env.Stderr, "testresults run: rerun: %v\n", err)
+		j.say("rerun: %v", err)
 		return exitInternal, nil
 	}
 	defer res.Close()
 	if err != nil {
-		fmt.Fprintf(j.env.Stderr, "testresults run: rerun: %v\n", err)
+		j.say("rerun: %v", err)
 	}
-	expectIDs(res.Run, j.expected)
-	code := res.ExitCode
-	if res.Run.Status == testrun.StatusTimedOut {
-		code = exitTimedOut
-	}
+	code := j.ended(res)
 	transient := code == exitOK
 	cmp := j.compare(ctx, res)
-	firstLink := &testrun.RerunLink{ID: first.Run.ID, Dir: first.Dir, Status: first.Run.Status, ExitCode: first.Run.ExitCode, Excused: excused}
-	path, werr := j.write(res, testrun.TestResults{Comparison: cmp, RerunOf: firstLink})
+	link := func(r *check.Result) *testrun.RerunLink {
+		return &testrun.RerunLink{ID: r.Run.ID, Dir: r.Dir, Status: r.Run.Status, ExitCode: r.Run.ExitCode, Excused: excused}
+	}
+	path, werr := j.write(res, testrun.TestResults{Comparison: cmp, RerunOf: link(first)})
 	if werr != nil {
-		fmt.Fprintf(j.env.Stderr, "testresults run: rerun: %v\n", werr)
+		j.say("rerun: %v", werr)
 		code = exitInternal
 	}
-	link := &testrun.RerunLink{ID: res.Run.ID, Dir: res.Dir, Status: res.Run.Status, ExitCode: res.Run.ExitCode, Excused: excused}
-	if _, err := j.write(first, testrun.TestResults{Comparison: firstCmp, Rerun: link, Transient: &transient}); err != nil {
-		fmt.Fprintf(j.env.Stderr, "testresults run: %v\n", err)
+	if _, err := j.write(first, testrun.TestResults{Comparison: firstCmp, Rerun: link(res), Transient: &transient}); err != nil {
+		j.say("%v", err)
 		code = exitInternal
 	}
-	if !j.o.quiet {
-		s := summary{w: j.env.Stderr, color: useColor(j.env)}
-		fmt.Fprint(j.env.Stderr, "rerun ")
-		s.print(res, cmp, path)
-		if transient {
-			fmt.Fprintf(j.env.Stderr, "  the first run (%s) was transient: the rerun passed\n", term.EscapeLine(first.Run.ID))
-		}
+	j.summary(res, cmp, path, "rerun ")
+	if transient && !j.o.quiet {
+		fmt.Fprintf(j.env.Stderr, "  the first run (%s) was transient: the rerun passed\n", term.EscapeLine(first.Run.ID))
 	}
 	return code, res
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/hangar-dev/testresults/serve"
-	"github.com/hangar-dev/testresults/store"
 )
 
 func init() {
@@ -34,7 +33,8 @@ Errors are application/problem+json: 400 bad parameters, 401 no token,
 
 The admin token is the first line of --admin-token-file, else
 $HANGAR_ADMIN_TOKEN; without one the flaky list is refused to everyone.
-The store is --store, else $HANGAR_STORE, else ~/.hangar/store.db.
+The store is --store, else $HANGAR_STORE, else ~/.hangar/store.db; it opens
+at most --store-max-conns connections (default 16).
 One access-log line per request goes to stderr. The server's own spans (one
 per request, named by route) go over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT
 or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set (OTEL_TRACES_EXPORTER=none
@@ -53,7 +53,7 @@ Flags:
 
 type serveOptions struct {
 	listen    string
-	store     string
+	store     *storeFlag
 	tokenFile string
 }
 
@@ -61,7 +61,7 @@ func newServeFlags() (*pflag.FlagSet, *serveOptions) {
 	fs := newFlagSet("serve")
 	o := &serveOptions{}
 	fs.StringVar(&o.listen, "listen", "127.0.0.1:8080", "the address to listen on")
-	fs.StringVar(&o.store, "store", "", "the store: a SQLite file or a postgres:// URL (default: $HANGAR_STORE, else ~/.hangar/store.db)")
+	o.store = addStoreFlag(fs, "store", "the store", serveStoreConns, false)
 	fs.StringVar(&o.tokenFile, "admin-token-file", "", "a file whose first line is the admin bearer token (default: $HANGAR_ADMIN_TOKEN)")
 	return fs, o
 }
@@ -96,11 +96,11 @@ func runServe(ctx context.Context, args []string, env Env) error {
 	if err != nil {
 		return cf.usageErr("--admin-token-file: %v", err)
 	}
-	loc, err := storeLocation(o.store, env)
+	loc, err := o.store.location(env)
 	if err != nil {
 		return cf.usageErr("%v", err)
 	}
-	st, err := store.Open(ctx, loc)
+	st, err := o.store.open(ctx, loc)
 	if err != nil {
 		return err
 	}

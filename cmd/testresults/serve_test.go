@@ -199,8 +199,8 @@ func TestRecordFlags(t *testing.T) {
 	})
 	t.Run("shares flaky's --store and --repo", func(t *testing.T) {
 		db := filepath.Join(t.TempDir(), "s.db")
-		fs, _ := newFlakyFlags()
-		so := addStoreFlags(fs)
+		fs, fo := newFlakyFlags()
+		so := fo.rec
 		require.NoError(t, fs.Parse([]string{"--store", db, "--repo", "acme/web", "--record", "--session-ref", "S", "--turn-number", "2"}))
 		require.NoError(t, so.record(ctx, Env{Getenv: func(string) string { return "" }}, timedRun("r1", testrun.KindAfterTurn, 0, map[string]testrun.Outcome{"a": passed})))
 		st, err := store.Open(ctx, db)
