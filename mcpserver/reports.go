@@ -133,12 +133,17 @@ func (s *Server) parseReports(_ context.Context, _ *mcp.CallToolRequest, in Pars
 	// says why (counts null, the reasons listed), as testresults parse
 	// prints it.
 	run, _ := report.ReadRun(paths, report.WithRunOptions(testrun.WithRedactor(testrun.NewRedactor(s.cfg.environ))))
+	// Paths as the client named them, under the folder, not the server's
+	// own: in the reports, their errors and the reasons.
+	prefix := s.root + string(filepath.Separator)
 	for i := range run.Reports {
-		// Paths as the client named them: under the folder, not the
-		// server's own.
 		if rel, err := filepath.Rel(s.root, run.Reports[i].Path); err == nil && within(s.root, run.Reports[i].Path) {
 			run.Reports[i].Path = filepath.ToSlash(rel)
 		}
+		run.Reports[i].Error = strings.ReplaceAll(run.Reports[i].Error, prefix, "")
+	}
+	for i, r := range run.IncompleteReasons {
+		run.IncompleteReasons[i] = strings.ReplaceAll(r, prefix, "")
 	}
 	run.ID = testrun.DeriveID(run.Reports)
 	bare := *run

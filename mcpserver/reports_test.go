@@ -110,6 +110,7 @@ func TestParseReportsRefusesPathsOutsideTheFolder(t *testing.T) {
 	assert.Nil(t, run.Counts, "the link was not read")
 	require.Len(t, run.Reports, 1)
 	assert.Contains(t, run.Reports[0].Error, "symbolic link")
+	assert.NotContains(t, string(got), root, "paths are given under the folder, not as the server's own")
 }
 
 // TestParseReportsNeedsAFolder calls parse_reports on a server started
