@@ -91,15 +91,15 @@ func parseKey(pemBytes []byte, want string) (any, error) {
 	if len(bytes.TrimSpace(rest)) > 0 {
 		return nil, fmt.Errorf("%w: more than one PEM block: a key file holds one key", ErrKey)
 	}
-	switch {
-	case block.Type == want:
-	case block.Type == pemPublic:
+	switch block.Type {
+	case want:
+	case pemPublic:
 		return nil, fmt.Errorf("%w: a public key: signing needs the private key (PKCS #8 %q)", ErrKey, pemPrivate)
-	case block.Type == pemPrivate:
+	case pemPrivate:
 		return nil, fmt.Errorf("%w: a private key: verifying takes the public key (openssl pkey -in KEY -pubout)", ErrKey)
-	case block.Type == "EC PRIVATE KEY":
+	case "EC PRIVATE KEY":
 		return nil, fmt.Errorf("%w: an SEC 1 EC key: convert it to PKCS #8 (openssl pkcs8 -topk8 -nocrypt -in KEY)", ErrKey)
-	case block.Type == "ENCRYPTED PRIVATE KEY":
+	case "ENCRYPTED PRIVATE KEY":
 		return nil, fmt.Errorf("%w: an encrypted private key: give it unencrypted (openssl pkey -in KEY)", ErrKey)
 	default:
 		return nil, fmt.Errorf("%w: a %q PEM block: want %q", ErrKey, block.Type, want)

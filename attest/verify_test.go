@@ -128,7 +128,7 @@ func TestVerifyBrokenRules(t *testing.T) {
 		require.NoError(t, json.Unmarshal(env, &e))
 		payload, err := base64.StdEncoding.DecodeString(e["payload"].(string))
 		require.NoError(t, err)
-		forged := bytes.Replace(payload, []byte(commitA), []byte(commitB), -1)
+		forged := bytes.ReplaceAll(payload, []byte(commitA), []byte(commitB))
 		e["payload"] = base64.StdEncoding.EncodeToString(forged)
 		b, err := json.Marshal(e)
 		require.NoError(t, err)
