@@ -7,8 +7,6 @@ import (
 	"hash/fnv"
 	"strconv"
 	"strings"
-
-	_ "github.com/jackc/pgx/v5/stdlib" // the pgx driver, registered as "pgx"
 )
 
 // PostgresMaxConns bounds the connections one store opens to PostgreSQL
@@ -17,12 +15,16 @@ const PostgresMaxConns = 16
 
 // openPostgres opens the PostgreSQL store at url. Writers of one
 // repository and environment are serialised by a transaction-scoped
-// advisory lock, so a flip seen by two machines at once is not lost.
+// advisory lock, so a flip seen by two machines at once is not lost; the
+// lock ends with its transaction, so it works behind a pooler in
+// transaction mode too (see postgresConnector for the URL setting that
+// goes with it).
 func openPostgres(ctx context.Context, url string, cfg config) (Store, error) {
-	db, err := sql.Open("pgx", url)
+	connector, err := newPostgresConnector(url)
 	if err != nil {
 		return nil, fmt.Errorf("store: postgres: %s: %w", redactLocation(url), err)
 	}
+	db := sql.OpenDB(connector)
 	// Bounded, so that many concurrent readers (testresults serve) wait
 	// for a connection instead of exceeding the server's max_connections.
 	n := cfg.maxConnsOr(PostgresMaxConns)
