@@ -71,7 +71,8 @@ func variants(run *testrun.Run) map[string]*testrun.Run {
 // TestCorpusNeverPassedUncounted is the property over every run the shared
 // corpus yields, in every variant: a run that is not counted is never
 // PASSED (nor WARNED); the statement parses with the in-toto Go types and
-// validates; the result is the one rule's (Decide). A PASSED run signs and
+// validates (each run as an after_turn and a gate run is written and read
+// back); the result is the one rule's (Decide). A PASSED run signs and
 // verifies against the corpus files themselves.
 func TestCorpusNeverPassedUncounted(t *testing.T) {
 	runs := corpusRuns(t)
@@ -96,14 +97,22 @@ func TestCorpusNeverPassedUncounted(t *testing.T) {
 			require.NoError(t, run.Validate(), "%s, %s", name, vname)
 			st, err := NewStatement(run)
 			require.NoError(t, err, "%s, %s", name, vname)
-			b, err := MarshalStatement(st)
-			require.NoError(t, err)
-			_, tr, ext := parseStatement(t, b)
-			result := Result(tr.GetResult())
+			pred := st.GetPredicate().GetFields()
+			result := Result(pred["result"].GetStringValue())
+			counted := pred[ExtensionKey].GetStructValue().GetFields()["counted"].GetBoolValue()
+			if vname == "kind after_turn" || vname == "kind gate" {
+				// Written and read back with the in-toto Go types, as
+				// another verifier reads it.
+				b, err := MarshalStatement(st)
+				require.NoError(t, err)
+				_, tr, ext := parseStatement(t, b)
+				require.Equal(t, string(result), tr.GetResult())
+				require.Equal(t, counted, ext["counted"])
+			}
 			seen[result]++
 			want, _ := Decide(FactsOf(run))
 			require.Equal(t, want, result, "%s, %s", name, vname)
-			require.Equal(t, run.Counted(), ext["counted"], "%s, %s", name, vname)
+			require.Equal(t, run.Counted(), counted, "%s, %s", name, vname)
 			if !run.Counted() {
 				uncounted++
 				require.Equal(t, ResultFailed, result, "%s, %s: a run that is not counted is never PASSED", name, vname)
