@@ -3,6 +3,8 @@ package loadgen
 import (
 	"context"
 	"net"
+	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -13,6 +15,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 )
 
@@ -178,4 +181,50 @@ func TestSendCountsRefusals(t *testing.T) {
 	}
 	assert.Equal(t, res.AcceptedSpans, accepted)
 	assert.InDelta(t, 2000, res.Rate(), 1000)
+}
+
+// headerServer records the authorization header and the first span of
+// every request.
+type headerServer struct {
+	ptraceotlp.UnimplementedGRPCServer
+	mu     sync.Mutex
+	auth   []string
+	firsts []uint64
+}
+
+func (s *headerServer) Export(ctx context.Context, req ptraceotlp.ExportRequest) (ptraceotlp.ExportResponse, error) {
+	md, _ := metadata.FromIncomingContext(ctx)
+	seq, _ := SeqOf(req.Traces().ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0))
+	s.mu.Lock()
+	s.auth = append(s.auth, md.Get("authorization")...)
+	s.firsts = append(s.firsts, seq)
+	s.mu.Unlock()
+	return ptraceotlp.NewExportResponse(), nil
+}
+
+// TestSendHeadersAndFirst: the configured headers go with every request,
+// and a run starting at First sends spans First, First+1, ...
+func TestSendHeadersAndFirst(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	srv := grpc.NewServer()
+	hs := &headerServer{}
+	ptraceotlp.RegisterGRPCServer(srv, hs)
+	go func() { _ = srv.Serve(l) }()
+	t.Cleanup(srv.Stop)
+
+	g, err := NewGenerator()
+	require.NoError(t, err)
+	res, err := Send(context.Background(), g, Config{
+		Endpoint: l.Addr().String(), Rate: 1000, Duration: 200 * time.Millisecond, Batch: 50, Workers: 1,
+		First: 5000, Headers: map[string]string{"authorization": "Bearer t0ken"},
+	})
+	require.NoError(t, err)
+	assert.Equal(t, 200, res.AcceptedSpans)
+	assert.Len(t, res.Accepted, 200)
+	hs.mu.Lock()
+	defer hs.mu.Unlock()
+	assert.Equal(t, []string{"Bearer t0ken", "Bearer t0ken", "Bearer t0ken", "Bearer t0ken"}, hs.auth)
+	slices.Sort(hs.firsts)
+	assert.Equal(t, []uint64{5000, 5050, 5100, 5150}, hs.firsts)
 }

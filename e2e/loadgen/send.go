@@ -11,6 +11,7 @@ import (
 	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 )
 
@@ -38,6 +39,13 @@ type Config struct {
 	// Timeout bounds each request (default 10s). A request is never retried:
 	// an error is counted as refused.
 	Timeout time.Duration
+	// First is the number of the first span sent (default 0): two runs
+	// with disjoint ranges send different spans. Result.Accepted is
+	// indexed from First.
+	First uint64
+	// Headers are sent with every request as gRPC metadata (an
+	// authorization header for a receiver with an authenticator).
+	Headers map[string]string
 }
 
 // Result counts what a run sent. Every request ends either accepted (the
@@ -56,6 +64,8 @@ type Result struct {
 	FirstError string
 	// Elapsed is the time from the first request to the last answer.
 	Elapsed time.Duration
+
+	first uint64 // Config.First
 }
 
 func (c *Config) check() error {
@@ -109,15 +119,19 @@ func Send(ctx context.Context, g *Generator, cfg Config) (Result, error) {
 	client := ptraceotlp.NewGRPCClient(conn)
 
 	total := int(int64(cfg.Rate) * int64(cfg.Duration) / int64(time.Second))
-	res := Result{Accepted: make([]bool, 0, total), Errors: map[string]int{}}
+	res := Result{Accepted: make([]bool, 0, total), Errors: map[string]int{}, first: cfg.First}
 	var mu sync.Mutex
 	jobs := make(chan request)
 	var wg sync.WaitGroup
+	var md []string
+	for k, v := range cfg.Headers {
+		md = append(md, k, v)
+	}
 	for range cfg.Workers {
 		wg.Go(func() {
 			for r := range jobs {
 				td := g.Traces(r.first, r.n)
-				rctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
+				rctx, cancel := context.WithTimeout(metadata.AppendToOutgoingContext(ctx, md...), cfg.Timeout)
 				resp, err := client.Export(rctx, ptraceotlp.NewExportRequestFromTraces(td))
 				cancel()
 				mu.Lock()
@@ -129,7 +143,7 @@ func Send(ctx context.Context, g *Generator, cfg Config) (Result, error) {
 
 	start := time.Now()
 	perRequest := time.Duration(float64(time.Second) * float64(cfg.Batch) / float64(cfg.Rate))
-	var seq uint64
+	seq := cfg.First
 	for sent := 0; sent < total; {
 		n := min(cfg.Batch, total-sent)
 		next := start.Add(time.Duration(sent/cfg.Batch) * perRequest)
@@ -191,7 +205,7 @@ func (res *Result) record(r request, resp ptraceotlp.ExportResponse, err error) 
 	res.AcceptedRequests++
 	res.AcceptedSpans += r.n
 	for i := range r.n {
-		res.Accepted[int(r.first)+i] = true
+		res.Accepted[int(r.first-res.first)+i] = true
 	}
 }
 
