@@ -266,6 +266,9 @@ func (v *Verification) readPredicate(st *intoto.Statement) (*testresult.TestResu
 func (v *Verification) checkResult(tr *testresult.TestResult, ext *Extension, allowWarned bool) {
 	result := Result(tr.GetResult())
 	if ext != nil {
+		if ext.Counts != nil && !ext.Counts.Valid() {
+			v.problem("the run's counts in the extension are not valid counts: %s", countsText(ext.Counts))
+		}
 		if !ext.Counted {
 			v.problem("the run is not counted (trusted %t, complete %t, counts %s)", ext.Trusted, ext.Complete, countsText(ext.Counts))
 		}

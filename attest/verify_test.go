@@ -199,6 +199,9 @@ func TestVerifySignedLies(t *testing.T) {
 			pred(m)["result"] = "PASSED"
 			pred(m)[ExtensionKey].(map[string]any)["Counted"] = true
 		}, `predicate: the testresultsRun extension has an unknown key "Counted"`},
+		{"counts that do not add up", func(m map[string]any) {
+			pred(m)[ExtensionKey].(map[string]any)["counts"].(map[string]any)["failed"] = -1.0
+		}, `the run's counts in the extension are not valid counts: {"total":3,"passed":3,"failed":-1,"errors":0,"skipped":0,"flaky":0}`},
 		{"no extension", func(m map[string]any) { delete(pred(m), ExtensionKey) },
 			"predicate: no testresultsRun extension: whether the run is counted is unknown"},
 		{"another predicate type", func(m map[string]any) { m["predicateType"] = "https://slsa.dev/provenance/v1" },
