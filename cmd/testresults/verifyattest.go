@@ -40,7 +40,7 @@ It is accepted only when every rule holds:
   - the result is PASSED (--allow-warned: or WARNED), the testresultsRun
     extension says the run is counted, and its facts give that result.
 
-Every broken rule is printed, one a line. The reports are re-hashed only
+Every broken rule is printed, one a line (--json: as JSON). The reports are re-hashed only
 under a valid signature. Limits: the attestation at most 64 MiB with 8
 signatures, a key file 64 KiB, a report 32 MiB.
 
@@ -55,6 +55,16 @@ type verifyAttestationOptions struct {
 	key         string
 	commit      string
 	allowWarned bool
+	json        bool
+}
+
+// verifyAttestationJSON is what --json prints.
+type verifyAttestationJSON struct {
+	Verified bool     `json:"verified"`
+	Commit   string   `json:"commit"`
+	Result   *string  `json:"result"`
+	Reports  int      `json:"reports_rehashed"`
+	Problems []string `json:"problems"`
 }
 
 func newVerifyAttestationFlags() (*pflag.FlagSet, *verifyAttestationOptions) {
@@ -63,6 +73,7 @@ func newVerifyAttestationFlags() (*pflag.FlagSet, *verifyAttestationOptions) {
 	fs.StringVar(&o.key, "key", "", "the public key the attestation must be signed by (PEM, PKIX: ECDSA P-256 or Ed25519)")
 	fs.StringVar(&o.commit, "commit", "", "the commit the tests must have passed on, 40 hex digits (default: HEAD of the current folder's git work tree)")
 	fs.BoolVar(&o.allowWarned, "allow-warned", false, "accept WARNED (passed with flaky tests) as well as PASSED")
+	fs.BoolVar(&o.json, "json", false, "print the verification as JSON on stdout (verified, commit, result, reports_rehashed, problems)")
 	return fs, o
 }
 
@@ -108,6 +119,22 @@ func runVerifyAttestation(ctx context.Context, args []string, env Env) error {
 	}
 	want.Dir = dir
 	v := attest.Verify(ctx, envelope, key, want)
+	if o.json {
+		j := verifyAttestationJSON{Verified: v.OK(), Commit: want.Commit, Reports: v.Reports, Problems: v.Problems}
+		if j.Problems == nil {
+			j.Problems = []string{}
+		}
+		if r := v.Predicate.GetResult(); r != "" {
+			j.Result = &r
+		}
+		if err := writeJSON(env.Stdout, j); err != nil {
+			return err
+		}
+		if !v.OK() {
+			return withCode(exitFailed)
+		}
+		return nil
+	}
 	out := term.NewWriter(env.Stdout)
 	if !v.OK() {
 		fmt.Fprintf(out, "rejected (%s)\n", textout.Quantity(len(v.Problems), "reason"))

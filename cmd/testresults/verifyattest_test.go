@@ -113,6 +113,10 @@ func TestVerifyAttestationRoundTrip(t *testing.T) {
 				code, out = verify("--commit", attOther, att)
 				assert.Equal(t, exitFailed, code, out)
 				assert.Contains(t, out, "rejected (1 reason)\n  - subject: the tests ran on commit "+attCommit+", not on "+attOther+"\n")
+				code, out = verify("--json", "--commit", attOther, att)
+				assert.Equal(t, exitFailed, code, out)
+				assert.JSONEq(t, `{"verified": false, "commit": "`+attOther+`", "result": "PASSED", "reports_rehashed": 2,
+					"problems": ["subject: the tests ran on commit `+attCommit+`, not on `+attOther+`"]}`, out)
 			})
 		}
 	}
