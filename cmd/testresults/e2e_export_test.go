@@ -12,14 +12,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/pdatatest/plogtest"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/pdatatest/ptracetest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/client"
+	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/consumer/consumertest"
 	"go.opentelemetry.io/collector/pdata/pcommon"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"go.opentelemetry.io/collector/pdata/ptrace/ptraceotlp"
+	"go.opentelemetry.io/collector/receiver/otlpreceiver"
+	"go.opentelemetry.io/collector/receiver/receivertest"
 
 	"github.com/hangar-dev/testresults/internal/testnet"
 	"github.com/hangar-dev/testresults/internal/testotlp"
@@ -440,4 +444,71 @@ func TestE2EVersionAndPermanentError(t *testing.T) {
 	assert.Contains(t, stderr, "add --otlp-insecure")
 	assert.Less(t, elapsed, 5*time.Second, "not retried for the 10 s timeout")
 	t.Logf("TLS to a plaintext receiver: exit %d after %s", code, elapsed)
+}
+
+// signalReceiver is the collector's OTLP receiver on 127.0.0.1 taking
+// traces and logs on one port, over gRPC or HTTP.
+type signalReceiver struct {
+	addr   string
+	traces *consumertest.TracesSink
+	logs   *consumertest.LogsSink
+}
+
+func startSignalReceiver(t *testing.T, http bool) *signalReceiver {
+	t.Helper()
+	r := &signalReceiver{addr: testnet.FreeAddr(t), traces: new(consumertest.TracesSink), logs: new(consumertest.LogsSink)}
+	f := otlpreceiver.NewFactory()
+	cfg := f.CreateDefaultConfig().(*otlpreceiver.Config)
+	if http {
+		cfg.Protocols.HTTP.GetOrInsertDefault().ServerConfig.NetAddr.Endpoint = r.addr
+	} else {
+		cfg.Protocols.GRPC.GetOrInsertDefault().NetAddr.Endpoint = r.addr
+	}
+	set := receivertest.NewNopSettings(f.Type())
+	// One configuration gives one receiver serving both signals.
+	tr, err := f.CreateTraces(context.Background(), set, cfg, r.traces)
+	require.NoError(t, err)
+	lr, err := f.CreateLogs(context.Background(), set, cfg, r.logs)
+	require.NoError(t, err)
+	require.NoError(t, tr.Start(context.Background(), componenttest.NewNopHost()))
+	require.NoError(t, lr.Start(context.Background(), componenttest.NewNopHost()))
+	t.Cleanup(func() {
+		require.NoError(t, lr.Shutdown(context.Background()))
+		require.NoError(t, tr.Shutdown(context.Background()))
+	})
+	return r
+}
+
+// TestE2EExportEvents: export --events log and both deliver the log
+// records to a real OTLP receiver over gRPC and HTTP (/v1/logs), equal to
+// translate.Logs of the same run, after the spans, and the summary counts
+// them; with log the spans carry no event.
+func TestE2EExportEvents(t *testing.T) {
+	run := loadRun(t, exportRun)
+	for _, proto := range []string{"grpc", "http/protobuf"} {
+		for _, events := range []translate.Events{translate.EventsLog, translate.EventsBoth} {
+			t.Run(proto+"/"+events.String(), func(t *testing.T) {
+				clearExportEnv(t)
+				rcv := startSignalReceiver(t, proto == "http/protobuf")
+				code, _, stderr := exportCmd(t, nil, "", "--protocol", proto, "--otlp-endpoint", rcv.addr, "--otlp-insecure",
+					"--job", "job-ev", "--events", events.String(), exportRun)
+				require.Equal(t, exitOK, code, stderr)
+				spans, err := translate.JobSpans(translate.Job{ID: "job-ev"}, []*testrun.Run{run}, translate.WithEvents(events))
+				require.NoError(t, err)
+				want := translate.Logs(spans, testResource(t))
+				n := want.LogRecordCount()
+				require.Eventually(t, func() bool { return rcv.logs.LogRecordCount() >= n }, 20*time.Second, 10*time.Millisecond)
+				all := rcv.logs.AllLogs()
+				require.Len(t, all, 1)
+				require.NoError(t, plogtest.CompareLogs(want, all[0]))
+				require.Eventually(t, func() bool { return rcv.traces.SpanCount() >= 1 }, 20*time.Second, 10*time.Millisecond)
+				require.NoError(t, ptracetest.CompareTraces(pdataFace(t, spans, nil), rcv.traces.AllTraces()[0]))
+				summary := fmt.Sprintf("exported 1 run in 1 span and %d log records to OTLP/gRPC %s;", n, rcv.addr)
+				if proto == "http/protobuf" {
+					summary = fmt.Sprintf("exported 1 run in 1 span and %d log records to OTLP/HTTP http://%s/v1/traces (log records to OTLP/HTTP http://%s/v1/logs);", n, rcv.addr, rcv.addr)
+				}
+				assert.Contains(t, stderr, summary)
+			})
+		}
+	}
 }

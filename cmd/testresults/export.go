@@ -40,6 +40,19 @@ Export forms:
              --session S --turn N RUN.json...     the runs go on turn N
              --session S --turn 1=a.json --turn 2=b.json --turn 2=c.json
                                                   several turns at once
+Events:
+  --events span  (default) the test.run and test.case events on the span
+                 that carries the runs, within --max-case-events
+  --events log   as OTLP log records (log-based events) instead: one per
+                 event, with the event's name, time and attributes and the
+                 trace and span id of its span; every failing and flaky test
+                 gets one, however many (--max-case-events given explicitly
+                 bounds them too)
+  --events both  both
+  Log records go where the spans go, after them: over OTLP (the
+  OTEL_EXPORTER_OTLP_LOGS_* variables over the generic ones; http/protobuf
+  posts them to /v1/logs) or as ExportLogsServiceRequest lines in the same
+  OTLP/JSON output.
 Trace and span ids derive from the job, session, turn and run ids: exporting
 the same runs again gives the same ids. --parent (or TRACEPARENT and
 TRACESTATE) attaches the spans under a remote parent, in its trace.
@@ -115,7 +128,7 @@ func (p *exportPlan) printSummary(env Env) {
 const exportedPrefix = "testresults export: exported"
 
 // summary is the line for people that says what an export delivered: how
-// many runs and spans went where, and the trace ids, and that the trust
+// many runs, spans and log records went where, and the trace ids, and that the trust
 // flags are recomputed by the collector. It holds no colour codes.
 func (p *exportPlan) summary() string {
 	r := p.result
@@ -135,8 +148,14 @@ func (p *exportPlan) summary() string {
 	if len(ids) != 1 {
 		trace = "traces"
 	}
-	line := fmt.Sprintf("%s %d %s in %d %s to %s",
-		exportedPrefix, r.Runs, plural(r.Runs, "run"), r.Spans, plural(r.Spans, "span"), dest)
+	carried := fmt.Sprintf("%d %s", r.Spans, plural(r.Spans, "span"))
+	if r.Records > 0 {
+		carried += fmt.Sprintf(" and %d %s", r.Records, plural(r.Records, "log record"))
+	}
+	line := fmt.Sprintf("%s %d %s in %s to %s", exportedPrefix, r.Runs, plural(r.Runs, "run"), carried, dest)
+	if r.Records > 0 && r.LogDestination != r.Destination {
+		line += " (log records to " + r.LogDestination + ")"
+	}
 	if len(ids) > 0 {
 		line += fmt.Sprintf("; %s %s", trace, strings.Join(ids, ", "))
 	}

@@ -14,10 +14,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/pdatatest/plogtest"
 	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/pdatatest/ptracetest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/pdata/plog"
 	"go.opentelemetry.io/collector/pdata/ptrace"
+	"go.opentelemetry.io/otel/sdk/resource"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/hangar-dev/testresults/exporter"
@@ -527,4 +530,91 @@ func TestExportCaseSpans(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestExportEventsFile: --events log and both write the log records as
+// ExportLogsServiceRequest lines after the span lines, equal to
+// translate.Logs of the same runs; a bad --events is a usage error.
+func TestExportEventsFile(t *testing.T) {
+	clearExportEnv(t)
+	run := loadRun(t, exportRun)
+	for _, events := range []translate.Events{translate.EventsLog, translate.EventsBoth} {
+		t.Run(events.String(), func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "out.json")
+			code, _, stderr := exportCmd(t, nil, "", "-o", path, "--job", "job-ev", "--events", events.String(), exportRun)
+			require.Equal(t, exitOK, code, stderr)
+			b, err := os.ReadFile(path)
+			require.NoError(t, err)
+			lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+			require.Len(t, lines, 2)
+			spans, err := translate.JobSpans(translate.Job{ID: "job-ev"}, []*testrun.Run{run}, translate.WithEvents(events))
+			require.NoError(t, err)
+			require.NoError(t, ptracetest.CompareTraces(pdataFace(t, spans, nil), unmarshalLine(t, lines[0])))
+			var u plog.JSONUnmarshaler
+			got, err := u.UnmarshalLogs([]byte(lines[1]))
+			require.NoError(t, err)
+			want := translate.Logs(spans, testResource(t))
+			require.NoError(t, plogtest.CompareLogs(want, got))
+			assert.Contains(t, stderr, fmt.Sprintf("exported 1 run in 1 span and %d log records to %s (OTLP/JSON); trace", want.LogRecordCount(), path))
+		})
+	}
+	t.Run("span is the default and writes no log line", func(t *testing.T) {
+		code, out, stderr := exportCmd(t, nil, "", "--format", "otlp-json", "--events", "span", exportRun)
+		require.Equal(t, exitOK, code, stderr)
+		assert.Equal(t, 1, strings.Count(out, "\n"))
+		assert.NotContains(t, stderr, "log record")
+	})
+	t.Run("bad value", func(t *testing.T) {
+		code, _, stderr := exportCmd(t, nil, "", "--events", "logs", exportRun)
+		assert.Equal(t, exitUsage, code)
+		assert.Contains(t, stderr, `--events "logs": want span, log or both`)
+		assert.Contains(t, stderr, "Usage: testresults export")
+	})
+}
+
+// testResource is the resource an export without OTEL_* variables has.
+func testResource(t *testing.T) *resource.Resource {
+	t.Helper()
+	res, err := exporter.NewResource(context.Background(), "", func(string) string { return "" })
+	require.NoError(t, err)
+	return res
+}
+
+// TestExportEventsNotCapped: with --events log, every failing test of a
+// run gets a log record, beyond the span events' default cap, unless
+// --max-case-events is given; the span events stay capped.
+func TestExportEventsNotCapped(t *testing.T) {
+	clearExportEnv(t)
+	const n = translate.DefaultMaxCaseEvents + 500
+	r := &testrun.Run{
+		ID: "run-many", Kind: testrun.KindAfterTurn, Command: "go test ./...", Status: testrun.StatusFailure, Complete: true,
+		EndedAt: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC),
+		Counts:  &testrun.Counts{Total: n, Failed: n},
+		Cases:   make(map[string]testrun.Outcome, n),
+	}
+	for i := range n {
+		r.Cases[fmt.Sprintf("pkg::Test%05d", i)] = testrun.OutcomeFailed
+	}
+	b, err := json.Marshal(r)
+	require.NoError(t, err)
+	runPath := filepath.Join(t.TempDir(), "run.json")
+	require.NoError(t, os.WriteFile(runPath, b, 0o600))
+	records := func(t *testing.T, args ...string) (spanEvents, logRecords int) {
+		t.Helper()
+		code, out, stderr := exportCmd(t, nil, "", append([]string{"--format", "otlp-json"}, append(args, runPath)...)...)
+		require.Equal(t, exitOK, code, stderr)
+		lines := strings.Split(strings.TrimSpace(out), "\n")
+		require.Len(t, lines, 2)
+		spanEvents = unmarshalLine(t, lines[0]).ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0).Events().Len()
+		var u plog.JSONUnmarshaler
+		ld, err := u.UnmarshalLogs([]byte(lines[1]))
+		require.NoError(t, err)
+		return spanEvents, ld.LogRecordCount()
+	}
+	ev, recs := records(t, "--events", "both")
+	assert.Equal(t, 1+translate.DefaultMaxCaseEvents, ev, "span events stop at the cap")
+	assert.Equal(t, 1+n, recs, "a log record for every failing test")
+	ev, recs = records(t, "--events", "both", "--max-case-events", "10")
+	assert.Equal(t, 11, ev)
+	assert.Equal(t, 11, recs, "a cap given bounds the records too")
 }

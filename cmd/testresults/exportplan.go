@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
-	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -30,12 +28,6 @@ func (o *exportOptions) prepare(fs *pflag.FlagSet, env Env, read func(string) (*
 	opts, outFile, err := o.exporterOptions(fs, env)
 	if err != nil {
 		return nil, err
-	}
-	switch {
-	case o.session == "" && len(o.turns) > 0:
-		return nil, usagef("--turn is for --session")
-	case o.session != "" && (o.job != "" || o.base):
-		return nil, usagef("--session cannot go with --job or --base")
 	}
 	p := &exportPlan{opts: opts, outFile: outFile}
 	if o.baseRun != "" {
@@ -63,9 +55,9 @@ func (o *exportOptions) plan(fs *pflag.FlagSet, args []string, env Env) (*export
 	if err != nil {
 		return nil, err
 	}
-	if o.session != "" {
-		if p.session, err = o.sessionTurns(args, read); err != nil {
-			return nil, err
+	if o.s.Session != "" {
+		if p.session, err = o.s.SessionTurns(args, read); err != nil {
+			return nil, usageOf(err)
 		}
 		return p, nil
 	}
@@ -95,20 +87,15 @@ func (o *exportOptions) planRun(fs *pflag.FlagSet, env Env) (*exportPlan, error)
 	if p.opts.Format == exporter.FormatOTLPJSON && p.outFile == "" {
 		return nil, usagef("--format otlp-json needs -o FILE here: stdout carries the run")
 	}
-	if o.session == "" {
+	if o.s.Session == "" {
 		p.runs = []*testrun.Run{nil}
 		return p, nil
 	}
-	n := -1
-	if len(o.turns) == 1 && !strings.Contains(o.turns[0], "=") {
-		if v, err := strconv.Atoi(o.turns[0]); err == nil {
-			n = v
-		}
+	n, err := o.s.OneTurn()
+	if err != nil {
+		return nil, usageOf(err)
 	}
-	if n < 0 {
-		return nil, usagef("--session needs one --turn N (a turn number, 0 or more) for the run")
-	}
-	p.session = &translate.Session{ID: o.session, Turns: []translate.Turn{{Number: n, Runs: []*testrun.Run{nil}}}}
+	p.session = &translate.Session{ID: o.s.Session, Turns: []translate.Turn{{Number: n, Runs: []*testrun.Run{nil}}}}
 	return p, nil
 }
 
@@ -119,64 +106,6 @@ func (p *exportPlan) put(run *testrun.Run) {
 		return
 	}
 	p.runs[0] = run
-}
-
-// sessionTurns reads the runs of each turn: the N=RUN.json values in order,
-// then the arguments for the one bare --turn N.
-func (o *exportOptions) sessionTurns(args []string, read func(string) (*testrun.Run, error)) (*translate.Session, error) {
-	if len(o.turns) == 0 {
-		return nil, usagef("--session needs --turn")
-	}
-	s := &translate.Session{ID: o.session}
-	index := map[int]int{}
-	turn := func(n int) *translate.Turn {
-		i, ok := index[n]
-		if !ok {
-			i = len(s.Turns)
-			index[n] = i
-			s.Turns = append(s.Turns, translate.Turn{Number: n})
-		}
-		return &s.Turns[i]
-	}
-	bare := -1
-	for _, v := range o.turns {
-		num, path, hasPath := strings.Cut(v, "=")
-		n, err := strconv.Atoi(num)
-		if err != nil || n < 0 {
-			return nil, usagef("--turn %q: want N or N=RUN.json with N a turn number (0 or more)", v)
-		}
-		if !hasPath {
-			if bare >= 0 {
-				return nil, usagef("--turn N without a RUN.json is given twice (%d and %d)", bare, n)
-			}
-			bare = n
-			continue
-		}
-		if path == "" {
-			return nil, usagef("--turn %q: no RUN.json", v)
-		}
-		r, err := read(path)
-		if err != nil {
-			return nil, err
-		}
-		t := turn(n)
-		t.Runs = append(t.Runs, r)
-	}
-	if bare >= 0 && len(args) == 0 {
-		return nil, usagef("--turn %d has no RUN.json", bare)
-	}
-	if bare < 0 && len(args) > 0 {
-		return nil, usagef("RUN.json arguments need a --turn N to go on")
-	}
-	for _, a := range args {
-		r, err := read(a)
-		if err != nil {
-			return nil, err
-		}
-		t := turn(bare)
-		t.Runs = append(t.Runs, r)
-	}
-	return s, nil
 }
 
 // readRunFile reads one run from path ("-": stdin): a run's JSON form or a
