@@ -14,6 +14,8 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/hangar-dev/testresults/internal/clidoc"
 )
 
 // callCommand runs a command function the way run does, with exitFor, so
@@ -40,7 +42,7 @@ func script(t *testing.T, write func(w *bytes.Buffer) error) string {
 }
 
 func bashScript(t *testing.T) string {
-	return script(t, func(w *bytes.Buffer) error { return writeBashCompletion(w, cliCommands()) })
+	return script(t, func(w *bytes.Buffer) error { return clidoc.Bash(w, cliCommands()) })
 }
 
 // TestCompletionCoversCommands: the table that completion and the man page
@@ -48,29 +50,59 @@ func bashScript(t *testing.T) string {
 // run function parses: its usage and flags are exactly what
 // 'testresults COMMAND --help' prints.
 func TestCompletionCoversCommands(t *testing.T) {
-	table := map[string]cliCommand{}
+	table := map[string]clidoc.Command{}
 	for _, c := range cliCommands() {
-		table[c.name] = c
+		table[c.Name] = c
 	}
 	for name := range commands {
 		c, ok := table[name]
-		if !assert.True(t, ok, "command %s is not in cliCommandTable", name) {
+		if !assert.True(t, ok, "command %s is not described", name) {
 			continue
 		}
 		code, stdout, stderr := runCmd(t, name, "--help")
 		require.Equal(t, exitOK, code, stderr)
-		assert.Equal(t, stdout, c.usage+c.flags().FlagUsages(), "%s: the table's flag set differs from the command's", name)
-		assert.Equal(t, commands[name].synopsis, c.synopsis)
+		assert.Equal(t, stdout, c.Usage+c.Flags.FlagUsages(), "%s: the table's flag set differs from the command's", name)
+		assert.Equal(t, commands[name].synopsis, c.Synopsis)
 	}
 	for name, c := range table {
-		if _, ok := commands[name]; !ok {
-			assert.Contains(t, []string{"completion", "man"}, name, "%s is in the table but not registered", name)
-		}
-		assert.NotEmpty(t, c.synopsis, name)
+		assert.Contains(t, commands, name, "%s is described but not registered", name)
+		assert.NotEmpty(t, c.Synopsis, name)
 	}
 	for _, sub := range flakySubcommands {
 		assert.Contains(t, flakyUsage, "\n  "+sub+" ", "flaky %s", sub)
 	}
+}
+
+// TestCompletionNewCommand: a command that registers itself, with nothing
+// written anywhere else, appears with its flags in every script and in the
+// man page.
+func TestCompletionNewCommand(t *testing.T) {
+	const usage = "Usage: testresults probe-new [flags] FILE\n\nA command added later.\n\nFlags:\n"
+	commands["probe-new"] = command{name: "probe-new", synopsis: "a command added later", run: func(_ context.Context, args []string, _ Env) error {
+		fs := newFlagSet("probe-new")
+		fs.String("probe-key", "", "the key file")
+		return flagsFor("probe-new", usage, fs).parse(args)
+	}}
+	defer delete(commands, "probe-new")
+	for name, write := range completionWriters {
+		s := script(t, func(w *bytes.Buffer) error { return write(w, cliCommands()) })
+		assert.Contains(t, s, "probe-new", name)
+		assert.Contains(t, s, "probe-key", name)
+	}
+	man := script(t, func(w *bytes.Buffer) error { return clidoc.Man(w, cliCommands(), exitCodesText) })
+	assert.Contains(t, man, `testresults probe\-new`)
+	assert.Contains(t, man, `\-\-probe\-key`)
+	assert.Contains(t, man, "A command added later.")
+}
+
+// shellQuote quotes s as one word for bash.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// fishQuote quotes s as one word for fish.
+func fishQuote(s string) string {
+	return "'" + strings.NewReplacer(`\`, `\\`, "'", `\'`).Replace(s) + "'"
 }
 
 // bashComplete runs the bash completion for words (the last is the word
@@ -80,13 +112,13 @@ func bashComplete(t *testing.T, scriptPath string, words ...string) []string {
 	t.Helper()
 	quoted := make([]string, len(words))
 	for i, w := range words {
-		quoted[i] = bashQuote(w)
+		quoted[i] = shellQuote(w)
 	}
-	prog := "source " + bashQuote(scriptPath) + "\n" +
+	prog := "source " + shellQuote(scriptPath) + "\n" +
 		"COMP_WORDS=(" + strings.Join(quoted, " ") + ")\n" +
 		"COMP_CWORD=" + strconv.Itoa(len(words)-1) + "\n" +
-		"COMP_LINE=" + bashQuote(strings.Join(words, " ")) + "\nCOMP_POINT=${#COMP_LINE}\n" +
-		"_testresults testresults " + bashQuote(words[len(words)-1]) + " " + bashQuote(words[len(words)-2]) + "\n" +
+		"COMP_LINE=" + shellQuote(strings.Join(words, " ")) + "\nCOMP_POINT=${#COMP_LINE}\n" +
+		"_testresults testresults " + shellQuote(words[len(words)-1]) + " " + shellQuote(words[len(words)-2]) + "\n" +
 		"printf '%s\\n' \"${COMPREPLY[@]}\"\n"
 	cmd := exec.Command("bash", "--norc", "--noprofile", "-c", prog)
 	var stderr bytes.Buffer
@@ -123,7 +155,7 @@ func TestBashCompletion(t *testing.T) {
 	require.NoError(t, os.WriteFile(path, []byte(bashScript(t)), 0o644))
 	out, err := exec.Command("bash", "-n", path).CombinedOutput()
 	require.NoError(t, err, string(out))
-	out, err = exec.Command("bash", "--norc", "-c", "source "+bashQuote(path)+"; complete -p testresults").CombinedOutput()
+	out, err = exec.Command("bash", "--norc", "-c", "source "+shellQuote(path)+"; complete -p testresults").CombinedOutput()
 	require.NoError(t, err, string(out))
 	assert.Equal(t, "complete -F _testresults testresults\n", string(out))
 
@@ -176,12 +208,12 @@ func TestBashCompletion(t *testing.T) {
 // TestZshCompletion: the zsh script parses (zsh -n) and names every command
 // and every flag of every command.
 func TestZshCompletion(t *testing.T) {
-	s := script(t, func(w *bytes.Buffer) error { return writeZshCompletion(w, cliCommands()) })
+	s := script(t, func(w *bytes.Buffer) error { return clidoc.Zsh(w, cliCommands()) })
 	assert.True(t, strings.HasPrefix(s, "#compdef testresults\n"))
 	for _, c := range cliCommands() {
-		assert.Contains(t, s, "        "+c.name+")\n", c.name)
-		for _, f := range flagInfos(c.flags()) {
-			assert.Contains(t, s, "--"+f.long, "%s --%s", c.name, f.long)
+		assert.Contains(t, s, "        "+c.Name+")\n", c.Name)
+		for _, f := range clidoc.Flags(c.Flags) {
+			assert.Contains(t, s, "--"+f.Long, "%s --%s", c.Name, f.Long)
 		}
 	}
 	assert.Contains(t, s, `'(--quiet -q)--quiet[no summary on stderr]'`)
@@ -201,9 +233,9 @@ func TestZshCompletion(t *testing.T) {
 // completion engine (complete -C) completes commands, flags, the values of
 // --kind and flaky's subcommands with it.
 func TestFishCompletion(t *testing.T) {
-	s := script(t, func(w *bytes.Buffer) error { return writeFishCompletion(w, cliCommands()) })
+	s := script(t, func(w *bytes.Buffer) error { return clidoc.Fish(w, cliCommands()) })
 	for _, c := range cliCommands() {
-		assert.Contains(t, s, "-n __fish_use_subcommand -a '"+c.name+"'", c.name)
+		assert.Contains(t, s, "-n __fish_use_subcommand -a '"+c.Name+"'", c.Name)
 	}
 	if _, err := exec.LookPath("fish"); err != nil {
 		t.Skip("fish is not installed")
@@ -291,11 +323,11 @@ func TestManPage(t *testing.T) {
 	text := regexpBackspace(out.String())
 	words := strings.Join(strings.Fields(strings.NewReplacer("\u2010\n", "", "\u2212", "-").Replace(text)), " ")
 	for _, c := range cliCommands() {
-		usageLine, _, _ := strings.Cut(c.usage, "\n")
-		assert.Contains(t, words, strings.Join(strings.Fields(strings.TrimPrefix(usageLine, "Usage: ")), " "), c.name)
-		for _, f := range flagInfos(c.flags()) {
-			if f.long != "help" {
-				assert.Contains(t, words, "--"+f.long, "%s --%s", c.name, f.long)
+		usageLine, _, _ := strings.Cut(c.Usage, "\n")
+		assert.Contains(t, words, strings.Join(strings.Fields(strings.TrimPrefix(usageLine, "Usage: ")), " "), c.Name)
+		for _, f := range clidoc.Flags(c.Flags) {
+			if f.Long != "help" {
+				assert.Contains(t, words, "--"+f.Long, "%s --%s", c.Name, f.Long)
 			}
 		}
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/hangar-dev/testresults/internal/clidoc"
 	"github.com/hangar-dev/testresults/testrun"
 )
 
@@ -37,8 +38,12 @@ func (e *usageError) Error() string { return e.msg }
 func usagef(format string, a ...any) error { return &usageError{msg: fmt.Sprintf(format, a...)} }
 
 // helpRequest is --help: the command's usage on stdout, exit 0. It wraps
-// pflag.ErrHelp.
-type helpRequest struct{ usage string }
+// pflag.ErrHelp, and carries the command's flags for completion and the
+// man page.
+type helpRequest struct {
+	usage string
+	flags *cmdFlags
+}
 
 func (e *helpRequest) Error() string { return pflag.ErrHelp.Error() }
 func (e *helpRequest) Unwrap() error { return pflag.ErrHelp }
@@ -102,19 +107,21 @@ func flagsFor(name, usage string, fs *pflag.FlagSet) *cmdFlags {
 	return &cmdFlags{name: name, usage: usage, fs: fs}
 }
 
-// newFlagSet is the flag set every subcommand starts from: errors are
-// returned, never printed or fatal.
-// addKindFlags registers --kind and --grade, the run's kind and a
-// grader's grade, as parse and run both take them.
+// addKindFlags registers --kind (its values annotated for completion) and
+// --grade, the run's kind and a grader's grade, as parse and run both take
+// them.
 func addKindFlags(fs *pflag.FlagSet, kind, grade *string) {
 	kinds := make([]string, len(testrun.Kinds))
 	for i, k := range testrun.Kinds {
 		kinds[i] = string(k)
 	}
 	fs.StringVar(kind, "kind", "", "the run's kind: "+strings.Join(kinds, ", "))
+	_ = fs.SetAnnotation("kind", clidoc.ValuesAnnotation, kinds)
 	fs.StringVar(grade, "grade", "", "with --kind grader: the grader's grade (isolated, or a lower grade)")
 }
 
+// newFlagSet is the flag set every subcommand starts from: errors are
+// returned, never printed or fatal.
 func newFlagSet(name string) *pflag.FlagSet {
 	fs := pflag.NewFlagSet(name, pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -130,7 +137,7 @@ func (c *cmdFlags) text() string { return c.usage + c.fs.FlagUsages() }
 func (c *cmdFlags) parse(args []string) error {
 	if err := c.fs.Parse(args); err != nil {
 		if errors.Is(err, pflag.ErrHelp) {
-			return &helpRequest{usage: c.text()}
+			return &helpRequest{usage: c.text(), flags: c}
 		}
 		return c.usageErr("%v", err)
 	}

@@ -16,7 +16,7 @@ import (
 )
 
 func init() {
-	register(command{name: "flaky", synopsis: "the per-repository flaky list: record, list, prune, check, summary", run: runFlaky})
+	register(command{name: "flaky", synopsis: "the per-repository flaky list: record, list, prune, check, summary", run: runFlaky, words: flakySubcommands})
 }
 
 const flakyUsage = `Usage: testresults flaky SUBCOMMAND [flags] [RUN.json...]

@@ -29,10 +29,17 @@ type Env struct {
 	Environ func() []string
 }
 
+// command is one subcommand. Its usage text and flags are what its run
+// function prints for --help; completion and the man page ask it.
 type command struct {
 	name     string
 	synopsis string
 	run      func(ctx context.Context, args []string, env Env) error
+	// words are the first argument's fixed values (flaky's subcommands,
+	// completion's shells), for completion; none: file names.
+	words []string
+	// takesCommand: a command line follows -- (run, pair).
+	takesCommand bool
 }
 
 var commands = map[string]command{}
@@ -107,10 +114,14 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].synopsis)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Exit codes: 0 ok, 1 verdict, check or export failed, 2 usage error,")
-	fmt.Fprintln(w, "3 input rejected (limits, hostile or unreadable report).")
+	fmt.Fprintln(w, exitCodesText)
 	fmt.Fprintln(w, "Run 'testresults COMMAND --help' for a command's flags.")
 }
+
+// exitCodesText is what every command's exit codes mean, for the usage and
+// the man page.
+const exitCodesText = `Exit codes: 0 ok, 1 verdict, check or export failed, 2 usage error,
+3 input rejected (limits, hostile or unreadable report).`
 
 // version is the line --version prints: the module version, then the
 // commit, its time and whether the tree had changes, when the build

@@ -18,7 +18,7 @@ import (
 )
 
 func init() {
-	register(command{name: "pair", synopsis: "run a check N times on the parent and on the patch, in git worktrees, and judge them; exit 1 on broken", run: runPair})
+	register(command{name: "pair", synopsis: "run a check N times on the parent and on the patch, in git worktrees, and judge them; exit 1 on broken", run: runPair, takesCommand: true})
 }
 
 // exitInterrupted is pair's exit code when a signal stopped it.

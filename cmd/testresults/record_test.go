@@ -40,8 +40,8 @@ func TestStoreMaxConns(t *testing.T) {
 func probeFlags(t *testing.T, name string) *pflag.FlagSet {
 	t.Helper()
 	for _, c := range cliCommands() {
-		if c.name == name {
-			return c.flags()
+		if c.Name == name {
+			return c.Flags
 		}
 	}
 	t.Fatalf("no command %s", name)

@@ -23,7 +23,7 @@ import (
 )
 
 func init() {
-	register(command{name: "run", synopsis: "run a check, collect its reports and write TEST-RESULTS.json", run: runRun})
+	register(command{name: "run", synopsis: "run a check, collect its reports and write TEST-RESULTS.json", run: runRun, takesCommand: true})
 }
 
 // Exit codes of run besides the check's own.
