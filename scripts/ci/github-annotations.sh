@@ -15,8 +15,12 @@
 #     that says how many were left out;
 #   - a ::warning when the run is incomplete, with its reasons.
 #
-# Runs carry no file or line for a failure, so no annotation has file= or
-# line=: GitHub shows them on the job, not on a line of the diff.
+# A failure whose report names its file (and line) is annotated there
+# (file=, line=), so GitHub shows it on that line of the diff: the file as
+# the report gives it, relative to the folder the script runs in (the
+# check's), made relative to GITHUB_WORKSPACE; a file that is not there, or
+# lies outside the workspace, is left out and the annotation stays on the
+# job. The line is the first line of the test (from 1).
 #
 # Messages are escaped as the workflow command rules say: % as %25, CR as
 # %0D, LF as %0A, and in properties (the title) also : as %3A and , as %2C.
@@ -47,6 +51,7 @@ fi
 
 exec "$py" - "$@" <<'PYTHON'
 import json
+import os
 import sys
 
 
@@ -58,8 +63,34 @@ def prop(s):
     return data(s).replace(":", "%3A").replace(",", "%2C")
 
 
-def command(kind, title, message):
-    return "::%s title=%s::%s" % (kind, prop(title), data(message))
+def command(kind, title, message, where=None):
+    props = ""
+    if where:
+        props = "".join("%s=%s," % (k, prop(v)) for k, v in where)
+    return "::%s %stitle=%s::%s" % (kind, props, prop(title), data(message))
+
+
+def location(f, workspace):
+    """The file= and line= of failure f, [] when its report names no file
+    that is there, inside the workspace."""
+    name = f.get("file")
+    if not isinstance(name, str) or name == "" or "\0" in name:
+        return []
+    path = os.path.abspath(name)
+    if not os.path.isfile(path):
+        return []
+    if workspace:
+        base = os.path.abspath(workspace)
+        if os.path.commonpath([base, path]) != base:
+            return []
+        path = os.path.relpath(path, base)
+    else:
+        path = os.path.relpath(path)
+    where = [("file", path.replace(os.sep, "/"))]
+    line = f.get("line")
+    if isinstance(line, int) and not isinstance(line, bool) and line >= 1:
+        where.append(("line", str(line)))
+    return where
 
 
 def main(argv):
@@ -79,6 +110,7 @@ def main(argv):
         sys.stderr.write("github-annotations.sh: %s: not a run (no failures)\n" % path)
         return 3
 
+    workspace = os.environ.get("GITHUB_WORKSPACE", "")
     out = []
     if run.get("complete") is False:
         reasons = [r for r in (run.get("incomplete_reasons") or []) if isinstance(r, str)]
@@ -108,7 +140,7 @@ def main(argv):
         message = f.get("message")
         if not isinstance(message, str) or message == "":
             message = "(no message)"
-        out.append(command(level, "%s: %s" % (what, fid), message))
+        out.append(command(level, "%s: %s" % (what, fid), message, location(f, workspace)))
     if len(failures) > cap:
         left = len(failures) - cap
         out.append(command("notice", "testresults",
