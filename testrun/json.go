@@ -9,8 +9,11 @@ import (
 	"time"
 )
 
-// jsonRun is the exact JSON form of a Run (see runSpec). Unknown values
-// are null, never 0 or "".
+// jsonRun is the exact JSON form of a Run: what MarshalJSON encodes and,
+// read off it by specOf, what UnmarshalJSON's walker accepts (runSpec). A
+// pointer is null when unknown, never 0 or ""; an omitempty field is
+// absent when empty; a list or map tagged run:"null" is null when the run
+// has no counts.
 type jsonRun struct {
 	ID                *string            `json:"id"`
 	Kind              *Kind              `json:"kind"`
@@ -28,10 +31,10 @@ type jsonRun struct {
 	IncompleteReasons []string           `json:"incomplete_reasons"`
 	Trusted           bool               `json:"trusted"`
 	Counted           bool               `json:"counted"`
-	Failures          []Failure          `json:"failures"`
-	Cases             map[string]Outcome `json:"cases"`
+	Failures          []Failure          `json:"failures" run:"null"`
+	Cases             map[string]Outcome `json:"cases" run:"null"`
 	Durations         map[string]float64 `json:"durations,omitempty"`
-	Flaky             []string           `json:"flaky"`
+	Flaky             []string           `json:"flaky" run:"null"`
 	NotRun            *[]string          `json:"not_run,omitempty"`
 	NotRunCount       *int               `json:"not_run_count,omitempty"`
 	Coverage          *Coverage          `json:"coverage"`

@@ -3,10 +3,13 @@ package testrun
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -28,6 +31,7 @@ const (
 	kindObject // an object with the fields of the form, no others
 	kindMap    // an object whose keys are test ids
 	kindArray
+	kindAny // any value; an object's keys distinct, also under case folding
 )
 
 // spec describes one value of the run's JSON form.
@@ -67,62 +71,78 @@ var (
 	jsonNumber     = &spec{kind: kindNumber}
 	jsonNullNumber = &spec{kind: kindNumber, null: true}
 	jsonBool       = &spec{kind: kindBool}
+	// jsonAny is any JSON value, walked only for its keys (checkDuplicateKeys).
+	jsonAny = &spec{kind: kindAny, null: true}
 )
 
-// runSpec is the exact JSON form of a Run, as MarshalJSON writes it. Its
-// deepest value is three levels down (a failure's field), so nesting deeper
-// than that is refused at the first level too many.
-var runSpec = object(false,
-	"id", jsonNullString,
-	"kind", jsonNullString,
-	"grade", jsonNullString,
-	"command", jsonNullString,
-	"status", jsonNullString,
-	"exit_code", jsonNullInt,
-	"commit", jsonNullString,
-	"tree", jsonNullString,
-	"agent_run_id", jsonNullString,
-	"started_at", jsonNullString,
-	"ended_at", jsonNullString,
-	"counts", object(true,
-		"total", jsonInt,
-		"passed", jsonInt,
-		"failed", jsonInt,
-		"errors", jsonInt,
-		"skipped", jsonInt,
-		"flaky", jsonInt,
-	),
-	"complete", jsonBool,
-	"incomplete_reasons", &spec{kind: kindArray, elem: jsonString},
-	"trusted", jsonBool,
-	"counted", jsonBool,
-	"failures", &spec{kind: kindArray, null: true, elem: object(false,
-		"id", jsonString,
-		"outcome", jsonString,
-		"message", jsonString,
-		"flaky", jsonBool,
-	)},
-	"cases", &spec{kind: kindMap, null: true, elem: jsonString},
-	"durations?", &spec{kind: kindMap, elem: jsonNumber},
-	"flaky", &spec{kind: kindArray, null: true, elem: jsonString},
-	"not_run?", &spec{kind: kindArray, elem: jsonString},
-	"not_run_count?", jsonInt,
-	"coverage", object(true,
-		"line_rate", jsonNullNumber,
-		"lines_covered", jsonNullInt,
-		"lines_valid", jsonNullInt,
-		"reason?", jsonString,
-	),
-	"reports", &spec{kind: kindArray, elem: object(false,
-		"path", jsonString,
-		"dialect", jsonNullString,
-		"bytes", jsonInt,
-		"sha256", jsonNullString,
-		"tests", jsonNullInt,
-		"error", jsonNullString,
-		"skipped?", jsonBool,
-	)},
-)
+// runSpec is the exact JSON form of a Run, read off jsonRun, the type
+// MarshalJSON encodes (see specOf): the walker and the encoder share one
+// description, so they cannot disagree on a key, its order, its type or
+// whether it may be null or absent. Its deepest value is three levels down
+// (a failure's field), so nesting deeper than that is refused at the first
+// level too many.
+var runSpec = specOf(reflect.TypeFor[jsonRun](), false)
+
+// specOf describes the JSON form encoding/json writes for a value of type
+// t, as the walker checks it: a struct is an object of its json-tagged
+// fields in their order (an omitempty field may be absent, and is then
+// never null); a pointer may be null; a slice or a map may be null only
+// when its field is tagged run:"null" (otherwise an empty one is written
+// as [] or {}); a map is an object keyed by test ids; time.Time is a
+// string; an int an integer literal; a float any number. A nullable string
+// is never "": an unknown value is null. null says whether the value
+// itself may be null. A type it cannot describe panics when the package is
+// loaded, so a new field of another kind cannot ship undescribed.
+func specOf(t reflect.Type, null bool) *spec {
+	if t.Kind() == reflect.Pointer {
+		return specOf(t.Elem(), true)
+	}
+	if t == reflect.TypeFor[time.Time]() {
+		return &spec{kind: kindString, null: null}
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return &spec{kind: kindString, null: null}
+	case reflect.Bool:
+		return &spec{kind: kindBool, null: null}
+	case reflect.Int, reflect.Int64:
+		return &spec{kind: kindInt, null: null}
+	case reflect.Float64:
+		return &spec{kind: kindNumber, null: null}
+	case reflect.Slice:
+		return &spec{kind: kindArray, null: null, elem: specOf(t.Elem(), false)}
+	case reflect.Map:
+		if t.Key().Kind() != reflect.String {
+			panic("testrun: JSON form: map key of " + t.String())
+		}
+		return &spec{kind: kindMap, null: null, elem: specOf(t.Elem(), false)}
+	case reflect.Struct:
+		s := &spec{kind: kindObject, null: null, specs: map[string]*spec{}, optional: map[string]bool{}}
+		for f := range t.Fields() {
+			tag, ok := f.Tag.Lookup("json")
+			name, opts, _ := strings.Cut(tag, ",")
+			if !ok || name == "-" || !f.IsExported() {
+				panic("testrun: JSON form: " + t.String() + "." + f.Name + " has no json name")
+			}
+			omit := strings.Contains(","+opts+",", ",omitempty,")
+			fs := specOf(f.Type, false)
+			switch {
+			case omit:
+				// Absent is its empty form; present, it is never null.
+				fs.null = false
+			case f.Type.Kind() == reflect.Pointer:
+				fs.null = true
+			case f.Tag.Get("run") == "null":
+				fs.null = true
+			}
+			s.fields = append(s.fields, name)
+			s.specs[name] = fs
+			s.optional[name] = omit
+		}
+		return s
+	}
+	panic("testrun: JSON form: no description for " + t.String())
+}
 
 // ReadRun reads one run's JSON form from r, at most MaxJSONBytes of it, as
 // strictly as UnmarshalJSON does. Every refusal wraps ErrInvalidRun; an
@@ -176,6 +196,9 @@ func invalidf(format string, args ...any) error {
 type checker struct {
 	dec  *json.Decoder
 	path []segment
+	// plain leaves every refusal unwrapped, for a caller that wraps it in
+	// its own error; otherwise each wraps ErrInvalidRun.
+	plain bool
 }
 
 // segment is one step of a path: an object's field, a map's key or a
@@ -208,8 +231,18 @@ func (c *checker) where() string {
 	return b.String()
 }
 
+// fail refuses the input: wrap's message, then the text.
+func (c *checker) fail(format string, args ...any) error {
+	msg := fmt.Sprintf(format, args...)
+	if c.plain {
+		return errors.New(msg)
+	}
+	return fmt.Errorf("%w: %s", ErrInvalidRun, msg)
+}
+
+// invalidf refuses the value at the path: the path, then the text.
 func (c *checker) invalidf(format string, args ...any) error {
-	return invalidf("%s"+format, append([]any{c.where()}, args...)...)
+	return c.fail("%s"+format, append([]any{c.where()}, args...)...)
 }
 
 // token reads the next token; a syntax error (or the end of the input)
@@ -220,6 +253,9 @@ func (c *checker) token() (json.Token, error) {
 		if err == io.EOF {
 			err = io.ErrUnexpectedEOF
 		}
+		if c.plain {
+			return nil, fmt.Errorf("%s: %w", c.where(), err)
+		}
 		return nil, fmt.Errorf("%w: %s: %w", ErrInvalidRun, c.where(), err)
 	}
 	return tok, nil
@@ -227,7 +263,7 @@ func (c *checker) token() (json.Token, error) {
 
 var kindNames = [...]string{
 	kindString: "a string", kindInt: "an integer", kindNumber: "a number", kindBool: "true or false",
-	kindObject: "an object", kindMap: "an object", kindArray: "a list",
+	kindObject: "an object", kindMap: "an object", kindArray: "a list", kindAny: "a value",
 }
 
 // describe names a token for an error message.
@@ -291,6 +327,14 @@ func (c *checker) value(s *spec) error {
 		if tok == json.Delim('{') {
 			return c.mapping(s)
 		}
+	case kindAny:
+		switch tok {
+		case json.Delim('{'):
+			return c.anyObject()
+		case json.Delim('['):
+			return c.array(s)
+		}
+		ok = true
 	}
 	if !ok {
 		return c.invalidf(" is %s, want %s", describe(tok), kindNames[s.kind])
@@ -299,10 +343,17 @@ func (c *checker) value(s *spec) error {
 }
 
 func (c *checker) array(s *spec) error {
+	if err := c.deeper(); err != nil {
+		return err
+	}
+	elem := s.elem
+	if s.kind == kindAny {
+		elem = s // any value holds any values
+	}
 	c.path = append(c.path, segment{kind: kindArray})
 	for i := 0; c.dec.More(); i++ {
 		c.path[len(c.path)-1].index = i
-		if err := c.value(s.elem); err != nil {
+		if err := c.value(elem); err != nil {
 			return err
 		}
 	}
@@ -333,12 +384,12 @@ func (c *checker) object(s *spec) error {
 		case i < 0:
 			for _, name := range s.fields {
 				if strings.EqualFold(name, key) {
-					return invalidf("key %q differs only in case from %q", c.where(), name)
+					return c.fail("key %q differs only in case from %q", c.where(), name)
 				}
 			}
-			return invalidf("unknown field %q", c.where())
+			return c.fail("unknown field %q", c.where())
 		case seen[i]:
-			return invalidf("key %q given twice", c.where())
+			return c.fail("key %q given twice", c.where())
 		}
 		seen[i] = true
 		if err := c.value(s.specs[key]); err != nil {
@@ -371,10 +422,52 @@ func (c *checker) mapping(s *spec) error {
 		key := tok.(string)
 		c.path = append(c.path, segment{key: key, kind: kindMap})
 		if seen[key] {
-			return invalidf("key %s given twice", c.where())
+			return c.fail("key %s given twice", c.where())
 		}
 		seen[key] = true
 		if err := c.value(s.elem); err != nil {
+			return err
+		}
+		c.path = c.path[:len(c.path)-1]
+	}
+	_, err := c.token() // }
+	return err
+}
+
+// deeper refuses a value nested deeper than maxJSONDepth. The run's form
+// is shallower than that by its description; any other value is bounded
+// here.
+func (c *checker) deeper() error {
+	if len(c.path) >= maxJSONDepth {
+		return c.fail("nested deeper than %d", maxJSONDepth)
+	}
+	return nil
+}
+
+// anyObject walks an object of any keys: each given once, and no two that
+// differ only in case (encoding/json would keep the last silently, and a
+// reader downstream may keep the first).
+func (c *checker) anyObject() error {
+	if err := c.deeper(); err != nil {
+		return err
+	}
+	seen := map[string]string{}
+	for c.dec.More() {
+		tok, err := c.token()
+		if err != nil {
+			return err
+		}
+		key := tok.(string)
+		c.path = append(c.path, segment{key: key, kind: kindObject})
+		folded := strings.ToLower(key)
+		if prev, dup := seen[folded]; dup {
+			if prev == key {
+				return c.fail("key %q given twice", c.where())
+			}
+			return c.fail("keys %q and %q differ only in case", prev, key)
+		}
+		seen[folded] = key
+		if err := c.value(jsonAny); err != nil {
 			return err
 		}
 		c.path = c.path[:len(c.path)-1]
