@@ -131,10 +131,10 @@ func objectKeys(t *testing.T, data []byte) []string {
 // maxJSONDepth, with plain errors naming the path.
 func TestCheckDuplicateKeysWalksAnyValue(t *testing.T) {
 	for doc, want := range map[string]string{
-		`{"a": 1, "a": 2}`:                   `key "a" given twice`,
+		`{"a": 1, "a": 2}`:                    `key "a" given twice`,
 		`{"a": [{"b": 1}, {"b": 1, "b": 2}]}`: `key "a[1].b" given twice`,
-		`{"x": {"Key": 1, "key": 2}}`:        `keys "Key" and "key" differ only in case`,
-		`{"a": 1} {}`:                        `data after the top-level value`,
+		`{"x": {"Key": 1, "key": 2}}`:         `keys "Key" and "key" differ only in case`,
+		`{"a": 1} {}`:                         `data after the top-level value`,
 		strings.Repeat("[", maxJSONDepth+1) + strings.Repeat("]", maxJSONDepth+1): "nested deeper than 64",
 		`{"a": `: "unexpected EOF",
 	} {
