@@ -119,33 +119,39 @@ func runVerifyAttestation(ctx context.Context, args []string, env Env) error {
 	}
 	want.Dir = dir
 	v := attest.Verify(ctx, envelope, key, want)
-	if o.json {
-		j := verifyAttestationJSON{Verified: v.OK(), Commit: want.Commit, Reports: v.Reports, Problems: v.Problems}
+	if err := printVerification(env.Stdout, o.json, want.Commit, v); err != nil {
+		return err
+	}
+	if !v.OK() {
+		return withCode(exitFailed)
+	}
+	return nil
+}
+
+// printVerification prints v for people (one line a broken rule, escaped
+// for the terminal) or as JSON.
+func printVerification(w io.Writer, asJSON bool, commit string, v *attest.Verification) error {
+	if asJSON {
+		j := verifyAttestationJSON{Verified: v.OK(), Commit: commit, Reports: v.Reports, Problems: v.Problems}
 		if j.Problems == nil {
 			j.Problems = []string{}
 		}
 		if r := v.Predicate.GetResult(); r != "" {
 			j.Result = &r
 		}
-		if err := writeJSON(env.Stdout, j); err != nil {
-			return err
-		}
-		if !v.OK() {
-			return withCode(exitFailed)
-		}
-		return nil
+		return writeJSON(w, j)
 	}
-	out := term.NewWriter(env.Stdout)
+	out := term.NewWriter(w)
 	if !v.OK() {
 		fmt.Fprintf(out, "rejected (%s)\n", textout.Quantity(len(v.Problems), "reason"))
 		for _, p := range v.Problems {
 			fmt.Fprintf(out, "  - %s\n", p)
 		}
-		return withCode(exitFailed)
+		return nil
 	}
-	fmt.Fprintf(out, "verified: commit %s, result %s, %s re-hashed\n",
-		want.Commit, v.Predicate.GetResult(), textout.Quantity(v.Reports, "report"))
-	return nil
+	_, err := fmt.Fprintf(out, "verified: commit %s, result %s, %s re-hashed\n",
+		commit, v.Predicate.GetResult(), textout.Quantity(v.Reports, "report"))
+	return err
 }
 
 // readEnvelopeFile reads the attestation at path ("-": stdin) and returns
