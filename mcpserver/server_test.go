@@ -3,10 +3,10 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -251,8 +251,52 @@ func TestVerdictOnRealRuns(t *testing.T) {
 		got, isErr = call(t, cs, ToolVerdict, VerdictInput{Parent: []string{p1.ID, p1.ID}, Patch: []string{q1.ID, q2.ID}})
 		require.True(t, isErr)
 		assert.Contains(t, detailOf(t, got), "are the same run")
-		got, isErr = call(t, cs, ToolVerdict, VerdictInput{Parent: []string{p1.ID}, Patch: []string{q1.ID, q2.ID}})
-		require.True(t, isErr)
-		assert.Equal(t, fmt.Sprintf("parent: give 2 to %d runs, not 1", MaxPairedRuns), detailOf(t, got))
+		// A side of one run does not fit the input schema: the SDK refuses
+		// the call before the tool runs.
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: ToolVerdict,
+			Arguments: VerdictInput{Parent: []string{p1.ID}, Patch: []string{q1.ID, q2.ID}}})
+		require.NoError(t, err)
+		require.True(t, res.IsError)
+		assert.Contains(t, res.Content[0].(*mcp.TextContent).Text, "minItems")
 	})
+}
+
+// TestInputSchemasStateTheBounds reads the tools' input schemas: every
+// offset from 0, a verdict's sides 2 to MaxPairedRuns runs, parse_reports'
+// paths 1 to MaxReportPaths; a call outside them is refused before the
+// tool runs.
+func TestInputSchemasStateTheBounds(t *testing.T) {
+	cs := connect(t, newStore(t))
+	ctx := context.Background()
+	schemas := map[string]map[string]any{}
+	for tool, err := range cs.Tools(ctx, nil) {
+		require.NoError(t, err)
+		b, err := json.Marshal(tool.InputSchema)
+		require.NoError(t, err)
+		var s struct {
+			Properties map[string]any `json:"properties"`
+		}
+		require.NoError(t, json.Unmarshal(b, &s))
+		schemas[tool.Name] = s.Properties
+	}
+	for _, name := range []string{ToolJobTests, ToolDiffRuns, ToolVerdict, ToolParseReports} {
+		assert.Equal(t, 0.0, schemas[name]["offset"].(map[string]any)["minimum"], name)
+	}
+	for name, want := range map[string][3]any{
+		ToolVerdict + ".parent":     {"array", 2.0, float64(MaxPairedRuns)},
+		ToolVerdict + ".patch":      {"array", 2.0, float64(MaxPairedRuns)},
+		ToolParseReports + ".paths": {"array", 1.0, float64(MaxReportPaths)},
+	} {
+		tool, prop, _ := strings.Cut(name, ".")
+		p := schemas[tool][prop].(map[string]any)
+		assert.Equal(t, want[0], p["type"], name)
+		assert.Equal(t, want[1], p["minItems"], name)
+		assert.Equal(t, want[2], p["maxItems"], name)
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: ToolDiffRuns, Arguments: map[string]any{"base": "a", "after": "b", "offset": -1}})
+	require.NoError(t, err)
+	assert.True(t, res.IsError)
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: ToolJobTests, Arguments: map[string]any{"job": "a", "format": "otel"}})
+	require.NoError(t, err)
+	assert.True(t, res.IsError, "an argument the tool does not take is refused")
 }

@@ -40,6 +40,7 @@ func (s *Server) addTools() {
 			"the summary, every run in summary form and the latest run in full; with run, one run; with run and cases, " +
 			"its cases 5000 a page, in test id order, and next, the API path of the next page, whose offset to pass." + dataNote,
 		Annotations: readOnly("A job's tests"),
+		InputSchema: inputSchema[JobTestsInput](nil),
 	}, s.jobTests)
 	mcp.AddTool(s.mcp, &mcp.Tool{
 		Name: ToolDiffRuns,
@@ -47,6 +48,7 @@ func (s *Server) addTools() {
 			"(exact only when available is true; otherwise unavailable says why and there is no list), the base's failures, " +
 			"fixed and flaky tests, the coverage delta. Each list holds at most 5000 entries a page (page.next_offset)." + dataNote,
 		Annotations: readOnly("Compare two runs"),
+		InputSchema: inputSchema[DiffRunsInput](nil),
 	}, s.diffRuns)
 	mcp.AddTool(s.mcp, &mcp.Tool{
 		Name: ToolVerdict,
@@ -54,6 +56,8 @@ func (s *Server) addTools() {
 			"verdict judges them: broken, repaired, frozen, inconclusive, unchanged, and the decision (reject, block, allow). " +
 			"Each list holds at most 5000 tests a page (page.next_offset)." + dataNote,
 		Annotations: readOnly("Paired verdict"),
+		InputSchema: inputSchema[VerdictInput](map[string][2]int{
+			"parent": {testrun.MinPairedRuns, MaxPairedRuns}, "patch": {testrun.MinPairedRuns, MaxPairedRuns}}),
 	}, s.verdict)
 	mcp.AddTool(s.mcp, &mcp.Tool{
 		Name: ToolFlakyList,
@@ -61,6 +65,7 @@ func (s *Server) addTools() {
 			"Refused unless the server was started with an admin token; over HTTP the request must carry it " +
 			"(Authorization: Bearer TOKEN)." + dataNote,
 		Annotations: readOnly("Flaky list"),
+		InputSchema: inputSchema[FlakyListInput](nil),
 	}, s.flakyList)
 	mcp.AddTool(s.mcp, &mcp.Tool{
 		Name: ToolParseReports,
@@ -68,6 +73,7 @@ func (s *Server) addTools() {
 			"the server was started with (and nowhere else), as testresults parse does, and answers the run without its cases; " +
 			"with cases, its cases 5000 a page. The run has no kind: it is never trusted or counted. Nothing is recorded." + dataNote,
 		Annotations: readOnly("Parse reports"),
+		InputSchema: inputSchema[ParseReportsInput](map[string][2]int{"paths": {1, MaxReportPaths}}),
 	}, s.parseReports)
 }
 
