@@ -2,6 +2,7 @@ package check
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -106,4 +107,26 @@ func FuzzParseINI(f *testing.F) {
 		require.NoError(t, err, "%q", out.String())
 		assert.Equal(t, sections, back)
 	})
+}
+
+// BenchmarkParseINI reads a configuration file at the size limit: many
+// distinct keys, then one value continued over many lines.
+func BenchmarkParseINI(b *testing.B) {
+	var doc strings.Builder
+	doc.WriteString("[pytest]\n")
+	for i := 0; doc.Len() < maxConfigBytes/2; i++ {
+		fmt.Fprintf(&doc, "key%d = value %d\n", i, i)
+	}
+	doc.WriteString("addopts =\n")
+	for doc.Len() < maxConfigBytes-16 {
+		doc.WriteString("    --flag\n")
+	}
+	data := []byte(doc.String())
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := parseINI(data); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

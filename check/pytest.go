@@ -203,77 +203,103 @@ func parseINI(b []byte) ([]iniSectionEntries, error) {
 	}
 	text := strings.ReplaceAll(string(b), "\r\n", "\n")
 	text = strings.ReplaceAll(text, "\r", "\n")
-	var sections []iniSectionEntries
-	cur := -1     // the section being read
-	last := false // whether the last line read was an entry (not a header)
+	p := &iniParser{named: map[string]int{}}
 	for n, line := range pySplitLines(text) {
-		lineNo := n + 1
-		stripped := strings.TrimFunc(line, pySpace)
-		if stripped == "" || stripped[0] == '#' || stripped[0] == ';' {
-			continue
-		}
-		line = strings.TrimRightFunc(line, pySpace)
-		switch {
-		case line[0] == '[':
-			head := line
-			for _, c := range "#;" {
-				head, _, _ = strings.Cut(head, string(c))
-				head = strings.TrimRightFunc(head, pySpace)
-			}
-			if strings.HasSuffix(head, "]") && len(head) >= 2 {
-				name := head[1 : len(head)-1]
-				if name == "" {
-					return nil, fmt.Errorf("%w: line %d: empty section name", errINI, lineNo)
-				}
-				if slices.ContainsFunc(sections, func(s iniSectionEntries) bool { return s.name == name }) {
-					return nil, fmt.Errorf("%w: line %d: duplicate section %q", errINI, lineNo, name)
-				}
-				sections = append(sections, iniSectionEntries{name: name})
-				cur, last = len(sections)-1, false
-				continue
-			}
-			// A bracket line that is no header continues the last value.
-			if err := continueINI(sections, cur, last, strings.TrimFunc(line, pySpace), lineNo); err != nil {
-				return nil, err
-			}
-		case pySpace(firstRune(line)):
-			if err := continueINI(sections, cur, last, strings.TrimFunc(line, pySpace), lineNo); err != nil {
-				return nil, err
-			}
-		default:
-			key, value, ok := strings.Cut(line, "=")
-			if !ok || strings.Contains(key, ":") {
-				if key, value, ok = strings.Cut(line, ":"); !ok {
-					return nil, fmt.Errorf("%w: line %d: unexpected line %q", errINI, lineNo, line)
-				}
-			}
-			if cur < 0 {
-				return nil, fmt.Errorf("%w: line %d: no section header defined", errINI, lineNo)
-			}
-			key = strings.TrimFunc(key, pySpace)
-			s := &sections[cur]
-			if slices.ContainsFunc(s.entries, func(e iniEntry) bool { return e.key == key }) {
-				return nil, fmt.Errorf("%w: line %d: duplicate name %q", errINI, lineNo, key)
-			}
-			s.entries = append(s.entries, iniEntry{key, strings.TrimFunc(value, pySpace)})
-			last = true
+		if err := p.line(line); err != nil {
+			return nil, fmt.Errorf("%w: line %d: %v", errINI, n+1, err)
 		}
 	}
-	return sections, nil
+	p.flush()
+	return p.sections, nil
 }
 
-// continueINI adds a continuation line to the last entry read.
-func continueINI(sections []iniSectionEntries, cur int, last bool, data string, lineNo int) error {
-	if !last {
-		return fmt.Errorf("%w: line %d: unexpected value continuation", errINI, lineNo)
+// iniParser is parseINI's state. Sections and keys are found through maps
+// and a value's continuation lines joined once, when the entry ends, so a
+// file of many keys or many lines reads in time linear in its size.
+type iniParser struct {
+	sections []iniSectionEntries
+	named    map[string]int  // section name to its index
+	keys     map[string]bool // the keys of the current section
+	parts    []string        // the last entry's value and continuation lines
+	entry    *iniEntry       // the last entry, nil after a header
+}
+
+func (p *iniParser) line(line string) error {
+	stripped := strings.TrimFunc(line, pySpace)
+	if stripped == "" || stripped[0] == '#' || stripped[0] == ';' {
+		return nil
 	}
-	e := &sections[cur].entries[len(sections[cur].entries)-1]
-	if e.value == "" {
-		e.value = data
-	} else {
-		e.value += "\n" + data
+	line = strings.TrimRightFunc(line, pySpace)
+	switch {
+	case line[0] == '[':
+		head := line
+		for _, c := range "#;" {
+			head, _, _ = strings.Cut(head, string(c))
+			head = strings.TrimRightFunc(head, pySpace)
+		}
+		if !strings.HasSuffix(head, "]") || len(head) < 2 {
+			// A bracket line that is no header continues the last value.
+			return p.continued(stripped)
+		}
+		name := head[1 : len(head)-1]
+		if name == "" {
+			return errors.New("empty section name")
+		}
+		if _, dup := p.named[name]; dup {
+			return fmt.Errorf("duplicate section %q", name)
+		}
+		p.flush()
+		p.named[name] = len(p.sections)
+		p.sections = append(p.sections, iniSectionEntries{name: name})
+		p.keys = map[string]bool{}
+		return nil
+	case pySpace(firstRune(line)):
+		return p.continued(stripped)
 	}
+	key, value, ok := strings.Cut(line, "=")
+	if !ok || strings.Contains(key, ":") {
+		if key, value, ok = strings.Cut(line, ":"); !ok {
+			return fmt.Errorf("unexpected line %q", line)
+		}
+	}
+	if len(p.sections) == 0 {
+		return errors.New("no section header defined")
+	}
+	key = strings.TrimFunc(key, pySpace)
+	if p.keys[key] {
+		return fmt.Errorf("duplicate name %q", key)
+	}
+	p.keys[key] = true
+	p.flush()
+	s := &p.sections[len(p.sections)-1]
+	s.entries = append(s.entries, iniEntry{key: key})
+	p.entry = &s.entries[len(s.entries)-1]
+	p.parts = append(p.parts[:0], strings.TrimFunc(value, pySpace))
 	return nil
+}
+
+// continued adds a continuation line to the last entry's value.
+func (p *iniParser) continued(data string) error {
+	if p.entry == nil {
+		return errors.New("unexpected value continuation")
+	}
+	p.parts = append(p.parts, data)
+	return nil
+}
+
+// flush ends the last entry: its value and its continuation lines joined
+// by \n, an empty value replaced by the first continuation, as iniconfig
+// joins them.
+func (p *iniParser) flush() {
+	if p.entry == nil {
+		return
+	}
+	parts := p.parts
+	if len(parts) > 1 && parts[0] == "" {
+		parts = parts[1:]
+	}
+	p.entry.value = strings.Join(parts, "\n")
+	p.entry, p.parts = nil, p.parts[:0]
 }
 
 func firstRune(s string) rune {
