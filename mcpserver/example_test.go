@@ -3,7 +3,6 @@ package mcpserver_test
 import (
 	"context"
 	"fmt"
-	"log"
 	"os"
 	"path/filepath"
 
@@ -16,41 +15,8 @@ import (
 // A server over a store, and a client of the SDK connected to it in the
 // same process; over stdio it would be srv.Run(ctx, &mcp.StdioTransport{}).
 func Example() {
-	ctx := context.Background()
-	dir, err := os.MkdirTemp("", "mcpserver-example")
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer os.RemoveAll(dir)
-	st, err := store.Open(ctx, filepath.Join(dir, "store.db"))
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer st.Close()
-	srv, err := mcpserver.New(st)
-	if err != nil {
-		log.Fatal(err)
-	}
-	serverSide, clientSide := mcp.NewInMemoryTransports()
-	if _, err := srv.MCP().Connect(ctx, serverSide, nil); err != nil {
-		log.Fatal(err)
-	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "v1"}, nil).Connect(ctx, clientSide, nil)
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer cs.Close()
-	for rt, err := range cs.ResourceTemplates(ctx, nil) {
-		if err != nil {
-			log.Fatal(err)
-		}
-		fmt.Println(rt.URITemplate)
-	}
-	for tool, err := range cs.Tools(ctx, nil) {
-		if err != nil {
-			log.Fatal(err)
-		}
-		fmt.Println(tool.Name)
+	if err := listServer(context.Background()); err != nil {
+		fmt.Println(err)
 	}
 	// Output:
 	// testresults://jobs/{id}/tests
@@ -60,4 +26,43 @@ func Example() {
 	// job_tests
 	// parse_reports
 	// verdict
+}
+
+func listServer(ctx context.Context) error {
+	dir, err := os.MkdirTemp("", "mcpserver-example")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	st, err := store.Open(ctx, filepath.Join(dir, "store.db"))
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	srv, err := mcpserver.New(st)
+	if err != nil {
+		return err
+	}
+	serverSide, clientSide := mcp.NewInMemoryTransports()
+	if _, err := srv.MCP().Connect(ctx, serverSide, nil); err != nil {
+		return err
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "agent", Version: "v1"}, nil).Connect(ctx, clientSide, nil)
+	if err != nil {
+		return err
+	}
+	defer cs.Close()
+	for rt, err := range cs.ResourceTemplates(ctx, nil) {
+		if err != nil {
+			return err
+		}
+		fmt.Println(rt.URITemplate)
+	}
+	for tool, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			return err
+		}
+		fmt.Println(tool.Name)
+	}
+	return nil
 }
