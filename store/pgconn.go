@@ -25,9 +25,10 @@ import (
 // statements (sql.DB.PrepareContext) prepare nothing either: each
 // execution sends its query text again, in one round trip.
 type postgresConnector struct {
-	base   driver.Connector
-	pooled bool
-	jitter func() float64
+	base    driver.Connector
+	pooled  bool
+	retries int // MaxConnectRetries
+	jitter  func() float64
 	// attempt, when set, is called before each connection attempt (tests).
 	attempt func()
 }
@@ -38,9 +39,10 @@ func newPostgresConnector(url string) (*postgresConnector, error) {
 		return nil, err
 	}
 	return &postgresConnector{
-		base:   stdlib.GetConnector(*cc),
-		pooled: unprepared(cc.DefaultQueryExecMode),
-		jitter: rand.Float64,
+		base:    stdlib.GetConnector(*cc),
+		pooled:  unprepared(cc.DefaultQueryExecMode),
+		retries: MaxConnectRetries,
+		jitter:  rand.Float64,
 	}, nil
 }
 
@@ -52,7 +54,7 @@ func unprepared(mode pgx.QueryExecMode) bool {
 
 func (c *postgresConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	var conn driver.Conn
-	err := retrying(ctx, retryableConnect, c.jitter, func() error {
+	err := retrying(ctx, retryableConnect, c.retries, c.jitter, func() error {
 		if c.attempt != nil {
 			c.attempt()
 		}

@@ -11,9 +11,15 @@ import (
 // Bounds of the retries of a PostgreSQL operation that the server refused
 // for a reason that goes away by itself.
 const (
-	// MaxRetries is how many times such an operation is tried again
-	// after the first attempt.
+	// MaxRetries is how many times a transaction that PostgreSQL rolled
+	// back (serialization failure, deadlock) is tried again after the
+	// first attempt.
 	MaxRetries = 8
+	// MaxConnectRetries is how many times a connection the server had no
+	// room for (max_connections) is tried again: waiting costs the server
+	// nothing, so a process waits for up to about half a minute (the
+	// pauses top out at retryMax) before it gives up.
+	MaxConnectRetries = 30
 	// retryBase is the first pause; each pause doubles, up to retryMax,
 	// with jitter.
 	retryBase = 10 * time.Millisecond
@@ -50,15 +56,15 @@ func retryableConnect(err error) bool {
 }
 
 // retrying runs fn, and again while it fails with an error that retryable
-// accepts, at most MaxRetries more times, pausing with exponential backoff
+// accepts, at most retries more times, pausing with exponential backoff
 // and jitter between attempts (jitter in [0, 1): a source of randomness,
 // fixed in tests). It returns the last error; a cancelled ctx ends the
 // pauses.
-func retrying(ctx context.Context, retryable func(error) bool, jitter func() float64, fn func() error) error {
+func retrying(ctx context.Context, retryable func(error) bool, retries int, jitter func() float64, fn func() error) error {
 	pause := retryBase
 	for attempt := 0; ; attempt++ {
 		err := fn()
-		if err == nil || attempt == MaxRetries || !retryable(err) {
+		if err == nil || attempt >= retries || !retryable(err) {
 			return err
 		}
 		d := pause/2 + time.Duration(float64(pause/2)*jitter())

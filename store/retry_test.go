@@ -50,13 +50,13 @@ func TestRetryingBounded(t *testing.T) {
 
 	t.Run("gives up after MaxRetries", func(t *testing.T) {
 		calls := 0
-		err := retrying(ctx, retryableTx, noJitter, func() error { calls++; return pgError("40001") })
+		err := retrying(ctx, retryableTx, MaxRetries, noJitter, func() error { calls++; return pgError("40001") })
 		assert.True(t, retryableTx(err))
 		assert.Equal(t, MaxRetries+1, calls)
 	})
 	t.Run("succeeds on a later attempt", func(t *testing.T) {
 		calls := 0
-		err := retrying(ctx, retryableTx, noJitter, func() error {
+		err := retrying(ctx, retryableTx, MaxRetries, noJitter, func() error {
 			calls++
 			if calls < 3 {
 				return pgError("40P01")
@@ -68,14 +68,14 @@ func TestRetryingBounded(t *testing.T) {
 	})
 	t.Run("other errors are not retried", func(t *testing.T) {
 		calls := 0
-		err := retrying(ctx, retryableTx, noJitter, func() error { calls++; return ErrRunConflict })
+		err := retrying(ctx, retryableTx, MaxRetries, noJitter, func() error { calls++; return ErrRunConflict })
 		assert.ErrorIs(t, err, ErrRunConflict)
 		assert.Equal(t, 1, calls)
 	})
 	t.Run("a cancelled context ends the pauses", func(t *testing.T) {
 		cctx, cancel := context.WithCancel(ctx)
 		calls := 0
-		err := retrying(cctx, retryableTx, noJitter, func() error { calls++; cancel(); return pgError("40001") })
+		err := retrying(cctx, retryableTx, MaxRetries, noJitter, func() error { calls++; cancel(); return pgError("40001") })
 		assert.ErrorIs(t, err, context.Canceled)
 		assert.True(t, retryableTx(err))
 		assert.Equal(t, 1, calls)
@@ -137,7 +137,7 @@ func TestPostgresConnectWaitsForAConnection(t *testing.T) {
 		t.Fatal("the connector did not connect once a connection was free")
 	}
 
-	// Without a free connection it gives up, after MaxRetries, with the
+	// Without a free connection it gives up, after its retries, with the
 	// server's error.
 	holder2, err := sql.Open("pgx", limited)
 	require.NoError(t, err)
@@ -145,11 +145,13 @@ func TestPostgresConnectWaitsForAConnection(t *testing.T) {
 	held2, err := holder2.Conn(ctx)
 	require.NoError(t, err)
 	defer held2.Close()
+	assert.Equal(t, MaxConnectRetries, c.retries, "the store's own bound")
 	c.jitter = func() float64 { return 0 }
+	c.retries = 3
 	attempts.Store(0)
 	_, err = c.Connect(ctx)
 	require.True(t, retryableConnect(err), "%v", err)
-	assert.Equal(t, int64(MaxRetries+1), attempts.Load())
+	assert.Equal(t, int64(c.retries+1), attempts.Load())
 }
 
 // TestPostgresPooledPreparesNothing: with default_query_exec_mode=exec in
