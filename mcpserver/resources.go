@@ -17,13 +17,34 @@ const (
 	SessionTestsTemplate = Scheme + "://sessions/{ref}/tests"
 )
 
-// JobTestsURI is the resource URI of a job's tests, the id escaped as one
-// path segment.
-func JobTestsURI(id string) string { return Scheme + "://jobs/" + url.PathEscape(id) + "/tests" }
+// JobTestsURI is the resource URI of a job's tests, the id escaped as
+// the template's {id} is expanded (see escapeSegment).
+func JobTestsURI(id string) string { return Scheme + "://jobs/" + escapeSegment(id) + "/tests" }
 
 // SessionTestsURI is the resource URI of a session's tests.
 func SessionTestsURI(ref string) string {
-	return Scheme + "://sessions/" + url.PathEscape(ref) + "/tests"
+	return Scheme + "://sessions/" + escapeSegment(ref) + "/tests"
+}
+
+// escapeSegment percent-escapes every byte of s outside RFC 3986's
+// unreserved characters (A-Z a-z 0-9 - . _ ~), as a URI template's simple
+// expansion does: the templates match only such a segment, so ":", "@",
+// "+" or a space left as they are would name no resource.
+func escapeSegment(s string) string {
+	const hex = "0123456789ABCDEF"
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '-', c == '.', c == '_', c == '~':
+			b.WriteByte(c)
+		default:
+			b.WriteByte('%')
+			b.WriteByte(hex[c>>4])
+			b.WriteByte(hex[c&15])
+		}
+	}
+	return b.String()
 }
 
 func (s *Server) addResources() {

@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/url"
 	"slices"
 	"strconv"
@@ -299,4 +300,30 @@ func TestInputSchemasStateTheBounds(t *testing.T) {
 	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: ToolJobTests, Arguments: map[string]any{"job": "a", "format": "otel"}})
 	require.NoError(t, err)
 	assert.True(t, res.IsError, "an argument the tool does not take is refused")
+}
+
+// TestResourceIDsWithReservedCharacters reads the tests of jobs and
+// sessions whose ids hold characters a URI reserves (":", "@", "+", a
+// space, "%", non-ASCII): JobTestsURI and SessionTestsURI escape them so
+// that the templates match, and the read answers the API's JSON.
+func TestResourceIDsWithReservedCharacters(t *testing.T) {
+	st := newStore(t)
+	ids := []string{"gh:1234", "agent@turn-2", "a+b=c", "job 42", "50%", "größe", "a,b;c", "~x_y-z.1"}
+	for i, id := range ids {
+		r := bigRun(fmt.Sprintf("r%d", i), testrun.KindAfterTurn, 3, testrun.OutcomePassed)
+		record(t, st, store.StoredRun{Run: r, JobID: id, SessionRef: id})
+	}
+	cs := connect(t, st)
+	for _, id := range ids {
+		for _, tc := range []struct{ uri, api string }{
+			{JobTestsURI(id), "/api/jobs/" + url.PathEscape(id) + "/tests"},
+			{SessionTestsURI(id), "/api/sessions/" + url.PathEscape(id) + "/tests"},
+		} {
+			res, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: tc.uri})
+			require.NoError(t, err, "%q as %s", id, tc.uri)
+			code, want := apiGet(t, st, tc.api)
+			require.Equal(t, 200, code, "%s", want)
+			assert.Equal(t, string(want), res.Contents[0].Text, tc.uri)
+		}
+	}
 }
