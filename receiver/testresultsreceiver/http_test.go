@@ -254,3 +254,41 @@ func mustTime(t *testing.T, s string) time.Time {
 	require.NoError(t, err)
 	return tm
 }
+
+// TestUploadWritesNothingToDisk: an upload is parsed as it streams in; not
+// one file is written, not even the temporary files a parsed multipart form
+// spills into.
+func TestUploadWritesNothingToDisk(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	cfg := httpConfig(t, "ci")
+	h := startHarness(t, cfg, nopHost())
+	files := map[string][]byte{}
+	for _, name := range []string{"pytest-xunit1.xml", "pytest-xunit2.xml", "coverage.xml"} {
+		files[name] = readRepoFile(t, pytestReports+"/"+name)
+	}
+	// Past the 10 MiB a parsed multipart form keeps in memory before it
+	// spills into temporary files.
+	files["big1.xml"] = junitOfSizeTest(6 << 20)
+	files["big2.xml"] = bytes.Replace(junitOfSizeTest(6<<20), []byte("pkg.Big"), []byte("pkg.Big2"), -1)
+	body, ct := multipartBody(t, files)
+	r := post(t, uploadURL(cfg), ct, testSecret, body)
+	require.Equal(t, http.StatusOK, r.status, "%v", r.body)
+	require.Len(t, h.traces.AllTraces(), 1)
+	entries, err := os.ReadDir(tmp)
+	require.NoError(t, err)
+	assert.Empty(t, entries)
+}
+
+// junitOfSizeTest is a JUnit report of about size bytes: passing cases
+// with long output.
+func junitOfSizeTest(size int) []byte {
+	var b bytes.Buffer
+	b.WriteString("<testsuites><testsuite name=\"big\">\n")
+	out := strings.Repeat("output line\n", 1000)
+	for i := 0; b.Len() < size; i++ {
+		fmt.Fprintf(&b, "<testcase classname=\"pkg.Big\" name=\"test_%07d\" time=\"0.001\"><system-out>%s</system-out></testcase>\n", i, out)
+	}
+	b.WriteString("</testsuite></testsuites>\n")
+	return b.Bytes()
+}

@@ -305,7 +305,7 @@ func readResultsFile(path string) (*testrun.Run, error) {
 }
 
 // refused logs and counts a run that is not delivered: every report of it
-// refused, or a run file that could not be read.
+// refused, a run file that could not be read, or an upload refused.
 func (r *testresultsReceiver) refused(run *testrun.Run, err error, source, where string) {
 	ctx := context.Background()
 	fields := []zap.Field{zap.String("source", source), zap.String("where", where), zap.Error(err)}
@@ -320,7 +320,7 @@ func (r *testresultsReceiver) refused(run *testrun.Run, err error, source, where
 	}
 	r.tel.add(ctx, r.tel.b.ReceiverTestresultsReportsRefused, refusedReports, source)
 	r.tel.add(ctx, r.tel.b.ReceiverTestresultsRunsRefused, 1, source)
-	r.set.Logger.Warn("run not delivered: no report could be read", fields...)
+	r.set.Logger.Warn("run not delivered", fields...)
 }
 
 // deliver emits run and hands it to the next consumers. Reports refused

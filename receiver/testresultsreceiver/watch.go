@@ -232,12 +232,32 @@ func (w *watcher) settled(path string) bool {
 	return st.closed
 }
 
+// openRegular opens the regular file at path for reading: a symbolic link,
+// a FIFO or a device is refused, so that nothing in the watched folder can
+// make the poll block or read outside it.
+func openRegular(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, openFlags, 0)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%s: not a regular file (%s)", path, fi.Mode().Type())
+	}
+	return f, nil
+}
+
 // rootClosed reports whether the XML file at path ends by closing the
 // element it opens first, so that a writer pausing between chunks is not
 // read half-way. A file that cannot be read or has no root is reported
 // closed: the parser refuses it with its reason.
 func rootClosed(path string) bool {
-	f, err := os.Open(path)
+	f, err := openRegular(path)
 	if err != nil {
 		return true
 	}
@@ -291,13 +311,27 @@ func rootClosed(path string) bool {
 }
 
 // digest returns the SHA-256 of the whole file at path (hex), read once for
-// the size and time the watcher saw.
+// the size and time the watcher saw. A symbolic link is not followed: its
+// digest is that of its target's name (report.ReadRun refuses it, naming
+// the link).
 func (w *watcher) digest(path string) (string, error) {
 	st := w.files[path]
 	if st != nil && st.digest != "" {
 		return st.digest, nil
 	}
-	f, err := os.Open(path)
+	if fi, err := os.Lstat(path); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		target, err := os.Readlink(path)
+		if err != nil {
+			return "", err
+		}
+		sum := sha256.Sum256([]byte("symlink\x00" + target))
+		d := hex.EncodeToString(sum[:])
+		if st != nil {
+			st.digest = d
+		}
+		return d, nil
+	}
+	f, err := openRegular(path)
 	if err != nil {
 		return "", err
 	}
