@@ -624,3 +624,69 @@ func logTime(v any) (time.Time, bool) {
 	}
 	return time.Time{}, false
 }
+
+// TestReceiverSampleConfig: otelcol-testresults-receiver.yaml does not
+// start without the upload secret (the key named in the error); with it, a
+// folder of reports comes out as spans and as log-based events, through
+// the processor.
+func TestReceiverSampleConfig(t *testing.T) {
+	requireE2E(t)
+	bin := collectorBinary(t)
+	dir := t.TempDir()
+	reports := filepath.Join(dir, "reports")
+	require.NoError(t, os.MkdirAll(reports, 0o755))
+	metricsPort := testnet.FreePort(t)
+	upload := fmt.Sprintf("127.0.0.1:%d", testnet.FreePort(t))
+	env := map[string]string{
+		"TESTRESULTS_REPORTS":      reports,
+		"TESTRESULTS_STATE":        filepath.Join(dir, "state"),
+		"TESTRESULTS_OUTPUT":       filepath.Join(dir, "traces.jsonl"),
+		"TESTRESULTS_LOGS_OUTPUT":  filepath.Join(dir, "logs.jsonl"),
+		"TESTRESULTS_UPLOAD":       upload,
+		"TESTRESULTS_METRICS_PORT": fmt.Sprint(metricsPort),
+	}
+	config := filepath.Join(repoRoot(t), "otelcol-testresults-receiver.yaml")
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, "--config", "file:"+config)
+	cmd.Dir = dir
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir}
+	for k, v := range env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	out, err := cmd.CombinedOutput()
+	require.Error(t, err, "the collector started without the upload secret:\n%s", out)
+	assert.Contains(t, string(out), "http::secret")
+
+	env["TESTRESULTS_UPLOAD_SECRET"] = receiverSecret
+	spec := collectorSpec{
+		config: config, dir: dir, env: env,
+		otlp:       upload, // the upload server answering means the collector is up
+		metricsURL: fmt.Sprintf("http://127.0.0.1:%d/metrics", metricsPort),
+		output:     env["TESTRESULTS_OUTPUT"],
+	}
+	c := launch(t, bin, spec)
+	job := filepath.Join(reports, "job-1")
+	require.NoError(t, os.MkdirAll(job, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(job, "junit.xml"), junitWithPrefix("test_sample"), 0o644))
+	got := byJob(waitOutput(t, c, time.Minute, func(b []ptrace.Traces) bool { return len(byJob(b)) >= 1 }))
+	require.Len(t, got["job-1"], 1)
+	ids := runIDs(got["job-1"])
+	require.Len(t, ids, 1)
+	var runID string
+	for id := range ids {
+		runID = id
+	}
+	deadline := time.Now().Add(time.Minute)
+	for {
+		logs, _ := os.ReadFile(env["TESTRESULTS_LOGS_OUTPUT"])
+		if bytes.Contains(logs, []byte(runID)) && bytes.Contains(logs, []byte(`"eventName":"test.run"`)) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no test.run log record of run %s in the logs file:\n%s", runID, logs)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
