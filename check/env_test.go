@@ -96,3 +96,45 @@ func TestPrepare(t *testing.T) {
 		})
 	}
 }
+
+// TestPrepareBrokenConfig: a configuration pytest itself would refuse is a
+// stated reason naming the file, never a crash or a silent guess, and the
+// runners still get the report folder.
+func TestPrepareBrokenConfig(t *testing.T) {
+	for name, files := range map[string]map[string]string{
+		"TOML syntax":                  {"pyproject.toml": "[tool.pytest.ini_options]\naddopts = [\"-q\"\n"},
+		"both pytest tables":           {"pyproject.toml": "[tool.pytest]\naddopts = [\"-q\"]\n[tool.pytest.ini_options]\naddopts = \"-x\"\n"},
+		"native addopts as a string":   {"pyproject.toml": "[tool.pytest]\naddopts = \"--junitxml=r.xml\"\n"},
+		"pytest.toml outside [pytest]": {"pytest.toml": "addopts = [\"--junitxml=r.xml\"]\n"},
+		"INI line iniconfig refuses":   {"tox.ini": "[tox]\nenvlist = py3\nstray\n"},
+		"INI key twice":                {"setup.cfg": "[tool:pytest]\naddopts = -q\naddopts = --junitxml=r.xml\n"},
+		"addopts with an open quote":   {"pytest.ini": "[pytest]\naddopts = --junitxml='r.xml\n"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			wd := t.TempDir()
+			var file string
+			for f, body := range files {
+				file = f
+				require.NoError(t, os.WriteFile(filepath.Join(wd, f), []byte(body), 0o644))
+			}
+			s := prepare(nil, []string{"pytest"}, wd, wd, "/r", ModeSet, false)
+			require.Len(t, s.reasons, 1)
+			assert.Contains(t, s.reasons[0], filepath.Join(wd, file))
+			assert.Contains(t, s.env.get(envPytestAddopts), "--junitxml=/r/pytest.xml")
+			assert.Empty(t, s.explicit)
+		})
+	}
+}
+
+// TestPreparePytestTOMLFirst: pytest 9 reads pytest.toml before any other
+// file of its folder, and [tool.pytest]'s list elements are arguments as
+// they are (no shell splitting).
+func TestPreparePytestTOMLFirst(t *testing.T) {
+	wd := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(wd, "pytest.ini"), []byte("[pytest]\naddopts = --junitxml=ini.xml\n"), 0o644))
+	require.NoError(t, os.WriteFile(filepath.Join(wd, "pytest.toml"), []byte("[pytest]\naddopts = [\"--junitxml\", \"out dir/toml.xml\"]\n"), 0o644))
+	s := prepare(nil, []string{"pytest"}, wd, wd, "/r", ModeSet, false)
+	assert.Empty(t, s.reasons)
+	assert.Equal(t, []string{filepath.Join(wd, "out dir", "toml.xml")}, s.explicit)
+	assert.Empty(t, s.env.get(envPytestAddopts), "the repository's own report is read, ours not added")
+}
