@@ -75,7 +75,20 @@ var pytestConfigFiles = []struct {
 	{".pytest.ini", iniFile("pytest", true)},
 	{"pyproject.toml", pyprojectPytest},
 	{"tox.ini", iniFile("pytest", false)},
-	{"setup.cfg", iniFile("tool:pytest", false)},
+	{"setup.cfg", setupCfg},
+}
+
+// setupCfg reads setup.cfg's [tool:pytest] section; a [pytest] section
+// there instead is refused, as pytest refuses it.
+func setupCfg(b []byte) (map[string][]string, bool, error) {
+	opts, found, err := iniSection(b, "tool:pytest")
+	if err != nil || found {
+		return opts, found, err
+	}
+	if _, legacy, _ := iniSection(b, "pytest"); legacy {
+		return nil, false, fmt.Errorf("%w: [pytest] in setup.cfg is no longer read by pytest (it wants [tool:pytest])", errINI)
+	}
+	return opts, false, nil
 }
 
 func alwaysFound(read func([]byte) (map[string][]string, error)) func([]byte) (map[string][]string, bool, error) {
