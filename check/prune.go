@@ -194,9 +194,11 @@ func pruneRun(dir string, now time.Time, p *Pruned) error {
 		return err
 	}
 	// The rewrite is not a new run: keep the file's and the folder's times,
-	// which date the run when started_at is missing.
-	os.Chtimes(results, ffi.ModTime(), ffi.ModTime())
-	os.Chtimes(dir, dfi.ModTime(), dfi.ModTime())
+	// which date the run when started_at is missing. A time that cannot be
+	// set back only makes the folder look younger, so it is kept longer,
+	// never removed early.
+	_ = os.Chtimes(results, ffi.ModTime(), ffi.ModTime())
+	_ = os.Chtimes(dir, dfi.ModTime(), dfi.ModTime())
 	p.CasesDropped = append(p.CasesDropped, results)
 	return nil
 }

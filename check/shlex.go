@@ -22,14 +22,14 @@ func splitArgs(s string) ([]string, error) {
 	inWord := false
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		switch {
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+		switch c {
+		case ' ', '\t', '\n', '\r':
 			if inWord {
 				words = append(words, cur.String())
 				cur.Reset()
 				inWord = false
 			}
-		case c == '\'':
+		case '\'':
 			inWord = true
 			end := strings.IndexByte(s[i+1:], '\'')
 			if end < 0 {
@@ -37,7 +37,7 @@ func splitArgs(s string) ([]string, error) {
 			}
 			cur.WriteString(s[i+1 : i+1+end])
 			i += end + 1
-		case c == '"':
+		case '"':
 			inWord = true
 			i++
 			for ; i < len(s) && s[i] != '"'; i++ {
@@ -49,7 +49,7 @@ func splitArgs(s string) ([]string, error) {
 			if i >= len(s) {
 				return words, errUnterminated
 			}
-		case c == '\\':
+		case '\\':
 			inWord = true
 			if i+1 >= len(s) {
 				return words, errNoEscaped

@@ -66,9 +66,7 @@ func object(null bool, fields ...any) *spec {
 var (
 	jsonString     = &spec{kind: kindString}
 	jsonNullString = &spec{kind: kindString, null: true}
-	jsonInt        = &spec{kind: kindInt}
 	jsonNullInt    = &spec{kind: kindInt, null: true}
-	jsonNumber     = &spec{kind: kindNumber}
 	jsonNullNumber = &spec{kind: kindNumber, null: true}
 	jsonBool       = &spec{kind: kindBool}
 	// jsonAny is any JSON value, walked only for its keys (checkDuplicateKeys).
