@@ -113,15 +113,17 @@ func TestScaleOut(t *testing.T) {
 
 	// 0 lost, each span as the single collector gives it.
 	require.Len(t, got.spans, len(golden.spans))
-	trustedRuns := 0
+	runsSent, trustedRuns := 0, 0
 	for seq, want := range golden.spans {
 		have, ok := got.spans[seq]
 		if !assert.True(t, ok, "span %d lost", seq) {
 			continue
 		}
 		assert.Equal(t, want.form, have.form, "span %d through the tier differs from the single collector's", seq)
+		runsSent += want.runs
 		trustedRuns += want.trustedRuns
 	}
+	t.Logf("test.run events in the spans: %d (%d trusted)", runsSent, trustedRuns)
 	assert.Empty(t, got.different, "copies of a span that differ")
 	assert.Positive(t, trustedRuns, "trusted runs through the tier")
 	// Each request lands whole on one gateway (a copy of it may be on
