@@ -158,6 +158,41 @@ stored=$(psql "$direct" -Atc "SELECT count(*) FROM runs")
 columns=$(psql "$direct" -Atc "SELECT round(avg(pg_column_size(run_json))) || ' bytes of run, ' ||
 	round(avg(pg_column_size(cases_json))) || ' of per-case map (compressed, on average)' FROM runs")
 echo "scale-test: $stored runs stored (flaky record --record); the database grew by $((after - before)) bytes for $writers runs of $((cases + 1)) cases: $(((after - before) / writers)) bytes per run, indexes and tags included; $columns"
+# Two serve replicas on the one store, through PgBouncer: neither has state
+# of its own, so both answer the same bytes for the same job.
+serve_pids=()
+replica() {
+	local port
+	for _ in $(seq 1 200); do
+		port=$((20000 + RANDOM % 40000))
+		(exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null || break
+	done
+	"$cli" serve --listen "127.0.0.1:$port" --store "$pooled" --store-max-conns 4 >"$work/serve-$port.log" 2>&1 &
+	serve_pids+=($!)
+	for _ in $(seq 1 100); do
+		if curl -fsS -o /dev/null "http://127.0.0.1:$port/api/jobs/pgbouncer-1/tests" 2>/dev/null; then
+			echo "$port"
+			return 0
+		fi
+		sleep 0.1
+	done
+	echo "scale-test: serve on $port did not answer" >&2
+	return 1
+}
+a=$(replica) b=$(replica)
+same=0
+for job in pgbouncer-0 pgbouncer-1 pgbouncer-$((writers - 1)); do
+	curl -fsS "http://127.0.0.1:$a/api/jobs/$job/tests" >"$work/a.json"
+	curl -fsS "http://127.0.0.1:$b/api/jobs/$job/tests" >"$work/b.json"
+	if cmp -s "$work/a.json" "$work/b.json" && [ -s "$work/a.json" ]; then
+		same=$((same + 1))
+	fi
+done
+kill "${serve_pids[@]}" 2>/dev/null || true
+wait "${serve_pids[@]}" 2>/dev/null || true
+echo "scale-test: two serve replicas on one store answered $same of 3 jobs with the same bytes"
+[ "$same" = 3 ] || status=1
+
 echo "scale-test: bytes by table (indexes and TOAST included), for $stored stored runs:" \
 	"$(psql "$direct" -Atc "SELECT string_agg(relname || ' ' || pg_total_relation_size(oid), ', ' ORDER BY pg_total_relation_size(oid) DESC)
 		FROM pg_class WHERE relkind = 'r' AND relnamespace = 'public'::regnamespace")"
