@@ -358,7 +358,7 @@ func RecordSpans(ctx context.Context, spans []translate.Span, res *resource.Reso
 		sdktrace.WithResource(res),
 		sdktrace.WithIDGenerator(sdkspan.IDGenerator()),
 		sdktrace.WithSampler(sdktrace.AlwaysSample()),
-		sdktrace.WithSpanLimits(sdkspan.SpanLimits(spans)),
+		sdktrace.WithRawSpanLimits(sdkspan.SpanLimits(spans)),
 		sdktrace.WithSpanProcessor(&keep),
 	)
 	tracer := tp.Tracer(translate.ScopeName, trace.WithSchemaURL(semconv.SchemaURL))

@@ -152,34 +152,79 @@ func ResolveOTLP(sig Signal, o OTLPOptions, getenv func(string) string) (OTLPCon
 }
 
 func resolveOTLP(sig Signal, o OTLPOptions, getenv func(string) string) (OTLPConfig, error) {
-	c := OTLPConfig{Signal: sig, Protocol: o.Protocol}
-	if c.Protocol == "" {
-		c.Protocol = ProtocolGRPC
-		if k, v := otlpEnv(sig, getenv, "PROTOCOL"); k != "" {
-			switch p := Protocol(v); p {
-			case ProtocolGRPC, ProtocolHTTPProtobuf:
-				c.Protocol = p
-			default:
-				return c, fmt.Errorf("%w: %s=%s: want %s or %s", ErrConfig, k, v, ProtocolGRPC, ProtocolHTTPProtobuf)
+	c := OTLPConfig{Signal: sig}
+	var err error
+	if c.Protocol, err = resolveProtocol(sig, o, getenv); err != nil {
+		return c, err
+	}
+	hasScheme, err := c.resolveEndpoint(o, getenv)
+	if err != nil {
+		return c, err
+	}
+	if !hasScheme {
+		if k, v := otlpEnv(sig, getenv, "INSECURE"); k != "" {
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return c, fmt.Errorf("%w: %s=%q: want true or false", ErrConfig, k, v)
 			}
+			c.Insecure = b
 		}
 	}
-	http := false
-	switch c.Protocol {
-	case ProtocolGRPC:
-		c.Host = "localhost:4317"
-	case ProtocolHTTPProtobuf:
-		http = true
-		c.Host, c.Path = "localhost:4318", sig.path()
-	default:
-		return c, fmt.Errorf("%w: OTLP protocol %q: want %s or %s", ErrConfig, c.Protocol, ProtocolGRPC, ProtocolHTTPProtobuf)
+	if o.Insecure {
+		c.Insecure = true
 	}
-	schemeInsecure := false
-	hasScheme := false
-	// setEndpoint reads host:port or a URL; for OTLP/HTTP, base says
-	// whether the signal's path goes after the URL's path (a base URL) or
-	// only when it has none.
-	setEndpoint := func(from, v string, base bool) error {
+	if c.Headers, err = resolveHeaders(sig, o, getenv); err != nil {
+		return c, err
+	}
+	if c.Timeout, err = resolveTimeout(sig, o, getenv); err != nil {
+		return c, err
+	}
+	if c.Gzip, err = resolveGzip(sig, o, getenv); err != nil {
+		return c, err
+	}
+	if !c.Insecure {
+		if c.TLS, err = tlsFromEnv(sig, getenv); err != nil {
+			return c, err
+		}
+	}
+	return c, nil
+}
+
+// resolveProtocol is the option's protocol, else the variables', else grpc.
+func resolveProtocol(sig Signal, o OTLPOptions, getenv func(string) string) (Protocol, error) {
+	p := o.Protocol
+	from := "OTLP protocol"
+	if p == "" {
+		p = ProtocolGRPC
+		if k, v := otlpEnv(sig, getenv, "PROTOCOL"); k != "" {
+			p, from = Protocol(v), k+"="+v
+		}
+	}
+	switch p {
+	case ProtocolGRPC, ProtocolHTTPProtobuf:
+		return p, nil
+	}
+	if from == "OTLP protocol" {
+		from = fmt.Sprintf("OTLP protocol %q", p)
+	}
+	return "", fmt.Errorf("%w: %s: want %s or %s", ErrConfig, from, ProtocolGRPC, ProtocolHTTPProtobuf)
+}
+
+// resolveEndpoint sets the host (and for OTLP/HTTP the path) of c from the
+// option, else the signal's own variable (used as it is), else the generic
+// one (a base URL); an http(s) URL also sets Insecure, and hasScheme says
+// so, since the scheme then wins over the INSECURE variables.
+func (c *OTLPConfig) resolveEndpoint(o OTLPOptions, getenv func(string) string) (hasScheme bool, err error) {
+	sig := c.Signal
+	http := c.Protocol == ProtocolHTTPProtobuf
+	c.Host = "localhost:4317"
+	if http {
+		c.Host, c.Path = "localhost:4318", sig.path()
+	}
+	// set reads host:port or a URL; for OTLP/HTTP, base says whether the
+	// signal's path goes after the URL's path (a base URL) or only when it
+	// has none.
+	set := func(from, v string, base bool) error {
 		c.EndpointGiven = true
 		if !strings.Contains(v, "://") {
 			c.Host = v
@@ -189,7 +234,7 @@ func resolveOTLP(sig Signal, o OTLPOptions, getenv func(string) string) (OTLPCon
 		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
 			return fmt.Errorf("%w: %s %q: want host:port or an http(s) URL", ErrConfig, from, v)
 		}
-		c.Host, hasScheme, schemeInsecure = u.Host, true, u.Scheme == "http"
+		c.Host, hasScheme, c.Insecure = u.Host, true, u.Scheme == "http"
 		if http {
 			switch p := strings.TrimSuffix(u.Path, "/"); {
 			case base:
@@ -203,85 +248,70 @@ func resolveOTLP(sig Signal, o OTLPOptions, getenv func(string) string) (OTLPCon
 		return nil
 	}
 	specific := sig.prefix() + "ENDPOINT"
-	if o.Endpoint != "" {
-		if err := setEndpoint("endpoint", o.Endpoint, false); err != nil {
-			return c, err
-		}
+	switch {
+	case o.Endpoint != "":
+		err = set("endpoint", o.Endpoint, false)
 		c.Path = otherSignalPath(sig, c.Path)
-	} else if v := strings.TrimSpace(getenv(specific)); v != "" {
-		if err := setEndpoint(specific, v, false); err != nil {
-			return c, err
-		}
-	} else if v := strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_ENDPOINT")); v != "" {
-		if err := setEndpoint("OTEL_EXPORTER_OTLP_ENDPOINT", v, true); err != nil {
-			return c, err
-		}
+	case strings.TrimSpace(getenv(specific)) != "":
+		err = set(specific, strings.TrimSpace(getenv(specific)), false)
+	case strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_ENDPOINT")) != "":
+		err = set("OTEL_EXPORTER_OTLP_ENDPOINT", strings.TrimSpace(getenv("OTEL_EXPORTER_OTLP_ENDPOINT")), true)
 	}
-	c.Insecure = schemeInsecure
-	if !hasScheme {
-		if k, v := otlpEnv(sig, getenv, "INSECURE"); k != "" {
-			b, err := strconv.ParseBool(v)
-			if err != nil {
-				return c, fmt.Errorf("%w: %s=%q: want true or false", ErrConfig, k, v)
-			}
-			c.Insecure = b
-		}
-	}
-	if o.Insecure {
-		c.Insecure = true
-	}
+	return hasScheme, err
+}
 
-	c.Headers = o.Headers
-	if c.Headers == nil {
-		c.Headers = map[string]string{}
-		if k, v := otlpEnv(sig, getenv, "HEADERS"); k != "" {
-			h, err := parseHeaders(v)
-			if err != nil {
-				return c, fmt.Errorf("%w: %s: %w", ErrConfig, k, err)
-			}
-			c.Headers = h
-		}
+// resolveHeaders is the option's headers, else the variables' (never nil).
+func resolveHeaders(sig Signal, o OTLPOptions, getenv func(string) string) (map[string]string, error) {
+	if o.Headers != nil {
+		return o.Headers, nil
 	}
+	k, v := otlpEnv(sig, getenv, "HEADERS")
+	if k == "" {
+		return map[string]string{}, nil
+	}
+	h, err := parseHeaders(v)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: %w", ErrConfig, k, err)
+	}
+	return h, nil
+}
 
+// resolveTimeout is the option's timeout, else the variables' (in
+// milliseconds, at most an hour), else DefaultTimeout.
+func resolveTimeout(sig Signal, o OTLPOptions, getenv func(string) string) (time.Duration, error) {
 	switch {
 	case o.Timeout < 0:
-		return c, fmt.Errorf("%w: negative OTLP timeout %s", ErrConfig, o.Timeout)
+		return 0, fmt.Errorf("%w: negative OTLP timeout %s", ErrConfig, o.Timeout)
 	case o.Timeout > 0:
-		c.Timeout = o.Timeout
-	default:
-		c.Timeout = DefaultTimeout
-		if k, v := otlpEnv(sig, getenv, "TIMEOUT"); k != "" {
-			ms, err := strconv.ParseInt(v, 10, 64)
-			if err != nil || ms <= 0 || ms > int64(time.Hour/time.Millisecond) {
-				return c, fmt.Errorf("%w: %s=%q: want milliseconds, 1 to 3600000", ErrConfig, k, v)
-			}
-			c.Timeout = time.Duration(ms) * time.Millisecond
-		}
+		return o.Timeout, nil
 	}
+	k, v := otlpEnv(sig, getenv, "TIMEOUT")
+	if k == "" {
+		return DefaultTimeout, nil
+	}
+	ms, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || ms <= 0 || ms > int64(time.Hour/time.Millisecond) {
+		return 0, fmt.Errorf("%w: %s=%q: want milliseconds, 1 to 3600000", ErrConfig, k, v)
+	}
+	return time.Duration(ms) * time.Millisecond, nil
+}
 
+// resolveGzip reads the option's compression, else the variables'.
+func resolveGzip(sig Signal, o OTLPOptions, getenv func(string) string) (bool, error) {
 	comp := o.Compression
-	compFrom := "OTLP compression"
+	from := "OTLP compression"
 	if comp == "" {
 		if k, v := otlpEnv(sig, getenv, "COMPRESSION"); k != "" {
-			comp, compFrom = v, k
+			comp, from = v, k
 		}
 	}
 	switch comp {
 	case "", CompressionNone:
+		return false, nil
 	case CompressionGzip:
-		c.Gzip = true
-	default:
-		return c, fmt.Errorf("%w: %s %q (want %s or %s)", ErrConfig, compFrom, comp, CompressionGzip, CompressionNone)
+		return true, nil
 	}
-
-	if !c.Insecure {
-		t, err := tlsFromEnv(sig, getenv)
-		if err != nil {
-			return c, err
-		}
-		c.TLS = t
-	}
-	return c, nil
+	return false, fmt.Errorf("%w: %s %q (want %s or %s)", ErrConfig, from, comp, CompressionGzip, CompressionNone)
 }
 
 // otherSignalPath puts the path of sig in place of a path that ends in

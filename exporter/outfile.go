@@ -92,8 +92,10 @@ func writeAtomic(name string, perm fs.FileMode, write func(io.Writer) error) (er
 	}
 	defer func() {
 		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
+			// The write already failed; what is left is a temporary file
+			// that nothing else names.
+			_ = tmp.Close()
+			_ = os.Remove(tmp.Name())
 		}
 	}()
 	if err := write(tmp); err != nil {
@@ -114,8 +116,8 @@ func writeAtomic(name string, perm fs.FileMode, write func(io.Writer) error) (er
 	// The rename is durable once the folder is synced; a folder that
 	// cannot be synced (some file systems refuse) keeps the file written.
 	if d, derr := os.Open(dir); derr == nil {
-		d.Sync()
-		d.Close()
+		_ = d.Sync()
+		_ = d.Close()
 	}
 	return nil
 }

@@ -26,7 +26,7 @@ func ExampleRunEvents() {
 	for _, ev := range events {
 		fmt.Println(ev.Name, ev.Time.Format(time.RFC3339))
 		for _, kv := range ev.Attrs {
-			fmt.Printf("  %s=%s\n", kv.Key, kv.Value.Emit())
+			fmt.Printf("  %s=%s\n", kv.Key, kv.Value.String())
 		}
 	}
 	// Output:
