@@ -160,7 +160,9 @@ columns=$(psql "$direct" -Atc "SELECT round(avg(pg_column_size(run_json))) || ' 
 echo "scale-test: $stored runs stored (flaky record --record); the database grew by $((after - before)) bytes for $writers runs of $((cases + 1)) cases: $(((after - before) / writers)) bytes per run, indexes and tags included; $columns"
 # Two serve replicas on the one store, through PgBouncer: neither has state
 # of its own, so both answer the same bytes for the same job.
-serve_pids=()
+serve_pids=() ports=()
+# replica: starts one serve on a free port and waits (bounded) until it
+# answers; its pid and port are appended to serve_pids and ports.
 replica() {
 	local port
 	for _ in $(seq 1 200); do
@@ -169,17 +171,27 @@ replica() {
 	done
 	"$cli" serve --listen "127.0.0.1:$port" --store "$pooled" --store-max-conns 4 >"$work/serve-$port.log" 2>&1 &
 	serve_pids+=($!)
-	for _ in $(seq 1 100); do
+	ports+=("$port")
+	for _ in $(seq 1 600); do
 		if curl -fsS -o /dev/null "http://127.0.0.1:$port/api/jobs/pgbouncer-1/tests" 2>/dev/null; then
-			echo "$port"
 			return 0
 		fi
 		sleep 0.1
 	done
-	echo "scale-test: serve on $port did not answer" >&2
+	echo "scale-test: serve on $port did not answer within 60 s: $(tail -c 300 "$work/serve-$port.log")" >&2
 	return 1
 }
-a=$(replica) b=$(replica)
+stop_replicas() {
+	if [ "${#serve_pids[@]}" -gt 0 ]; then
+		kill "${serve_pids[@]}" 2>/dev/null || true
+		wait "${serve_pids[@]}" 2>/dev/null || true
+	fi
+	serve_pids=()
+}
+trap 'stop_replicas; cleanup' EXIT
+replica
+replica
+a=${ports[0]} b=${ports[1]}
 same=0
 for job in pgbouncer-0 pgbouncer-1 pgbouncer-$((writers - 1)); do
 	curl -fsS "http://127.0.0.1:$a/api/jobs/$job/tests" >"$work/a.json"
@@ -188,8 +200,7 @@ for job in pgbouncer-0 pgbouncer-1 pgbouncer-$((writers - 1)); do
 		same=$((same + 1))
 	fi
 done
-kill "${serve_pids[@]}" 2>/dev/null || true
-wait "${serve_pids[@]}" 2>/dev/null || true
+stop_replicas
 echo "scale-test: two serve replicas on one store answered $same of 3 jobs with the same bytes"
 [ "$same" = 3 ] || status=1
 
