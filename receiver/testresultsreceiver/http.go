@@ -166,7 +166,7 @@ func (u *uploads) serve(w http.ResponseWriter, req *http.Request) {
 	}
 	snd.apply(run)
 	u.r.mu.Lock()
-	err = u.r.deliver(req.Context(), run, snd, "", sourceHTTP)
+	err = u.r.deliver(req.Context(), run, snd, "", sourceHTTP, nil)
 	u.r.mu.Unlock()
 	if err != nil {
 		problem(w, http.StatusServiceUnavailable, "the pipeline did not accept the run; send it again: "+err.Error())

@@ -261,10 +261,7 @@ func (r *testresultsReceiver) deliverGroup(ctx context.Context, g group) {
 		return
 	}
 	snd.apply(run)
-	if derr := r.deliver(ctx, run, snd, g.dir, sourceWatch); derr != nil {
-		return
-	}
-	mark()
+	_ = r.deliver(ctx, run, snd, g.dir, sourceWatch, mark)
 }
 
 // changedWhileRead reports whether a report's digest differs from the one
@@ -323,10 +320,13 @@ func (r *testresultsReceiver) refused(run *testrun.Run, err error, source, where
 	r.set.Logger.Warn("run not delivered", fields...)
 }
 
-// deliver emits run and hands it to the next consumers. Reports refused
-// within a run that was delivered (others were read) are counted and
-// logged too: the run says it is incomplete, and why.
-func (r *testresultsReceiver) deliver(ctx context.Context, run *testrun.Run, snd Sender, dir, source string) error {
+// deliver emits run and hands it to the next consumers; accepted is called
+// as soon as they accepted it, before anything else (the checkpoint: the
+// shorter the time between the two, the smaller the window in which a crash
+// delivers a run again). Reports refused within a run that was delivered
+// (others were read) are counted and logged too: the run says it is
+// incomplete, and why.
+func (r *testresultsReceiver) deliver(ctx context.Context, run *testrun.Run, snd Sender, dir, source string, accepted func()) error {
 	out, err := r.emitter.emit(run, snd, dir)
 	if err != nil {
 		r.refused(run, err, source, dir)
@@ -338,10 +338,16 @@ func (r *testresultsReceiver) deliver(ctx context.Context, run *testrun.Run, snd
 	}
 	octx := obs.StartTracesOp(ctx)
 	err = r.nextTraces.ConsumeTraces(ctx, out.traces)
-	obs.EndTracesOp(octx, "testresults", out.spans, err)
+	var lctx context.Context
 	if err == nil && out.records > 0 {
-		lctx := obs.StartLogsOp(ctx)
+		lctx = obs.StartLogsOp(ctx)
 		err = r.nextLogs.ConsumeLogs(ctx, out.logs)
+	}
+	if err == nil && accepted != nil {
+		accepted()
+	}
+	obs.EndTracesOp(octx, "testresults", out.spans, err)
+	if lctx != nil {
 		obs.EndLogsOp(lctx, "testresults", out.records, err)
 	}
 	if err != nil {
