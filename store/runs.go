@@ -141,35 +141,42 @@ func microOrNil(t time.Time) any {
 	return t.UnixMicro()
 }
 
-func (s *sqlStore) RecordRun(ctx context.Context, sr StoredRun) (bool, error) {
+// runRow is a run encoded for its rows: its JSON form without its cases,
+// which are kept apart (nil when the run has none), the failing ones
+// among them ("" when none are known), and the columns the queries read.
+type runRow struct {
+	runJSON       string
+	bare          testrun.Run
+	casesJSON     any
+	durationsJSON any
+	failingJSON   string
+	counts        [6]any
+	turn          int64 // -1 when unknown
+	turnColumn    any
+	counted       int
+}
+
+// encodeRun checks sr's tags and run and encodes them for RecordRun.
+func encodeRun(sr StoredRun) (*runRow, error) {
 	r := sr.Run
 	if r == nil || r.ID == "" {
-		return false, errors.New("store: a run with an id is required")
+		return nil, errors.New("store: a run with an id is required")
 	}
 	for _, tag := range []struct{ name, v string }{{"run id", r.ID}, {"repository", sr.Repo}, {"job id", sr.JobID}, {"session ref", sr.SessionRef}} {
 		if err := checkTag(tag.name, tag.v); err != nil {
-			return false, err
+			return nil, err
 		}
 	}
 	if err := r.Validate(); err != nil {
-		return false, fmt.Errorf("store: run %q: %w", r.ID, err)
+		return nil, fmt.Errorf("store: run %q: %w", r.ID, err)
 	}
-	// The run's JSON form without its cases, which are kept apart.
-	bare := *r
-	bare.Cases, bare.Durations = nil, nil
-	runJSON, err := json.Marshal(bare)
+	row := &runRow{bare: *r, turn: -1}
+	row.bare.Cases, row.bare.Durations = nil, nil
+	b, err := json.Marshal(row.bare)
 	if err != nil {
-		return false, fmt.Errorf("store: run %q: %w", r.ID, err)
+		return nil, fmt.Errorf("store: run %q: %w", r.ID, err)
 	}
-	var casesJSON, durationsJSON any
-	if r.Cases != nil {
-		b, err := json.Marshal(r.Cases)
-		if err != nil {
-			return false, fmt.Errorf("store: run %q: %w", r.ID, err)
-		}
-		casesJSON = string(b)
-	}
-	var failingJSON string
+	row.runJSON = string(b)
 	if r.Cases != nil {
 		failing := map[string]testrun.Outcome{}
 		for id, o := range r.Cases {
@@ -177,38 +184,77 @@ func (s *sqlStore) RecordRun(ctx context.Context, sr StoredRun) (bool, error) {
 				failing[id] = o
 			}
 		}
-		b, err := json.Marshal(failing)
+		cb, err := json.Marshal(r.Cases)
 		if err != nil {
-			return false, fmt.Errorf("store: run %q: %w", r.ID, err)
+			return nil, fmt.Errorf("store: run %q: %w", r.ID, err)
 		}
-		failingJSON = string(b)
+		fb, err := json.Marshal(failing)
+		if err != nil {
+			return nil, fmt.Errorf("store: run %q: %w", r.ID, err)
+		}
+		row.casesJSON, row.failingJSON = string(cb), string(fb)
 	}
 	if len(r.Durations) > 0 {
-		b, err := testrun.MarshalDurations(r.Durations)
+		db, err := testrun.MarshalDurations(r.Durations)
 		if err != nil {
-			return false, fmt.Errorf("store: run %q: %w", r.ID, err)
+			return nil, fmt.Errorf("store: run %q: %w", r.ID, err)
 		}
-		durationsJSON = string(b)
+		row.durationsJSON = string(db)
 	}
-	var counts [6]any
 	if c := r.Counts; c != nil {
-		counts = [6]any{c.Total, c.Passed, c.Failed, c.Errors, c.Skipped, c.Flaky}
+		row.counts = [6]any{c.Total, c.Passed, c.Failed, c.Errors, c.Skipped, c.Flaky}
 	}
-	turn := int64(-1)
 	if sr.Turn != nil {
 		if *sr.Turn < 0 {
-			return false, fmt.Errorf("store: run %q: turn %d: want 0 or more", r.ID, *sr.Turn)
+			return nil, fmt.Errorf("store: run %q: turn %d: want 0 or more", r.ID, *sr.Turn)
 		}
-		turn = int64(*sr.Turn)
+		row.turn = int64(*sr.Turn)
+		row.turnColumn = row.turn
 	}
-	var turnColumn any
-	if turn >= 0 {
-		turnColumn = turn
-	}
-	counted := 0
 	if r.Counted() {
-		counted = 1
+		row.counted = 1
 	}
+	return row, nil
+}
+
+// storedRun is what RecordRun finds of a run stored before.
+type storedRun struct {
+	found                bool
+	repo                 string
+	runJSON              string
+	casesJSON, durations sql.NullString
+}
+
+// sameRun refuses a run recorded again that is not the one stored under
+// its id (ErrRunConflict): another repository, another form, other cases
+// or durations.
+func (s *sqlStore) sameRun(stored *storedRun, sr StoredRun, row *runRow) error {
+	id := sr.Run.ID
+	if stored.repo != "" && sr.Repo != "" && stored.repo != sr.Repo {
+		return fmt.Errorf("%w: run %q is stored for repository %q, not %q", ErrRunConflict, id, stored.repo, sr.Repo)
+	}
+	if why, err := s.runDiffers(stored.runJSON, row.runJSON, &row.bare); err != nil {
+		return err
+	} else if why != "" {
+		return fmt.Errorf("%w: run %q: %s", ErrRunConflict, id, why)
+	}
+	if c, ok := row.casesJSON.(string); ok && stored.casesJSON.Valid && c != stored.casesJSON.String {
+		return fmt.Errorf("%w: run %q: its per-case outcomes differ", ErrRunConflict, id)
+	}
+	if d, ok := row.durationsJSON.(string); ok && stored.durations.Valid && d != stored.durations.String {
+		return fmt.Errorf("%w: run %q: its case durations differ", ErrRunConflict, id)
+	}
+	return nil
+}
+
+func (s *sqlStore) RecordRun(ctx context.Context, sr StoredRun) (bool, error) {
+	row, err := encodeRun(sr)
+	if err != nil {
+		return false, err
+	}
+	r := sr.Run
+	runJSON, casesJSON, durationsJSON, failingJSON := row.runJSON, row.casesJSON, row.durationsJSON, row.failingJSON
+	counts, turn, turnColumn, counted := row.counts, row.turn, row.turnColumn, row.counted
 	added := false
 	err = s.inTx(ctx, "runs", func(tx *sql.Tx) error {
 		now := s.now().UnixMicro()
@@ -216,12 +262,7 @@ func (s *sqlStore) RecordRun(ctx context.Context, sr StoredRun) (bool, error) {
 		if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) + 1 FROM run_tags`).Scan(&seq); err != nil {
 			return err
 		}
-		var stored struct {
-			found                bool
-			repo                 string
-			runJSON              string
-			casesJSON, durations sql.NullString
-		}
+		var stored storedRun
 		err := tx.QueryRowContext(ctx, s.q(`SELECT repository, run_json, cases_json, durations_json FROM runs WHERE run_id = ?`), r.ID).
 			Scan(&stored.repo, &stored.runJSON, &stored.casesJSON, &stored.durations)
 		switch {
@@ -232,7 +273,7 @@ func (s *sqlStore) RecordRun(ctx context.Context, sr StoredRun) (bool, error) {
 				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
 				r.ID, string(r.Kind), sr.Repo, sr.JobID, sr.SessionRef, turnColumn,
 				microOrNil(r.StartedAt), microOrNil(r.EndedAt), now, now, seq, counted,
-				counts[0], counts[1], counts[2], counts[3], counts[4], counts[5], string(runJSON), casesJSON, durationsJSON); err != nil {
+				counts[0], counts[1], counts[2], counts[3], counts[4], counts[5], runJSON, casesJSON, durationsJSON); err != nil {
 				return err
 			}
 			if failingJSON != "" {
@@ -245,19 +286,8 @@ func (s *sqlStore) RecordRun(ctx context.Context, sr StoredRun) (bool, error) {
 		default:
 			// Stored before: the same run, or a refusal.
 			stored.found = true
-			if stored.repo != "" && sr.Repo != "" && stored.repo != sr.Repo {
-				return fmt.Errorf("%w: run %q is stored for repository %q, not %q", ErrRunConflict, r.ID, stored.repo, sr.Repo)
-			}
-			if why, err := s.runDiffers(stored.runJSON, string(runJSON), &bare); err != nil {
+			if err := s.sameRun(&stored, sr, row); err != nil {
 				return err
-			} else if why != "" {
-				return fmt.Errorf("%w: run %q: %s", ErrRunConflict, r.ID, why)
-			}
-			if c, ok := casesJSON.(string); ok && stored.casesJSON.Valid && c != stored.casesJSON.String {
-				return fmt.Errorf("%w: run %q: its per-case outcomes differ", ErrRunConflict, r.ID)
-			}
-			if d, ok := durationsJSON.(string); ok && stored.durations.Valid && d != stored.durations.String {
-				return fmt.Errorf("%w: run %q: its case durations differ", ErrRunConflict, r.ID)
 			}
 		}
 		res, err := tx.ExecContext(ctx, s.q(`INSERT INTO run_tags (run_id, job_id, session_ref, turn, recorded_at, seq)
@@ -272,6 +302,9 @@ func (s *sqlStore) RecordRun(ctx context.Context, sr StoredRun) (bool, error) {
 		}
 		added = true
 		if err := s.touch(ctx, tx, "?", r.ID); err != nil {
+			return err
+		}
+		if err := s.recordHistory(ctx, tx, sr); err != nil {
 			return err
 		}
 		if !stored.found {
