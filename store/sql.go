@@ -207,6 +207,39 @@ var migrations = [][]string{
 		// sightings) unless the entry was seen again since the job began.
 		`CREATE INDEX flaky_entries_excused ON flaky_entries (repository, environment, test_id, first_seen, last_seen)`,
 	},
+	8: {
+		// Per-test history of counted runs (see history.go): each run's
+		// totals, kept with the run, and what it said of each test, kept
+		// with its per-case map: a row goes when the run's failing-cases
+		// row does, which retention drops with the map. The check waits
+		// for the commit, as the failing-cases row is written after the
+		// history when a run's cases are given back.
+		`CREATE TABLE history_runs (
+			run_id      TEXT   NOT NULL PRIMARY KEY REFERENCES runs (run_id) ON DELETE CASCADE,
+			repository  TEXT   NOT NULL,
+			at          BIGINT NOT NULL,
+			total       BIGINT NOT NULL,
+			passed      BIGINT NOT NULL,
+			failed      BIGINT NOT NULL,
+			errors      BIGINT NOT NULL,
+			skipped     BIGINT NOT NULL,
+			flaky       BIGINT NOT NULL,
+			duration_us BIGINT,
+			line_rate   DOUBLE PRECISION)`,
+		`CREATE INDEX history_runs_repository ON history_runs (repository, at)`,
+		`CREATE TABLE test_history (
+			run_id      TEXT    NOT NULL REFERENCES run_failing (run_id) ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED,
+			repository  TEXT    NOT NULL,
+			test_id     TEXT    NOT NULL,
+			at          BIGINT  NOT NULL,
+			tree        TEXT    NOT NULL,
+			outcome     TEXT    NOT NULL,
+			duration_us BIGINT,
+			retried     INTEGER NOT NULL,
+			PRIMARY KEY (run_id, test_id))`,
+		`CREATE INDEX test_history_test ON test_history (repository, test_id, at)`,
+		`CREATE INDEX test_history_at ON test_history (repository, at)`,
+	},
 }
 
 // SchemaVersion is the newest schema version this package writes.

@@ -1,0 +1,265 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/hangar-dev/testresults/testrun"
+)
+
+func historyOf(t *testing.T, s Store) HistoryStore {
+	t.Helper()
+	h, err := HistoryOf(s)
+	require.NoError(t, err)
+	return h
+}
+
+// outcomesOf lists the outcomes of entries, in their order.
+func outcomesOfHistory(entries []HistoryEntry) []string {
+	out := make([]string, len(entries))
+	for i, e := range entries {
+		out[i] = e.RunID + ":" + string(e.Outcome)
+	}
+	return out
+}
+
+// TestHistoryRecordedWithRuns records counted runs and reads one test's
+// history back: one entry per run, oldest first, with its time, tree,
+// outcome, stated duration and runner retry, bounded by time and count.
+func TestHistoryRecordedWithRuns(t *testing.T) {
+	forEach(t, func(t *testing.T, b backend) {
+		c := newClock()
+		s := open(t, b.location(t), c)
+		h := historyOf(t, s)
+		ctx := context.Background()
+		start := c.Now()
+		for i, o := range []testrun.Outcome{pass, fail, pass, testrun.OutcomeSkipped} {
+			r := run(fmt.Sprintf("r%d", i), fmt.Sprintf("tree%d", i/2), testrun.KindAfterTurn, map[string]testrun.Outcome{"pkg::a": o, "pkg::b": pass}, "pkg::c")
+			r.StartedAt = start.Add(time.Duration(i) * time.Hour)
+			r.EndedAt = r.StartedAt.Add(time.Minute)
+			_, err := s.RecordRun(ctx, StoredRun{Run: r, Repo: "acme/api", JobID: "job"})
+			require.NoError(t, err)
+		}
+		got, err := h.TestHistory(ctx, HistoryQuery{Repo: "acme/api", TestID: "pkg::a"})
+		require.NoError(t, err)
+		assert.Equal(t, []string{"r0:passed", "r1:failed", "r2:passed", "r3:skipped"}, outcomesOfHistory(got))
+		assert.Equal(t, start.Add(time.Hour), got[1].At)
+		assert.Equal(t, "tree0", got[1].Tree)
+		assert.True(t, got[1].Timed)
+		assert.Equal(t, 6*time.Millisecond, got[1].Duration, "the id's length in milliseconds, as the test runs state")
+		assert.False(t, got[1].Retried)
+
+		retried, err := h.TestHistory(ctx, HistoryQuery{Repo: "acme/api", TestID: "pkg::c"})
+		require.NoError(t, err)
+		require.Len(t, retried, 4)
+		assert.True(t, retried[0].Retried)
+		f := testrun.ScoreFlakiness(Points(retried))
+		assert.Equal(t, 4, f.Retries)
+		assert.True(t, f.Flaky)
+
+		ranged, err := h.TestHistory(ctx, HistoryQuery{Repo: "acme/api", TestID: "pkg::a", Since: start.Add(time.Hour), Until: start.Add(3 * time.Hour)})
+		require.NoError(t, err)
+		assert.Equal(t, []string{"r1:failed", "r2:passed"}, outcomesOfHistory(ranged))
+		latest, err := h.TestHistory(ctx, HistoryQuery{Repo: "acme/api", TestID: "pkg::a", Limit: 2})
+		require.NoError(t, err)
+		assert.Equal(t, []string{"r2:passed", "r3:skipped"}, outcomesOfHistory(latest))
+
+		other, err := h.TestHistory(ctx, HistoryQuery{Repo: "acme/web", TestID: "pkg::a"})
+		require.NoError(t, err)
+		assert.Empty(t, other, "another repository's history is its own")
+
+		// Recording a run again adds nothing.
+		_, err = s.RecordRun(ctx, StoredRun{Run: run("r0", "tree0", testrun.KindAfterTurn, map[string]testrun.Outcome{"pkg::a": pass, "pkg::b": pass}, "pkg::c"), Repo: "acme/api", JobID: "job-2"})
+		require.Error(t, err, "the same id with another start time is another run")
+		again, err := h.TestHistory(ctx, HistoryQuery{Repo: "acme/api", TestID: "pkg::a"})
+		require.NoError(t, err)
+		assert.Len(t, again, 4)
+	})
+}
+
+// TestHistoryOnlyOfCountedRuns: a gate run (the agent's own checks) and
+// an untrusted grader make no history, so a forgeable run never shapes
+// the score people read.
+func TestHistoryOnlyOfCountedRuns(t *testing.T) {
+	forEach(t, func(t *testing.T, b backend) {
+		s := open(t, b.location(t), newClock())
+		h := historyOf(t, s)
+		ctx := context.Background()
+		gate := run("g", "t", testrun.KindGate, map[string]testrun.Outcome{"a": fail}, "b")
+		grader := run("gr", "t", testrun.KindGrader, map[string]testrun.Outcome{"a": fail})
+		grader.Grade = "shared"
+		for _, r := range []*testrun.Run{gate, grader} {
+			_, err := s.RecordRun(ctx, StoredRun{Run: r, Repo: "acme/api", JobID: "job"})
+			require.NoError(t, err)
+		}
+		got, err := h.TestHistory(ctx, HistoryQuery{Repo: "acme/api", TestID: "a"})
+		require.NoError(t, err)
+		assert.Empty(t, got)
+		trends, err := h.Trends(ctx, "acme/api", 0)
+		require.NoError(t, err)
+		assert.Empty(t, trends)
+	})
+}
+
+// TestHistoryFollowsRetention: a run's per-test rows go when retention
+// drops its per-case map (3 days, 14 for base runs), its totals when the
+// run goes (14 days), and come back when its cases are given back.
+func TestHistoryFollowsRetention(t *testing.T) {
+	forEach(t, func(t *testing.T, b backend) {
+		c := newClock()
+		s := open(t, b.location(t), c)
+		h := historyOf(t, s)
+		ctx := context.Background()
+		cases := map[string]testrun.Outcome{"a": pass}
+		record := func(id string, k testrun.Kind, job string) {
+			t.Helper()
+			_, err := s.RecordRun(ctx, StoredRun{Run: run(id, "tree-"+id, k, cases), Repo: "acme/api", JobID: job})
+			require.NoError(t, err)
+		}
+		record("old", testrun.KindAfterTurn, "job")
+		record("base", testrun.KindBase, "job")
+		c.Advance(testrun.CasesRetention + time.Hour)
+		record("new", testrun.KindAfterTurn, "job")
+		_, err := s.PruneRuns(ctx, c.Now())
+		require.NoError(t, err)
+
+		got, err := h.TestHistory(ctx, HistoryQuery{Repo: "acme/api", TestID: "a"})
+		require.NoError(t, err)
+		ids := func(es []HistoryEntry) (out []string) {
+			for _, e := range es {
+				out = append(out, e.RunID)
+			}
+			return out
+		}
+		assert.ElementsMatch(t, []string{"base", "new"}, ids(got), "the old run's cases went, and its history with them")
+		trends, err := h.Trends(ctx, "acme/api", 0)
+		require.NoError(t, err)
+		assert.Len(t, trends, 3, "every run kept keeps its totals")
+
+		// The old run recorded again, for another job, gives its cases back.
+		record("old", testrun.KindAfterTurn, "job-2")
+		got, err = h.TestHistory(ctx, HistoryQuery{Repo: "acme/api", TestID: "a"})
+		require.NoError(t, err)
+		assert.ElementsMatch(t, []string{"old", "base", "new"}, ids(got))
+
+		c.Advance(testrun.RunRetention + time.Hour)
+		_, err = s.PruneRuns(ctx, c.Now())
+		require.NoError(t, err)
+		got, err = h.TestHistory(ctx, HistoryQuery{Repo: "acme/api", TestID: "a"})
+		require.NoError(t, err)
+		assert.Empty(t, got)
+		trends, err = h.Trends(ctx, "acme/api", 0)
+		require.NoError(t, err)
+		assert.Empty(t, trends)
+	})
+}
+
+// TestHistoryRepositoryFilledIn: a run recorded without a repository, then
+// tagged with one, has its history under that repository.
+func TestHistoryRepositoryFilledIn(t *testing.T) {
+	forEach(t, func(t *testing.T, b backend) {
+		s := open(t, b.location(t), newClock())
+		h := historyOf(t, s)
+		ctx := context.Background()
+		r := run("r", "t", testrun.KindBase, map[string]testrun.Outcome{"a": fail})
+		_, err := s.RecordRun(ctx, StoredRun{Run: r, JobID: "job"})
+		require.NoError(t, err)
+		_, err = s.RecordRun(ctx, StoredRun{Run: r, Repo: "acme/api", JobID: "job-2"})
+		require.NoError(t, err)
+		got, err := h.TestHistory(ctx, HistoryQuery{Repo: "acme/api", TestID: "a"})
+		require.NoError(t, err)
+		assert.Equal(t, []string{"r:failed"}, outcomesOfHistory(got))
+		trends, err := h.Trends(ctx, "acme/api", 0)
+		require.NoError(t, err)
+		assert.Len(t, trends, 1)
+	})
+}
+
+// TestTrendsAndRepoTests records a repository's runs with a flaky test, a
+// slow one and one that broke, and reads the trends and the three lists.
+func TestTrendsAndRepoTests(t *testing.T) {
+	forEach(t, func(t *testing.T, b backend) {
+		c := newClock()
+		s := open(t, b.location(t), c)
+		h := historyOf(t, s)
+		ctx := context.Background()
+		start := c.Now()
+		const n = 10
+		for i := range n {
+			outcomes := map[string]testrun.Outcome{"stable": pass, "slow-test-with-a-long-id": pass, "flaky": pass, "broke": pass}
+			if i%2 == 1 {
+				outcomes["flaky"] = fail
+			}
+			if i >= 6 {
+				outcomes["broke"] = fail
+			}
+			// Two runs on each tree: the flaky test flips on one tree.
+			r := run(fmt.Sprintf("r%02d", i), fmt.Sprintf("tree%d", i/2), testrun.KindAfterTurn, outcomes)
+			r.StartedAt = start.Add(time.Duration(i) * time.Hour)
+			r.EndedAt = r.StartedAt.Add(time.Duration(i+1) * time.Second)
+			r.Coverage = &testrun.Coverage{LineRate: ptrTo(0.5 + float64(i)/100)}
+			_, err := s.RecordRun(ctx, StoredRun{Run: r, Repo: "acme/api", JobID: "job"})
+			require.NoError(t, err)
+		}
+		trends, err := h.Trends(ctx, "acme/api", 4)
+		require.NoError(t, err)
+		require.Len(t, trends, 4, "the last 4")
+		last := trends[3]
+		assert.Equal(t, "r09", last.RunID)
+		assert.Equal(t, testrun.Counts{Total: 4, Passed: 2, Failed: 2}, last.Counts)
+		rate, ok := last.PassRate()
+		assert.True(t, ok)
+		assert.InDelta(t, 0.5, rate, 1e-9)
+		assert.True(t, last.Timed)
+		assert.Equal(t, 10*time.Second, last.Duration)
+		require.NotNil(t, last.LineRate)
+		assert.InDelta(t, 0.59, *last.LineRate, 1e-9)
+		assert.Equal(t, "r06", trends[0].RunID)
+
+		rt, err := h.RepoTests(ctx, "acme/api", 0, 0)
+		require.NoError(t, err)
+		assert.Equal(t, n, rt.Runs)
+		assert.Equal(t, 4, rt.Tests)
+		require.NotEmpty(t, rt.Flakiest)
+		top := rt.Flakiest[0]
+		assert.Equal(t, "flaky", top.TestID)
+		assert.Equal(t, 9, top.Score.Flips)
+		assert.Equal(t, 5, top.Score.FlakyTrees, "it passed and failed on each tree")
+		assert.True(t, top.Score.Flaky)
+		for _, f := range rt.Flakiest {
+			assert.NotEqual(t, "stable", f.TestID)
+			if f.TestID == "broke" {
+				assert.False(t, f.Score.Flaky, "a test that broke for good is no flake")
+			}
+		}
+		require.NotEmpty(t, rt.Slowest)
+		assert.Equal(t, "slow-test-with-a-long-id", rt.Slowest[0].TestID)
+		assert.Equal(t, 24*time.Millisecond, rt.Slowest[0].Mean)
+		assert.Equal(t, n, rt.Slowest[0].Timed)
+		var broken []string
+		for _, bt := range rt.RecentlyBroken {
+			broken = append(broken, bt.TestID)
+		}
+		assert.Equal(t, []string{"flaky", "broke"}, broken, "newest break first: flaky broke at r09, broke at r06")
+		assert.Equal(t, "r06", rt.RecentlyBroken[1].Since.RunID)
+		assert.Equal(t, "r05", rt.RecentlyBroken[1].LastPassed.RunID)
+		assert.Equal(t, 4, rt.RecentlyBroken[1].Failures)
+
+		small, err := h.RepoTests(ctx, "acme/api", 2, 1)
+		require.NoError(t, err)
+		assert.Equal(t, 2, small.Runs)
+		assert.Len(t, small.Slowest, 1)
+
+		none, err := h.RepoTests(ctx, "acme/none", 0, 0)
+		require.NoError(t, err)
+		assert.Zero(t, none.Runs)
+		assert.Empty(t, none.Flakiest)
+	})
+}
+
+func ptrTo[T any](v T) *T { return &v }
