@@ -260,3 +260,19 @@ func TestParseEvents(t *testing.T) {
 		assert.ErrorIs(t, err, translate.ErrInvalid, "%q", bad)
 	}
 }
+
+// BenchmarkLogs50k translates a run of 50,000 failing tests into log
+// records and reports the size of their OTLP protobuf encoding.
+func BenchmarkLogs50k(b *testing.B) {
+	run := bigRun(50000)
+	var m plog.ProtoMarshaler
+	var size int
+	for b.Loop() {
+		spans, err := translate.JobSpans(translate.Job{ID: "job-big"}, []*testrun.Run{run}, translate.WithEvents(translate.EventsLog))
+		if err != nil {
+			b.Fatal(err)
+		}
+		size = m.LogsSize(translate.Logs(spans, nil))
+	}
+	b.ReportMetric(float64(size), "bytes/export")
+}
