@@ -12,7 +12,7 @@
 # prints one line: export TESTRESULTS_PGBOUNCER_URL='postgres://...'. That
 # URL carries default_query_exec_mode=exec: behind transaction pooling a
 # server connection changes hands after every transaction, so the store
-# must keep no prepared statement on it (see the store's package docs).
+# must keep no prepared statement on it (see docs/scale.md).
 # PGBOUNCER_POOL_SIZE (default 20) is the server connections per database
 # and user; PGBOUNCER_MAX_CLIENTS (default 1000) the client connections.
 # The folder is remembered in $TESTRESULTS_PGBOUNCER_STATE (default
