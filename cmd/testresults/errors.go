@@ -120,6 +120,19 @@ func addKindFlags(fs *pflag.FlagSet, kind, grade *string) {
 	fs.StringVar(grade, "grade", "", "with --kind grader: the grader's grade (isolated, or a lower grade)")
 }
 
+// checkKindFlags checks --kind and --grade as addKindFlags registered them.
+func checkKindFlags(cf *cmdFlags, kind, grade string) error {
+	if kind != "" && !testrun.Kind(kind).Valid() {
+		return cf.usageErr("unknown --kind %q", kind)
+	}
+	if cf.fs.Changed("grade") {
+		if err := checkGradeFlag(testrun.Kind(kind), grade); err != nil {
+			return cf.usageErr("%s", err.msg)
+		}
+	}
+	return nil
+}
+
 // newFlagSet is the flag set every subcommand starts from: errors are
 // returned, never printed or fatal.
 func newFlagSet(name string) *pflag.FlagSet {

@@ -74,12 +74,14 @@ type parseOptions struct {
 	status   string
 	started  string
 	ended    string
-	workDir  string
-	expect   string
-	quiet    bool
-	export   bool
-	exp      *exportOptions
-	store    *storeOptions
+	// startedAt and endedAt are started and ended, parsed by check.
+	startedAt, endedAt time.Time
+	workDir            string
+	expect             string
+	quiet              bool
+	export             bool
+	exp                *exportOptions
+	store              *storeOptions
 }
 
 func newParseFlags() (*pflag.FlagSet, *parseOptions) {
@@ -127,116 +129,47 @@ func runParse(ctx context.Context, args []string, env Env) error {
 	if err := cf.parse(args); err != nil {
 		return err
 	}
-	usageErr := cf.usageErr
-	paths := fs.Args()
-	if len(paths) == 0 {
-		return usageErr("no PATH given")
+	if err := o.check(cf); err != nil {
+		return err
 	}
-	kind := testrun.Kind(o.kind)
-	if o.kind != "" && !kind.Valid() {
-		return usageErr("unknown --kind %q", o.kind)
+	expected, err := readExpectedIDs(fs, o.expect)
+	if err != nil {
+		return cf.usageErr("%s", err)
 	}
-	if fs.Changed("grade") {
-		if err := checkGradeFlag(kind, o.grade); err != nil {
-			return usageErr("%s", err.msg)
-		}
-	}
-	if o.commit != "" && !isHexCommit(o.commit) {
-		return usageErr("--commit %q is not a hex commit SHA", o.commit)
-	}
-	if fs.Changed("exit-code") && testrun.CheckExitCode(o.exitCode) != nil {
-		return usageErr("--exit-code %d is not between 0 and %d", o.exitCode, testrun.MaxExitCode)
-	}
-	status := testrun.Status(o.status)
-	if o.status != "" && !status.Valid() {
-		return usageErr("unknown --status %q (want success, failure, timed_out or aborted)", o.status)
-	}
-	var started, ended time.Time
-	for _, t := range []struct {
-		flag, value string
-		to          *time.Time
-	}{{"started-at", o.started, &started}, {"ended-at", o.ended, &ended}} {
-		if t.value == "" {
-			continue
-		}
-		v, err := time.Parse(time.RFC3339Nano, t.value)
-		if err != nil {
-			return usageErr("--%s %q is not an RFC 3339 time", t.flag, t.value)
-		}
-		*t.to = v
-	}
-	if !started.IsZero() && !ended.IsZero() && ended.Before(started) {
-		return usageErr("--ended-at is before --started-at")
-	}
-
-	expected, eerr := readExpectedIDs(fs, o.expect)
-	if eerr != nil {
-		return usageErr("%s", eerr)
-	}
-
 	var plan *exportPlan
 	if o.export {
 		// Check the export flags (and read a base run) before reading
 		// any report.
-		var err error
 		if plan, err = o.exp.planRun(fs, env); err != nil {
 			var uerr *usageError
 			if errors.As(err, &uerr) {
-				return usageErr("%s", uerr.msg)
+				return cf.usageErr("%s", uerr.msg)
 			}
 			return rejected(err)
 		}
 	} else {
 		for _, name := range exportFlagNames() {
 			if fs.Changed(name) {
-				return usageErr("--%s is an export flag: add --export", name)
+				return cf.usageErr("--%s is an export flag: add --export", name)
 			}
 		}
 	}
-
-	ropts := []report.Option{report.WithRunOptions(testrun.WithRedactor(testrun.NewRedactor(env.Environ())))}
-	if o.workDir != "" {
-		ropts = append(ropts, report.WithWorkDir(o.workDir))
+	run, rerr := report.ReadRun(fs.Args(), o.readOptions(env, expected)...)
+	o.describe(fs, run)
+	if err := writeJSON(env.Stdout, run); err != nil {
+		return rejected(err)
 	}
-	if expected != nil {
-		// The builder decides by every id the reports mention, before it
-		// caps the cases it keeps.
-		ropts = append(ropts, report.WithRunOptions(testrun.WithExpectedIDs(expected)))
-	}
-	run, err := report.ReadRun(paths, ropts...)
-	run.ID = o.id
-	if run.ID == "" {
-		run.ID = testrun.DeriveID(run.Reports)
-	}
-	run.Kind = kind
-	run.Grade = o.grade
-	run.Commit = o.commit
-	run.Command = o.command
-	run.Tree = o.tree
-	run.AgentRunID = o.agentRun
-	run.StartedAt, run.EndedAt = started, ended
-	if fs.Changed("exit-code") {
-		code := o.exitCode
-		run.ExitCode = &code
-		run.Status = testrun.StatusForExitCode(code)
-	}
-	if status != "" {
-		run.Status = status
-	}
-	if merr := writeJSON(env.Stdout, run); merr != nil {
-		return rejected(merr)
-	}
-	if rerr := o.store.record(ctx, env, run); rerr != nil {
-		return rejectedf("record: %v", rerr)
+	if err := o.store.record(ctx, env, run); err != nil {
+		return rejectedf("record: %v", err)
 	}
 	if !o.quiet {
 		textout.Summary{W: env.Stderr, Color: useColor(env)}.Parsed(run)
 	}
 	code := exitOK
-	if err != nil {
+	if rerr != nil {
 		// The reason, then each refused report: printed here, before
 		// the export, in the order people read them.
-		fmt.Fprintf(env.Stderr, "testresults parse: %v\n", err)
+		fmt.Fprintf(env.Stderr, "testresults parse: %v\n", rerr)
 		for _, r := range run.Reports {
 			if r.Error != "" {
 				fmt.Fprintf(env.Stderr, "  %s: %s\n", r.Path, r.Error)
@@ -249,11 +182,88 @@ func runParse(ctx context.Context, args []string, env Env) error {
 		// evidence that the check left nothing readable (incomplete, never
 		// counted), not something to drop.
 		plan.put(run)
-		if perr := plan.export(ctx, env.Stdout); perr != nil {
-			return fmt.Errorf("export: %v", perr)
+		if err := plan.export(ctx, env.Stdout); err != nil {
+			return fmt.Errorf("export: %v", err)
 		}
 	}
 	return withCode(code)
+}
+
+// check checks the flags; the times are parsed into o.startedAt and
+// o.endedAt.
+func (o *parseOptions) check(cf *cmdFlags) error {
+	fs, usageErr := cf.fs, cf.usageErr
+	if fs.NArg() == 0 {
+		return usageErr("no PATH given")
+	}
+	if err := checkKindFlags(cf, o.kind, o.grade); err != nil {
+		return err
+	}
+	switch {
+	case o.commit != "" && !isHexCommit(o.commit):
+		return usageErr("--commit %q is not a hex commit SHA", o.commit)
+	case fs.Changed("exit-code") && testrun.CheckExitCode(o.exitCode) != nil:
+		return usageErr("--exit-code %d is not between 0 and %d", o.exitCode, testrun.MaxExitCode)
+	case o.status != "" && !testrun.Status(o.status).Valid():
+		return usageErr("unknown --status %q (want success, failure, timed_out or aborted)", o.status)
+	}
+	for _, t := range []struct {
+		flag, value string
+		to          *time.Time
+	}{{"started-at", o.started, &o.startedAt}, {"ended-at", o.ended, &o.endedAt}} {
+		if t.value == "" {
+			continue
+		}
+		v, err := time.Parse(time.RFC3339Nano, t.value)
+		if err != nil {
+			return usageErr("--%s %q is not an RFC 3339 time", t.flag, t.value)
+		}
+		*t.to = v
+	}
+	if !o.startedAt.IsZero() && !o.endedAt.IsZero() && o.endedAt.Before(o.startedAt) {
+		return usageErr("--ended-at is before --started-at")
+	}
+	return nil
+}
+
+// readOptions are how the reports are read: redacted with the
+// environment's secrets, coverage paths relative to --work-dir, checked
+// against the expected tests.
+func (o *parseOptions) readOptions(env Env, expected []string) []report.Option {
+	ropts := []report.Option{report.WithRunOptions(testrun.WithRedactor(testrun.NewRedactor(env.Environ())))}
+	if o.workDir != "" {
+		ropts = append(ropts, report.WithWorkDir(o.workDir))
+	}
+	if expected != nil {
+		// The builder decides by every id the reports mention, before it
+		// caps the cases it keeps.
+		ropts = append(ropts, report.WithRunOptions(testrun.WithExpectedIDs(expected)))
+	}
+	return ropts
+}
+
+// describe sets what the flags say of the run: its id (else derived from
+// the reports), kind, commit, command, times, exit code and status.
+func (o *parseOptions) describe(fs *pflag.FlagSet, run *testrun.Run) {
+	run.ID = o.id
+	if run.ID == "" {
+		run.ID = testrun.DeriveID(run.Reports)
+	}
+	run.Kind = testrun.Kind(o.kind)
+	run.Grade = o.grade
+	run.Commit = o.commit
+	run.Command = o.command
+	run.Tree = o.tree
+	run.AgentRunID = o.agentRun
+	run.StartedAt, run.EndedAt = o.startedAt, o.endedAt
+	if fs.Changed("exit-code") {
+		code := o.exitCode
+		run.ExitCode = &code
+		run.Status = testrun.StatusForExitCode(code)
+	}
+	if o.status != "" {
+		run.Status = testrun.Status(o.status)
+	}
 }
 
 // exportFlagNames lists the flags that addExportFlags registers.

@@ -216,14 +216,8 @@ func (o *runOptions) check(cf *cmdFlags) ([]string, error) {
 	case fs.ArgsLenAtDash() != 0:
 		return nil, usageErr("put the command after --: testresults run [flags] -- %s", strings.Join(argv, " "))
 	}
-	kind := testrun.Kind(o.kind)
-	if o.kind != "" && !kind.Valid() {
-		return nil, usageErr("unknown --kind %q", o.kind)
-	}
-	if fs.Changed("grade") {
-		if err := checkGradeFlag(kind, o.grade); err != nil {
-			return nil, usageErr("%s", err.msg)
-		}
+	if err := checkKindFlags(cf, o.kind, o.grade); err != nil {
+		return nil, err
 	}
 	switch {
 	case o.runID != "" && !testrun.ValidID(o.runID):
