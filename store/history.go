@@ -79,6 +79,9 @@ type HistoryEntry struct {
 	Timed    bool
 	// Retried is true when the run itself reported the test flaky.
 	Retried bool
+	// JobID and SessionRef are the tags the run was first recorded with
+	// (TestHistory only; "" when unknown).
+	JobID, SessionRef string
 }
 
 // Point is e as the flakiness score reads it.
@@ -252,18 +255,19 @@ func boundOr(n, max int) int {
 }
 
 func (s *sqlStore) TestHistory(ctx context.Context, q HistoryQuery) ([]HistoryEntry, error) {
-	where := `repository = ? AND test_id = ?`
+	where := `h.repository = ? AND h.test_id = ?`
 	args := []any{q.Repo, q.TestID}
 	if !q.Since.IsZero() {
-		where += ` AND at >= ?`
+		where += ` AND h.at >= ?`
 		args = append(args, q.Since.UnixMicro())
 	}
 	if !q.Until.IsZero() {
-		where += ` AND at < ?`
+		where += ` AND h.at < ?`
 		args = append(args, q.Until.UnixMicro())
 	}
-	st, err := s.prepare(ctx, s.q(`SELECT run_id, at, tree, outcome, duration_us, retried FROM test_history
-		WHERE `+where+` ORDER BY at DESC, run_id`+s.d.collate+` DESC LIMIT `+fmt.Sprint(boundOr(q.Limit, MaxHistoryRuns))))
+	st, err := s.prepare(ctx, s.q(`SELECT h.run_id, h.at, h.tree, h.outcome, h.duration_us, h.retried, r.job_id, r.session_ref
+		FROM test_history h JOIN runs r ON r.run_id = h.run_id
+		WHERE `+where+` ORDER BY h.at DESC, h.run_id`+s.d.collate+` DESC LIMIT `+fmt.Sprint(boundOr(q.Limit, MaxHistoryRuns))))
 	if err != nil {
 		return nil, s.fail("", err)
 	}
@@ -279,7 +283,7 @@ func (s *sqlStore) TestHistory(ctx context.Context, q HistoryQuery) ([]HistoryEn
 		var d sql.NullInt64
 		var outcome string
 		var retried int
-		if err := rows.Scan(&e.RunID, &at, &e.Tree, &outcome, &d, &retried); err != nil {
+		if err := rows.Scan(&e.RunID, &at, &e.Tree, &outcome, &d, &retried, &e.JobID, &e.SessionRef); err != nil {
 			return nil, s.fail("", err)
 		}
 		e.At, e.Outcome, e.Retried = time.UnixMicro(at).UTC(), testrun.Outcome(outcome), retried != 0
