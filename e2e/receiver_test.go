@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -503,12 +504,17 @@ func mapsKeys[V any](m map[string]V) func(func(string) bool) {
 	}
 }
 
-// envReceiverLoad=1 runs TestReceiverLoad.
-const envReceiverLoad = "TESTRESULTS_RECEIVER_LOAD"
+// envReceiverLoad=1 runs TestReceiverLoad; envReceiverLoadRate sets its
+// pace in files a second (default 100).
+const (
+	envReceiverLoad     = "TESTRESULTS_RECEIVER_LOAD"
+	envReceiverLoadRate = "TESTRESULTS_RECEIVER_LOAD_RATE"
+)
 
 // TestReceiverLoad is the receiver's load benchmark, not a timed test: it
 // asserts only that every run arrives once. 1,000 report files of 1 MiB,
-// one per folder, are written at 100 files a second into the watched folder
+// one per folder, are written at 100 files a second (envReceiverLoadRate)
+// into the watched folder
 // of a running collector; it logs files/s (from the first write to the last
 // delivery), the p50 and p99 of the time from a file's last write to its
 // run's delivery (the two polls of settling included), the collector's CPU
@@ -521,14 +527,21 @@ func TestReceiverLoad(t *testing.T) {
 		t.Skipf("the receiver's load benchmark: set %s=1 to run it", envReceiverLoad)
 	}
 	bin := collectorBinary(t)
-	const files, size, rate = 1000, 1 << 20, 100 // rate: files a second
+	const files, size = 1000, 1 << 20
+	rate := 100 // files a second
+	if v := os.Getenv(envReceiverLoadRate); v != "" {
+		n, err := strconv.Atoi(v)
+		require.NoError(t, err, envReceiverLoadRate)
+		require.Positive(t, n, envReceiverLoadRate)
+		rate = n
+	}
 	content := junitOfSize(size)
 	spec := receiverSpec(t, t.TempDir(), 200*time.Millisecond)
 	c := launch(t, bin, spec)
 	watch := watchDir(spec)
 	written := map[string]time.Time{}
 	start := time.Now()
-	tick := time.NewTicker(time.Second / rate)
+	tick := time.NewTicker(time.Second / time.Duration(rate))
 	for i := range files {
 		<-tick.C
 		dir := filepath.Join(watch, fmt.Sprintf("load-%04d", i))
