@@ -292,3 +292,48 @@ func junitOfSizeTest(size int) []byte {
 	b.WriteString("</testsuite></testsuites>\n")
 	return b.Bytes()
 }
+
+func TestUploadStatuses(t *testing.T) {
+	cfg := httpConfig(t, "ci")
+	h := startHarness(t, cfg, nopHost())
+	report := readRepoFile(t, pytestReports+"/pytest-xunit2.xml")
+	for _, tc := range []struct {
+		name, method, query, contentType string
+		body                             func() io.Reader
+		want                             int
+		detail                           string
+	}{
+		{"not POST", http.MethodPut, "", "application/json", func() io.Reader { return strings.NewReader("{}") }, http.StatusMethodNotAllowed, "POST"},
+		{"other content type", http.MethodPost, "", "text/plain", func() io.Reader { return strings.NewReader("x") }, http.StatusUnsupportedMediaType, "multipart/form-data"},
+		{"no file part", http.MethodPost, "", "", func() io.Reader { return nil }, http.StatusBadRequest, "no report file"},
+		{"bad exit code", http.MethodPost, "?exit_code=300", "", func() io.Reader { return nil }, http.StatusBadRequest, "exit_code"},
+		{"ended before started", http.MethodPost, "?started_at=2026-01-02T03:04:05Z&ended_at=2026-01-01T00:00:00Z", "", func() io.Reader { return nil }, http.StatusBadRequest, "ended_at"},
+		{"malformed run JSON", http.MethodPost, "", "application/json", func() io.Reader { return strings.NewReader(`{"id": "x", "id": "y"}`) }, http.StatusBadRequest, "refused"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			body, ct := tc.body(), tc.contentType
+			if body == nil {
+				files := map[string][]byte{"pytest.xml": report}
+				if tc.name == "no file part" {
+					files = nil
+				}
+				var b *bytes.Buffer
+				b, ct = multipartBody(t, files)
+				body = b
+			}
+			req, err := http.NewRequest(tc.method, uploadURL(cfg)+tc.query, body)
+			require.NoError(t, err)
+			req.Header.Set("Content-Type", ct)
+			req.Header.Set("Authorization", "Bearer "+testSecret)
+			resp, err := http.DefaultClient.Do(req)
+			require.NoError(t, err)
+			defer resp.Body.Close()
+			b, err := io.ReadAll(resp.Body)
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, resp.StatusCode, "%s", b)
+			assert.Equal(t, "application/problem+json", resp.Header.Get("Content-Type"))
+			assert.Contains(t, string(b), tc.detail)
+		})
+	}
+	assert.Empty(t, h.traces.AllTraces())
+}

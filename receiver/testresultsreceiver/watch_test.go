@@ -257,3 +257,22 @@ func runEvent(t *testing.T, td ptrace.Traces) pcommon.Map {
 
 // testTime is a fixed modification time.
 var testTime = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+
+// TestWatchOpenRootReadInTheEnd: an XML file whose root element is never
+// closed is not waited for forever: after openRootPolls unchanged polls it
+// is read, refused as truncated, counted and never delivered.
+func TestWatchOpenRootReadInTheEnd(t *testing.T) {
+	root := t.TempDir()
+	src, err := os.ReadFile(repoFile(t, pytestReports+"/pytest-xunit2.xml"))
+	require.NoError(t, err)
+	dir := filepath.Join(root, "cut")
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "pytest.xml"), src[:len(src)/2], 0o644))
+	h := startHarness(t, watchConfig(root), nopHost())
+	h.poll(openRootPolls)
+	assert.Zero(t, h.log.FilterMessage("report refused").Len(), "still waiting for the writer")
+	h.poll(1)
+	assert.Empty(t, h.traces.AllTraces())
+	require.Equal(t, 1, h.log.FilterMessage("report refused").Len())
+	metadatatest.AssertEqualReceiverTestresultsRunsRefused(t, h.tel, []metricdata.DataPoint[int64]{counter(h.r.set.ID, sourceWatch, 1)}, metricdatatest.IgnoreTimestamp())
+}
