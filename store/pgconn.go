@@ -70,7 +70,7 @@ func (c *postgresConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	}
 	sc, ok := conn.(*stdlib.Conn)
 	if !ok {
-		conn.Close()
+		_ = conn.Close()
 		return nil, errors.New("store: postgres: the pgx driver gave an unexpected connection type")
 	}
 	return &unpreparedConn{Conn: sc}, nil

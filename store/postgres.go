@@ -31,7 +31,7 @@ func openPostgres(ctx context.Context, url string, cfg config) (Store, error) {
 	db.SetMaxOpenConns(n)
 	db.SetMaxIdleConns(n)
 	if err := db.PingContext(ctx); err != nil {
-		db.Close()
+		_ = db.Close()
 		return nil, fmt.Errorf("store: postgres: %s: %w", redactLocation(url), err)
 	}
 	s := &sqlStore{db: db, now: cfg.now, parsed: newRunCache(maxCachedRunBytes), redact: newRedactor(url), d: dialect{
@@ -41,7 +41,7 @@ func openPostgres(ctx context.Context, url string, cfg config) (Store, error) {
 		collate: ` COLLATE "C"`,
 	}}
 	if err := s.migrateTo(ctx, cfg.schema); err != nil {
-		db.Close()
+		_ = db.Close()
 		return nil, err
 	}
 	return s, nil

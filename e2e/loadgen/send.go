@@ -115,7 +115,7 @@ func Send(ctx context.Context, g *Generator, cfg Config) (Result, error) {
 	if err != nil {
 		return Result{}, fmt.Errorf("loadgen: %w", err)
 	}
-	defer conn.Close()
+	defer func() { _ = conn.Close() }()
 	client := ptraceotlp.NewGRPCClient(conn)
 
 	total := int(int64(cfg.Rate) * int64(cfg.Duration) / int64(time.Second))

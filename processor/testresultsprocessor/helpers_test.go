@@ -219,7 +219,7 @@ func consumeCounting(t testing.TB, ctx context.Context, cfg *Config, td ptrace.T
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
 	t.Cleanup(func() { require.NoError(t, mp.Shutdown(context.Background())) })
 	set := processortest.NewNopSettings(Type)
-	set.TelemetrySettings.MeterProvider = mp
+	set.MeterProvider = mp
 	sink := new(consumertest.TracesSink)
 	p, err := NewFactory().CreateTraces(context.Background(), set, cfg, sink)
 	require.NoError(t, err)

@@ -60,7 +60,7 @@ func consumeLogsCounting(t testing.TB, ctx context.Context, cfg *Config, ld plog
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
 	t.Cleanup(func() { require.NoError(t, mp.Shutdown(context.Background())) })
 	set := processortest.NewNopSettings(Type)
-	set.TelemetrySettings.MeterProvider = mp
+	set.MeterProvider = mp
 	sink := new(consumertest.LogsSink)
 	p, err := NewFactory().CreateLogs(context.Background(), set, cfg, sink)
 	require.NoError(t, err)

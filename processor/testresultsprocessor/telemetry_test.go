@@ -33,7 +33,7 @@ func TestTelemetryInstruments(t *testing.T) {
 	for id, batches := range counts {
 		set := processortest.NewNopSettings(metadata.Type)
 		set.ID = component.NewIDWithName(metadata.Type, strings.TrimPrefix(id, "testresults/"))
-		set.TelemetrySettings.MeterProvider = mp
+		set.MeterProvider = mp
 		p, err := NewFactory().CreateTraces(context.Background(), set, verifierConfig(), consumertest.NewNop())
 		require.NoError(t, err)
 		for range batches {
