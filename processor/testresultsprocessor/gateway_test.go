@@ -2,6 +2,7 @@ package testresultsprocessor
 
 import (
 	"context"
+	"net"
 	"testing"
 
 	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/pdatatest/plogtest"
@@ -149,4 +150,32 @@ func TestGatewayRefusesUnknownClients(t *testing.T) {
 			assert.Equal(t, stats{seen: 1, untrustedSource: 1, overwritten: 2}, lst)
 		})
 	}
+}
+
+// TestGatewayWarnings: on a gateway, a client that matches no trusted_edges
+// entry is named once in the log, under that key, with the edge token it
+// sent redacted; a batch without request metadata is warned about under the
+// trusted_edges entry that needs it.
+func TestGatewayWarnings(t *testing.T) {
+	cfg := createDefaultConfig()
+	cfg.Tier = TierGateway
+	cfg.TrustedEdges = []TrustedSource{{Metadata: map[string]string{"authorization": "Bearer edge-secret-token"}}}
+	p, logs := newObservedProcessor(t, cfg)
+	forged := client.NewContext(context.Background(), client.Info{
+		Addr:     &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 4317},
+		Metadata: client.NewMetadata(map[string][]string{"authorization": {"Bearer stolen-or-guessed-token"}}),
+	})
+	for range 3 {
+		require.NoError(t, p.ConsumeTraces(forged, traces(t, verifierResource(), listedRun())))
+	}
+	warned := logs.FilterMessageSnippet("No trusted_edges entry matched the sender of a test.run").All()
+	require.Len(t, warned, 1)
+	assert.Contains(t, warned[0].Message, "metadata {authorization=[REDACTED]}")
+	assert.NotContains(t, warned[0].Message, "stolen-or-guessed-token")
+
+	bare := client.NewContext(context.Background(), client.Info{Addr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 4317}})
+	require.NoError(t, p.ConsumeTraces(bare, traces(t, verifierResource(), listedRun())))
+	noMetadata := logs.FilterMessageSnippet("A batch arrived without request metadata: the trusted_edges entries").All()
+	require.Len(t, noMetadata, 1)
+	assert.Equal(t, []any{"trusted_edges[0]"}, noMetadata[0].ContextMap()["trusted_edges"])
 }
