@@ -154,7 +154,7 @@ func (c *Config) Validate() error {
 	if _, err := translate.ParseEvents(c.Events); err != nil {
 		errs = append(errs, fmt.Errorf("events: %q is not span, log or both", c.Events))
 	}
-	if err := c.Sender.validate(""); err != nil {
+	if err := c.validate(""); err != nil {
 		errs = append(errs, err)
 	}
 	for i, r := range c.Rules {

@@ -35,7 +35,7 @@ type compiledRule struct {
 func newSenders(cfg *Config) (*senders, error) {
 	s := &senders{def: cfg.Sender}
 	for i, r := range cfg.Rules {
-		cr := compiledRule{sender: r.Sender.merge(cfg.Sender)}
+		cr := compiledRule{sender: r.merge(cfg.Sender)}
 		for _, m := range r.Match {
 			g, err := compileGlob(m)
 			if err != nil {

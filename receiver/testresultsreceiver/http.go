@@ -34,7 +34,7 @@ type uploadServer struct {
 
 func startUploadServer(ctx context.Context, h *HTTPConfig, r *testresultsReceiver, host component.Host) (*uploadServer, error) {
 	mux := http.NewServeMux()
-	u := &uploads{r: r, cfg: h, sender: h.Sender.merge(r.cfg.Sender)}
+	u := &uploads{r: r, cfg: h, sender: h.merge(r.cfg.Sender)}
 	mux.HandleFunc(UploadPath, u.serve)
 	var handler http.Handler = mux
 	if h.Secret != "" {
@@ -47,7 +47,7 @@ func startUploadServer(ctx context.Context, h *HTTPConfig, r *testresultsReceive
 	srv, err := h.ToServer(ctx, host.GetExtensions(), r.set.TelemetrySettings, handler,
 		confighttpErrorHandler())
 	if err != nil {
-		ln.Close()
+		_ = ln.Close()
 		return nil, err
 	}
 	s := &uploadServer{srv: srv, done: make(chan struct{})}
@@ -248,7 +248,7 @@ func (u *uploads) readReports(req *http.Request) (*testrun.Run, error) {
 		}
 		name := part.FileName()
 		if name == "" {
-			part.Close()
+			_ = part.Close()
 			continue // a form field, not a file
 		}
 		name = path.Base(strings.ReplaceAll(name, "\\", "/"))
@@ -258,7 +258,7 @@ func (u *uploads) readReports(req *http.Request) (*testrun.Run, error) {
 				report.Describe(&report.LimitError{Limit: report.LimitFiles, Max: report.DefaultMaxFiles}))
 		}
 		res, perr := report.Parse(part, name, opts...)
-		part.Close()
+		_ = part.Close()
 		if perr != nil {
 			if tooLarge(perr) {
 				return nil, u.tooLarge()

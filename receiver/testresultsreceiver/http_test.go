@@ -270,7 +270,7 @@ func TestUploadWritesNothingToDisk(t *testing.T) {
 	// Past the 10 MiB a parsed multipart form keeps in memory before it
 	// spills into temporary files.
 	files["big1.xml"] = junitOfSizeTest(6 << 20)
-	files["big2.xml"] = bytes.Replace(junitOfSizeTest(6<<20), []byte("pkg.Big"), []byte("pkg.Big2"), -1)
+	files["big2.xml"] = bytes.ReplaceAll(junitOfSizeTest(6<<20), []byte("pkg.Big"), []byte("pkg.Big2"))
 	body, ct := multipartBody(t, files)
 	r := post(t, uploadURL(cfg), ct, testSecret, body)
 	require.Equal(t, http.StatusOK, r.status, "%v", r.body)

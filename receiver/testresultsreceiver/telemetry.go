@@ -10,16 +10,6 @@ import (
 	"github.com/hangar-dev/testresults/receiver/testresultsreceiver/internal/metadata"
 )
 
-// Names of the receiver's own metrics as the collector's metrics endpoint
-// shows them (metadata.yaml, documentation.md).
-const (
-	metricRunsDelivered    = "otelcol_receiver_testresults_runs_delivered"
-	metricRunsRefused      = "otelcol_receiver_testresults_runs_refused"
-	metricReportsRead      = "otelcol_receiver_testresults_reports_read"
-	metricReportsRefused   = "otelcol_receiver_testresults_reports_refused"
-	metricDeliveriesFailed = "otelcol_receiver_testresults_deliveries_failed"
-)
-
 // receiverKey names the receiver instance on every measurement, as
 // receiverhelper's own metrics do.
 const receiverKey = "receiver"
