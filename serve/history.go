@@ -1,0 +1,503 @@
+package serve
+
+import (
+	"html/template"
+	"net/http"
+	"net/url"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/hangar-dev/testresults/store"
+	"github.com/hangar-dev/testresults/testrun"
+)
+
+// The history endpoints: a repository's trends and ranked tests, and one
+// test's history, as JSON and as pages. Repository names and test ids hold
+// slashes, so both go in the query. What they show informs people; it
+// excuses no failure.
+
+// Bounds of the history endpoints.
+const (
+	// DefaultTrendRuns is how many of a repository's latest counted runs
+	// its trends and lists cover when ?runs is not given.
+	DefaultTrendRuns = 100
+	// DefaultStripRuns is how many of a test's latest runs its page draws
+	// when ?runs is not given (its score reads its whole history).
+	DefaultStripRuns = 200
+	// MaxStripRuns bounds the runs a test's page draws.
+	MaxStripRuns = 1000
+	// ScoreCredibility is the credibility of the upper bound given with a
+	// failure rate.
+	ScoreCredibility = 0.95
+)
+
+// historyStore returns the store's history, 501 when it keeps none.
+func (s *Server) historyStore() (store.HistoryStore, error) {
+	h, err := store.HistoryOf(s.runs)
+	if err != nil {
+		return nil, problemf(http.StatusNotImplemented, "this store keeps no per-test history")
+	}
+	return h, nil
+}
+
+// historyParams reads the parameters of a history request: repo always,
+// test when wantTest, and only the names in allowed besides.
+func historyParams(q url.Values, wantTest bool, allowed ...string) (repo, test string, err error) {
+	for k := range q {
+		ok := k == "repo" || (wantTest && k == "test")
+		for _, a := range allowed {
+			ok = ok || k == a
+		}
+		if !ok {
+			return "", "", badRequest("unknown parameter " + strconv.Quote(clip(k)))
+		}
+	}
+	repo = q.Get("repo")
+	if err := checkID("repo", repo, true); err != nil {
+		return "", "", err
+	}
+	if wantTest {
+		test = q.Get("test")
+		if err := checkID("test id", test, true); err != nil {
+			return "", "", err
+		}
+	}
+	return repo, test, nil
+}
+
+// intParam reads the integer parameter name, from 1 to most (def when
+// absent).
+func intParam(q url.Values, name string, def, most int) (int, error) {
+	if !q.Has(name) {
+		return def, nil
+	}
+	n, err := strconv.Atoi(q.Get(name))
+	if err != nil || n < 1 || n > most {
+		return 0, badRequest(name + " must be an integer from 1 to " + strconv.Itoa(most))
+	}
+	return n, nil
+}
+
+// timeParam reads the RFC 3339 time parameter name (zero when absent).
+func timeParam(q url.Values, name string) (time.Time, error) {
+	if !q.Has(name) {
+		return time.Time{}, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, q.Get(name))
+	if err != nil {
+		return time.Time{}, badRequest(name + " must be an RFC 3339 time")
+	}
+	return t, nil
+}
+
+// cached answers r from the cache when a response for the store's
+// current version is kept, and returns the key and version to keep a new
+// one under.
+func (s *Server) cached(w http.ResponseWriter, r *http.Request) (key, version string, done bool, err error) {
+	version, err = s.runs.RunsVersion(r.Context())
+	if err != nil {
+		return "", "", false, err
+	}
+	key = cacheKey(r)
+	if b := s.cache.get(key, version); b != nil {
+		b.serve(w, r)
+		return key, version, true, nil
+	}
+	return key, version, false, nil
+}
+
+// HistoryEntry is one run of a test's history.
+type HistoryEntry struct {
+	Run     string          `json:"run"`
+	At      time.Time       `json:"at"`
+	Outcome testrun.Outcome `json:"outcome"`
+	// Duration is the time the reports stated for the test, in seconds;
+	// null when they stated none.
+	Duration *float64 `json:"duration"`
+	Tree     string   `json:"tree,omitempty"`
+	Retried  bool     `json:"retried"`
+	// Link is the run in the API, when it was recorded for a job or a
+	// session.
+	Link string `json:"link,omitempty"`
+}
+
+// Score is a test's flakiness score, with the upper credible bound of its
+// failure rate.
+type Score struct {
+	testrun.Flakiness
+	// FailureRateUpper is the ScoreCredibility quantile of the failure
+	// rate's posterior.
+	FailureRateUpper float64 `json:"failure_rate_upper"`
+}
+
+func scoreOf(f testrun.Flakiness) Score {
+	// FailureRate is the mean of Beta(1+fails, 1+passes), over Evidence
+	// outcomes: the posterior's parameters back from the two.
+	n := float64(f.Evidence + 2)
+	a := f.FailureRate * n
+	return Score{Flakiness: f, FailureRateUpper: testrun.BetaUpper(a, n-a, ScoreCredibility)}
+}
+
+// testHistoryResponse is GET /api/repos/tests/history.
+type testHistoryResponse struct {
+	Repository string         `json:"repository"`
+	Test       string         `json:"test"`
+	Page       string         `json:"page"`
+	Entries    []HistoryEntry `json:"entries"`
+	// Score reads the entries listed.
+	Score Score `json:"score"`
+}
+
+// runLink is the API's address of run id, recorded for job or session.
+func runLink(id, job, session string) string {
+	q := "/tests?" + url.Values{"run": {id}}.Encode()
+	switch {
+	case job != "":
+		return jobPath("/api/jobs/", job, q)
+	case session != "":
+		return jobPath("/api/sessions/", session, q)
+	}
+	return ""
+}
+
+func historyEntryOf(e store.HistoryEntry) HistoryEntry {
+	out := HistoryEntry{Run: e.RunID, At: e.At, Outcome: e.Outcome, Tree: e.Tree, Retried: e.Retried, Link: runLink(e.RunID, e.JobID, e.SessionRef)}
+	if e.Timed {
+		secs := e.Duration.Seconds()
+		out.Duration = &secs
+	}
+	return out
+}
+
+func testPagePath(repo, test string) string {
+	return "/repos/tests/history?" + url.Values{"repo": {repo}, "test": {test}}.Encode()
+}
+
+func repoPagePath(repo string) string {
+	return "/repos/tests?" + url.Values{"repo": {repo}}.Encode()
+}
+
+// loadTestHistory reads the history of test in repo that q asks for.
+func (s *Server) loadTestHistory(r *http.Request, q store.HistoryQuery) ([]store.HistoryEntry, error) {
+	h, err := s.historyStore()
+	if err != nil {
+		return nil, err
+	}
+	entries, err := h.TestHistory(r.Context(), q)
+	if err != nil {
+		return nil, err
+	}
+	if len(entries) == 0 {
+		return nil, notFound("no history of this test in this repository")
+	}
+	return entries, nil
+}
+
+// testHistory answers a test's history as JSON: one entry per stored
+// counted run, oldest first, and its score.
+func (s *Server) testHistory(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	repo, test, err := historyParams(q, true, "since", "until", "limit")
+	if err != nil {
+		return err
+	}
+	hq := store.HistoryQuery{Repo: repo, TestID: test}
+	if hq.Since, err = timeParam(q, "since"); err != nil {
+		return err
+	}
+	if hq.Until, err = timeParam(q, "until"); err != nil {
+		return err
+	}
+	if hq.Limit, err = intParam(q, "limit", store.MaxHistoryRuns, store.MaxHistoryRuns); err != nil {
+		return err
+	}
+	key, version, done, err := s.cached(w, r)
+	if done || err != nil {
+		return err
+	}
+	entries, err := s.loadTestHistory(r, hq)
+	if err != nil {
+		return err
+	}
+	out := testHistoryResponse{Repository: repo, Test: test, Page: testPagePath(repo, test),
+		Entries: make([]HistoryEntry, len(entries)), Score: scoreOf(testrun.ScoreFlakiness(store.Points(entries)))}
+	for i, e := range entries {
+		out.Entries[i] = historyEntryOf(e)
+	}
+	return s.answerJSON(w, r, key, version, out)
+}
+
+// TrendPoint is one counted run of a repository's trends.
+type TrendPoint struct {
+	Run    string         `json:"run"`
+	At     time.Time      `json:"at"`
+	Counts testrun.Counts `json:"counts"`
+	// PassRate is passed over passed, failed and errors (null when none
+	// ran); Duration the run's wall time in seconds and LineRate its line
+	// coverage (null when unknown).
+	PassRate *float64 `json:"pass_rate"`
+	Duration *float64 `json:"duration"`
+	LineRate *float64 `json:"line_rate"`
+	Flaky    int      `json:"flaky"`
+}
+
+// FlakyTestEntry is a test of the flakiest list.
+type FlakyTestEntry struct {
+	Test  string `json:"test"`
+	Page  string `json:"page"`
+	Score Score  `json:"score"`
+}
+
+// SlowTestEntry is a test of the slowest list; times in seconds.
+type SlowTestEntry struct {
+	Test      string  `json:"test"`
+	Page      string  `json:"page"`
+	Mean      float64 `json:"mean"`
+	Max       float64 `json:"max"`
+	Latest    float64 `json:"latest"`
+	TimedRuns int     `json:"timed_runs"`
+}
+
+// BrokenTestEntry is a test of the recently broken list.
+type BrokenTestEntry struct {
+	Test       string       `json:"test"`
+	Page       string       `json:"page"`
+	Since      HistoryEntry `json:"since"`
+	LastPassed HistoryEntry `json:"last_passed"`
+	Failures   int          `json:"failures"`
+}
+
+// RepoTestsLists are a repository's tests ranked over its latest runs.
+type RepoTestsLists struct {
+	Runs           int               `json:"runs"`
+	Tests          int               `json:"tests"`
+	Flakiest       []FlakyTestEntry  `json:"flakiest"`
+	Slowest        []SlowTestEntry   `json:"slowest"`
+	RecentlyBroken []BrokenTestEntry `json:"recently_broken"`
+}
+
+// trendsResponse is GET /api/repos/tests/trends.
+type trendsResponse struct {
+	Repository string         `json:"repository"`
+	Page       string         `json:"page"`
+	Runs       []TrendPoint   `json:"runs"`
+	Tests      RepoTestsLists `json:"tests"`
+}
+
+// repoHistory is what a repository's trends and lists read.
+type repoHistory struct {
+	trends []store.TrendPoint
+	tests  store.RepoTests
+}
+
+// loadRepoHistory reads the last n counted runs of repo and ranks its
+// tests over them.
+func (s *Server) loadRepoHistory(r *http.Request, repo string, n int) (repoHistory, error) {
+	var rh repoHistory
+	h, err := s.historyStore()
+	if err != nil {
+		return rh, err
+	}
+	if rh.trends, err = h.Trends(r.Context(), repo, n); err != nil {
+		return rh, err
+	}
+	if len(rh.trends) == 0 {
+		return rh, notFound("no counted runs of this repository")
+	}
+	rh.tests, err = h.RepoTests(r.Context(), repo, n, 0)
+	return rh, err
+}
+
+func trendPointOf(p store.TrendPoint) TrendPoint {
+	out := TrendPoint{Run: p.RunID, At: p.At, Counts: p.Counts, LineRate: p.LineRate, Flaky: p.Counts.Flaky}
+	if rate, ok := p.PassRate(); ok {
+		out.PassRate = &rate
+	}
+	if p.Timed {
+		secs := p.Duration.Seconds()
+		out.Duration = &secs
+	}
+	return out
+}
+
+func listsOf(repo string, t store.RepoTests) RepoTestsLists {
+	out := RepoTestsLists{Runs: t.Runs, Tests: t.Tests, Flakiest: []FlakyTestEntry{}, Slowest: []SlowTestEntry{}, RecentlyBroken: []BrokenTestEntry{}}
+	for _, f := range t.Flakiest {
+		out.Flakiest = append(out.Flakiest, FlakyTestEntry{Test: f.TestID, Page: testPagePath(repo, f.TestID), Score: scoreOf(f.Score)})
+	}
+	for _, sl := range t.Slowest {
+		out.Slowest = append(out.Slowest, SlowTestEntry{Test: sl.TestID, Page: testPagePath(repo, sl.TestID),
+			Mean: sl.Mean.Seconds(), Max: sl.Max.Seconds(), Latest: sl.Latest.Seconds(), TimedRuns: sl.Timed})
+	}
+	for _, b := range t.RecentlyBroken {
+		out.RecentlyBroken = append(out.RecentlyBroken, BrokenTestEntry{Test: b.TestID, Page: testPagePath(repo, b.TestID),
+			Since: historyEntryOf(b.Since), LastPassed: historyEntryOf(b.LastPassed), Failures: b.Failures})
+	}
+	return out
+}
+
+// trends answers a repository's trends over its last counted runs, and
+// its tests ranked over them, as JSON.
+func (s *Server) trends(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	repo, _, err := historyParams(q, false, "runs")
+	if err != nil {
+		return err
+	}
+	n, err := intParam(q, "runs", DefaultTrendRuns, store.MaxTrendRuns)
+	if err != nil {
+		return err
+	}
+	key, version, done, err := s.cached(w, r)
+	if done || err != nil {
+		return err
+	}
+	rh, err := s.loadRepoHistory(r, repo, n)
+	if err != nil {
+		return err
+	}
+	out := trendsResponse{Repository: repo, Page: repoPagePath(repo), Runs: make([]TrendPoint, len(rh.trends)), Tests: listsOf(repo, rh.tests)}
+	for i, p := range rh.trends {
+		out.Runs[i] = trendPointOf(p)
+	}
+	return s.answerJSON(w, r, key, version, out)
+}
+
+// parseHistoryPage parses the page template name with the charts'
+// templates.
+func parseHistoryPage(name string) *template.Template {
+	return template.Must(template.New(name).Funcs(pageFuncs()).Funcs(template.FuncMap{"seconds": secondsText, "at": whenText}).ParseFS(templates, "templates/"+name, "templates/history_svg.tmpl"))
+}
+
+var (
+	repoTestsTemplate   = sync.OnceValue(func() *template.Template { return parseHistoryPage("history_repo.tmpl") })
+	testHistoryTemplate = sync.OnceValue(func() *template.Template { return parseHistoryPage("history_test.tmpl") })
+)
+
+func whenText(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+// repoPageData is what a repository's tests page shows.
+type repoPageData struct {
+	Repo, API string
+	Runs      int
+	Charts    []chart
+	Tests     RepoTestsLists
+}
+
+// repoTestsPage renders a repository's trends as charts and its ranked
+// tests as HTML.
+func (s *Server) repoTestsPage(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	repo, _, err := historyParams(q, false, "runs")
+	if err != nil {
+		return err
+	}
+	n, err := intParam(q, "runs", DefaultTrendRuns, store.MaxTrendRuns)
+	if err != nil {
+		return err
+	}
+	key, version, done, err := s.cached(w, r)
+	if done || err != nil {
+		return err
+	}
+	rh, err := s.loadRepoHistory(r, repo, n)
+	if err != nil {
+		return err
+	}
+	return s.answerHTML(w, r, key, version, repoTestsTemplate(), repoPageDataOf(repo, rh))
+}
+
+func repoPageDataOf(repo string, rh repoHistory) repoPageData {
+	d := repoPageData{Repo: repo, API: "/api/repos/tests/trends?" + url.Values{"repo": {repo}}.Encode(), Runs: len(rh.trends), Tests: listsOf(repo, rh.tests)}
+	n := len(rh.trends)
+	pass, dur, cov, flaky := make([]chartValue, n), make([]chartValue, n), make([]chartValue, n), make([]chartValue, n)
+	for i, p := range rh.trends {
+		v := chartValue{Run: p.RunID, When: whenText(p.At)}
+		pass[i], dur[i], cov[i], flaky[i] = v, v, v, v
+		pass[i].Value, pass[i].OK = p.PassRate()
+		dur[i].Value, dur[i].OK = p.Duration.Seconds(), p.Timed
+		if p.LineRate != nil {
+			cov[i].Value, cov[i].OK = *p.LineRate, true
+		}
+		flaky[i].Value, flaky[i].OK = float64(p.Counts.Flaky), true
+	}
+	d.Charts = []chart{
+		lineChart("pass-rate", "Pass rate", pass, 1, percentText),
+		lineChart("duration", "Duration of the suite", dur, 0, secondsText),
+		lineChart("coverage", "Line coverage", cov, 1, percentText),
+		lineChart("flaky-count", "Flaky tests (reported by the run)", flaky, 0, countText),
+	}
+	return d
+}
+
+// testPageData is what a test's page shows.
+type testPageData struct {
+	Repo, Test     string
+	RepoPage, API  string
+	Shown, Total   int
+	Strip          strip
+	Duration       chart
+	Score          Score
+	Latest         HistoryEntry
+	Passed, Failed int
+	Skipped        int
+}
+
+// testHistoryPage renders a test's history strip, its duration over time
+// and its score as HTML.
+func (s *Server) testHistoryPage(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	repo, test, err := historyParams(q, true, "runs")
+	if err != nil {
+		return err
+	}
+	n, err := intParam(q, "runs", DefaultStripRuns, MaxStripRuns)
+	if err != nil {
+		return err
+	}
+	key, version, done, err := s.cached(w, r)
+	if done || err != nil {
+		return err
+	}
+	entries, err := s.loadTestHistory(r, store.HistoryQuery{Repo: repo, TestID: test})
+	if err != nil {
+		return err
+	}
+	return s.answerHTML(w, r, key, version, testHistoryTemplate(), testPageDataOf(repo, test, entries, n))
+}
+
+func testPageDataOf(repo, test string, entries []store.HistoryEntry, n int) testPageData {
+	d := testPageData{Repo: repo, Test: test, RepoPage: repoPagePath(repo), Total: len(entries),
+		API:   "/api/repos/tests/history?" + url.Values{"repo": {repo}, "test": {test}}.Encode(),
+		Score: scoreOf(testrun.ScoreFlakiness(store.Points(entries))), Latest: historyEntryOf(entries[len(entries)-1])}
+	for _, e := range entries {
+		switch {
+		case e.Outcome == testrun.OutcomePassed:
+			d.Passed++
+		case e.Outcome.Failing():
+			d.Failed++
+		default:
+			d.Skipped++
+		}
+	}
+	shown := entries[max(0, len(entries)-n):]
+	d.Shown = len(shown)
+	cells := make([]stripCellOf, len(shown))
+	durs := make([]chartValue, len(shown))
+	for i, e := range shown {
+		he := historyEntryOf(e)
+		detail := string(e.Outcome)
+		if e.Retried {
+			detail += ", retried by its runner"
+		}
+		if he.Duration != nil {
+			detail += ", " + secondsText(*he.Duration)
+		}
+		cells[i] = stripCellOf{Outcome: string(e.Outcome), Run: e.RunID, When: whenText(e.At), Link: he.Link, Detail: detail}
+		durs[i] = chartValue{Run: e.RunID, When: whenText(e.At), Value: e.Duration.Seconds(), OK: e.Timed}
+	}
+	d.Strip = layStrip(cells)
+	d.Duration = lineChart("test-duration", "Duration", durs, 0, secondsText)
+	return d
+}
