@@ -14,8 +14,13 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/collector/pdata/pcommon"
+	"go.opentelemetry.io/collector/pdata/plog"
+	"go.opentelemetry.io/collector/pdata/plog/plogotlp"
 	"go.opentelemetry.io/collector/pdata/ptrace"
 	"golang.org/x/net/dns/dnsmessage"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
 
 	"github.com/hangar-dev/testresults/e2e/loadgen"
 	"github.com/hangar-dev/testresults/internal/testnet"
@@ -165,6 +170,14 @@ func TestScaleOut(t *testing.T) {
 	require.NoError(t, err)
 	assert.Zero(t, res.AcceptedSpans)
 	assert.Equal(t, res.SentSpans, res.Errors["Unauthenticated"]*scaleBatch, "%v", res.Errors)
+
+	// Runs as log-based events take the same way: through the edge's and
+	// the gateways' logs pipelines, trusted from the trusted runner only.
+	sendRunLogs(t, edge.otlp, trustedToken, "log-trusted")
+	sendRunLogs(t, edge.otlp, agentToken, "log-agent")
+	flags := waitRunLogs(t, gateways[:scaleGateways-1], []string{"log-trusted", "log-agent"}, time.Minute)
+	assert.Equal(t, [2]bool{true, true}, flags["log-trusted"], "trusted, counted")
+	assert.Equal(t, [2]bool{false, false}, flags["log-agent"], "trusted, counted")
 
 	// The gateways counted the edge's runs as forwarded, none as from an
 	// untrusted source.
@@ -446,4 +459,86 @@ func dnsAnswer(query []byte, name string, addrs []net.IP) ([]byte, bool) {
 	}
 	reply, err := b.Finish()
 	return reply, err == nil
+}
+
+// sendRunLogs sends one test.run log record (a well-formed base run from
+// the verifier, claiming trusted and counted) with the runner's token.
+func sendRunLogs(t *testing.T, endpoint, token, runID string) {
+	t.Helper()
+	ld := plog.NewLogs()
+	rl := ld.ResourceLogs().AppendEmpty()
+	rl.Resource().Attributes().PutStr(string(semconv.ServiceNameKey), loadgen.ServiceVerifier)
+	lr := rl.ScopeLogs().AppendEmpty().LogRecords().AppendEmpty()
+	lr.SetEventName(semconv.EventTestRun)
+	lr.SetTimestamp(pcommon.NewTimestampFromTime(time.Now()))
+	lr.SetTraceID(pcommon.TraceID{0xab, 1})
+	lr.SetSpanID(pcommon.SpanID{0xab, 1})
+	m := lr.Attributes()
+	m.PutStr(string(semconv.TestRunIDKey), runID)
+	m.PutStr(string(semconv.TestRunKindKey), "base")
+	for _, k := range []string{string(semconv.TestTotalKey), string(semconv.TestPassedKey)} {
+		m.PutInt(k, 3)
+	}
+	for _, k := range []string{string(semconv.TestFailedKey), string(semconv.TestErrorsKey), string(semconv.TestSkippedKey), string(semconv.TestFlakyCountKey)} {
+		m.PutInt(k, 0)
+	}
+	m.PutBool(string(semconv.TestCompleteKey), true)
+	m.PutBool(string(semconv.TestRunTrustedKey), true)
+	m.PutBool(string(semconv.TestRunCountedKey), true)
+
+	conn, err := grpc.NewClient(endpoint, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	require.NoError(t, err)
+	defer func() { _ = conn.Close() }()
+	ctx, cancel := context.WithTimeout(metadata.AppendToOutgoingContext(context.Background(), authorization, "Bearer "+token), 10*time.Second)
+	defer cancel()
+	_, err = plogotlp.NewGRPCClient(conn).Export(ctx, plogotlp.NewExportRequestFromLogs(ld))
+	require.NoError(t, err)
+}
+
+// waitRunLogs reads the gateways' logs outputs until every run id has its
+// test.run record, and returns each run's trusted and counted flags.
+func waitRunLogs(t *testing.T, cs []*collector, runIDs []string, timeout time.Duration) map[string][2]bool {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		found := map[string][2]bool{}
+		for _, c := range cs {
+			b, err := os.ReadFile(filepath.Join(c.spec.dir, "logs.jsonl"))
+			if err != nil {
+				continue
+			}
+			for _, line := range strings.Split(string(b), "\n") {
+				ld, err := (&plog.JSONUnmarshaler{}).UnmarshalLogs([]byte(line))
+				if err != nil {
+					continue // an empty or unfinished line
+				}
+				for i := 0; i < ld.ResourceLogs().Len(); i++ {
+					sls := ld.ResourceLogs().At(i).ScopeLogs()
+					for j := 0; j < sls.Len(); j++ {
+						lrs := sls.At(j).LogRecords()
+						for k := 0; k < lrs.Len(); k++ {
+							m := lrs.At(k).Attributes()
+							id, _ := m.Get(string(semconv.TestRunIDKey))
+							found[id.AsString()] = [2]bool{
+								boolAttr(m, string(semconv.TestRunTrustedKey)) == 1,
+								boolAttr(m, string(semconv.TestRunCountedKey)) == 1,
+							}
+						}
+					}
+				}
+			}
+		}
+		all := true
+		for _, id := range runIDs {
+			_, ok := found[id]
+			all = all && ok
+		}
+		if all {
+			return found
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("test.run records at the gateways after %s: %v", timeout, found)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
