@@ -212,7 +212,7 @@ func (p Pair) side(ctx context.Context, argv []string, name, tree string, kind t
 		)
 		if ctx.Err() != nil {
 			if res != nil {
-				res.Close()
+				_ = res.Close()
 			}
 			return nil, ErrInterrupted
 		}
@@ -226,7 +226,7 @@ func (p Pair) side(ctx context.Context, argv []string, name, tree string, kind t
 			p.progress(PairEvent{Side: name, N: i, Err: err})
 		}
 		_, werr := WriteResults(res.Dir, res.Run)
-		res.Close()
+		_ = res.Close()
 		if werr != nil {
 			return nil, fmt.Errorf("%w: %s run %d: %v", ErrPair, name, i, werr)
 		}

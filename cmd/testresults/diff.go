@@ -135,6 +135,3 @@ func runDiff(_ context.Context, args []string, env Env) error {
 	textout.Comparison(term.NewWriter(env.Stdout), c, after)
 	return withCode(code)
 }
-
-// quantity is "1 test" or "n tests" (textout.Quantity).
-func quantity(n int, noun string) string { return textout.Quantity(n, noun) }

@@ -37,11 +37,7 @@ func Zsh(w io.Writer, cmds []Command) error {
 		}
 		switch {
 		case len(c.Words) > 0:
-			alts := make([]string, len(c.Words))
-			for i, word := range c.Words {
-				alts[i] = word
-			}
-			fmt.Fprintf(&b, "                %s \\\n", zshQuote("1:"+c.Name+" subcommand:("+strings.Join(alts, " ")+")"))
+			fmt.Fprintf(&b, "                %s \\\n", zshQuote("1:"+c.Name+" subcommand:("+strings.Join(c.Words, " ")+")"))
 			fmt.Fprintf(&b, "                %s\n", zshQuote("*:file:_files"))
 		case c.TakesCommand:
 			fmt.Fprintf(&b, "                %s\n", zshQuote("*::command:_normal"))
