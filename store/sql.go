@@ -240,6 +240,21 @@ var migrations = [][]string{
 		`CREATE INDEX test_history_test ON test_history (repository, test_id, at)`,
 		`CREATE INDEX test_history_at ON test_history (repository, at)`,
 	},
+	9: {
+		// Quarantine entries a person made (see quarantine.go): environment
+		// '' applies to every environment of the repository. Times in
+		// microseconds.
+		`CREATE TABLE quarantine (
+			repository  TEXT   NOT NULL,
+			environment TEXT   NOT NULL,
+			test_id     TEXT   NOT NULL,
+			owner       TEXT   NOT NULL,
+			reason      TEXT   NOT NULL,
+			created     BIGINT NOT NULL,
+			expires     BIGINT NOT NULL,
+			PRIMARY KEY (repository, environment, test_id))`,
+		`CREATE INDEX quarantine_test ON quarantine (repository, test_id)`,
+	},
 }
 
 // SchemaVersion is the newest schema version this package writes.
