@@ -111,3 +111,21 @@ func TestHTTPWithoutCredentialsDoesNotStart(t *testing.T) {
 	_, err = shared(cfg, metadataSettings())
 	require.Error(t, err)
 }
+
+// TestGlobRoot: the walk starts at the fixed part of each include glob, and
+// a root under another is walked once.
+func TestGlobRoot(t *testing.T) {
+	for pattern, want := range map[string]string{
+		"/var/ci/reports/**":          "/var/ci/reports",
+		"/srv/farm/*/junit/*.xml":     "/srv/farm",
+		"/srv/farm/job-1/junit.xml":   "/srv/farm/job-1",
+		"/data/{a,b}/**":              "/data",
+		"/**/TEST-RESULTS.json":       "/",
+		"/var/ci/reports/ab?/x/*.xml": "/var/ci/reports",
+	} {
+		assert.Equal(t, want, globRoot(pattern), pattern)
+	}
+	assert.Equal(t, []string{"/a", "/b/c"}, dedupRoots([]string{"/a/x", "/b/c", "/a", "/a/y/z", "/b/c"}))
+	assert.Equal(t, []string{"/"}, dedupRoots([]string{"/a", "/", "/b"}), "the root holds every folder")
+	assert.Equal(t, []string{"/a", "/ab"}, dedupRoots([]string{"/ab", "/a"}), "a sibling that shares a prefix is its own root")
+}
