@@ -19,7 +19,10 @@ import (
 
 // tokenAuth is an authenticator extension that admits "Authorization:
 // Bearer ext-token" as the subject ext-user.
-type tokenAuth struct{ component.StartFunc; component.ShutdownFunc }
+type tokenAuth struct {
+	component.StartFunc
+	component.ShutdownFunc
+}
 
 var _ extensionauth.Server = tokenAuth{}
 
