@@ -27,6 +27,9 @@ const (
 	DefaultStripRuns = 200
 	// MaxStripRuns bounds the runs a test's page draws.
 	MaxStripRuns = 1000
+	// PageListLength bounds each list of a repository's page (the JSON
+	// lists store.MaxTestsListed).
+	PageListLength = 20
 	// ScoreCredibility is the credibility of the upper bound given with a
 	// failure rate.
 	ScoreCredibility = 0.95
@@ -410,9 +413,15 @@ func (s *Server) repoTestsPage(w http.ResponseWriter, r *http.Request) error {
 
 func repoPageDataOf(repo string, rh repoHistory) repoPageData {
 	d := repoPageData{Repo: repo, API: "/api/repos/tests/trends?" + url.Values{"repo": {repo}}.Encode(), Runs: len(rh.trends), Tests: listsOf(repo, rh.tests)}
+	t := &d.Tests
+	t.Flakiest = t.Flakiest[:min(len(t.Flakiest), PageListLength)]
+	t.Slowest = t.Slowest[:min(len(t.Slowest), PageListLength)]
+	t.RecentlyBroken = t.RecentlyBroken[:min(len(t.RecentlyBroken), PageListLength)]
 	n := len(rh.trends)
 	pass, dur, cov, flaky := make([]chartValue, n), make([]chartValue, n), make([]chartValue, n), make([]chartValue, n)
+	mostFlaky := 0.0
 	for i, p := range rh.trends {
+		mostFlaky = max(mostFlaky, float64(p.Counts.Flaky))
 		v := chartValue{Run: p.RunID, When: whenText(p.At)}
 		pass[i], dur[i], cov[i], flaky[i] = v, v, v, v
 		pass[i].Value, pass[i].OK = p.PassRate()
@@ -426,7 +435,7 @@ func repoPageDataOf(repo string, rh repoHistory) repoPageData {
 		lineChart("pass-rate", "Pass rate", pass, 1, percentText),
 		lineChart("duration", "Duration of the suite", dur, 0, secondsText),
 		lineChart("coverage", "Line coverage", cov, 1, percentText),
-		lineChart("flaky-count", "Flaky tests (reported by the run)", flaky, 0, countText),
+		lineChart("flaky-count", "Flaky tests (reported by the run)", flaky, countTop(mostFlaky), countText),
 	}
 	return d
 }
@@ -498,6 +507,6 @@ func testPageDataOf(repo, test string, entries []store.HistoryEntry, n int) test
 		durs[i] = chartValue{Run: e.RunID, When: whenText(e.At), Value: e.Duration.Seconds(), OK: e.Timed}
 	}
 	d.Strip = layStrip(cells)
-	d.Duration = lineChart("test-duration", "Duration", durs, 0, secondsText)
+	d.Duration = lineChart("test-duration", "Time the reports stated for the test", durs, 0, secondsText)
 	return d
 }

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -251,6 +252,8 @@ func TestHistoryPages(t *testing.T) {
 	assert.Contains(t, body, `data-run="run-0029"`)
 	assert.Contains(t, body, `<table id="flakiest">`)
 	assert.Contains(t, body, `<table id="recently-broken">`)
+	slowest := regexp.MustCompile(`(?s)<table id="slowest">.*?</table>`).FindString(body)
+	assert.Equal(t, PageListLength, strings.Count(slowest, `<a class="test"`), "the page lists the first of each list")
 	assert.NotContains(t, body, "<script>")
 	assert.NotContains(t, body, `</svg><a href="javascript`)
 	assert.Contains(t, body, `pkg/&lt;script&gt;alert(&#34;t&#34;)&lt;/script&gt;::Test&#34;&#39;&amp;&lt;/svg&gt;`)

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -12,7 +13,7 @@ import (
 
 // Chart geometry, in SVG user units.
 const (
-	chartWidth   = 640
+	chartWidth   = 540
 	chartHeight  = 180
 	chartLeft    = 56 // room for the value axis labels
 	chartRight   = 12
@@ -42,8 +43,12 @@ type chart struct {
 	// First and Last label the run axis; Empty says no run has a value.
 	First, Last string
 	Empty       bool
-	// Known is the number of runs with a value.
+	// Known is the number of runs with a value; R the dots' radius, smaller
+	// when they are many.
 	Known int
+	R     string
+	// AxisEnd is where the run axis ends.
+	AxisEnd int
 }
 
 // chartPoint is a dot, with its run and value for its tooltip and the
@@ -67,7 +72,7 @@ func coord(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
 // lineChart lays out vals (oldest first) against a value axis from 0 to
 // top (the largest value when top is 0), each value written by format.
 func lineChart(id, title string, vals []chartValue, top float64, format func(float64) string) chart {
-	c := chart{ID: id, Title: title, Width: chartWidth, Height: chartHeight}
+	c := chart{ID: id, Title: title, Width: chartWidth, Height: chartHeight, AxisEnd: chartWidth - chartRight}
 	if top <= 0 {
 		for _, v := range vals {
 			if v.OK && v.Value > top {
@@ -106,6 +111,10 @@ func lineChart(id, title string, vals []chartValue, top float64, format func(flo
 	}
 	flush()
 	c.Empty = c.Known == 0
+	c.R = "2.5"
+	if c.Known > 100 {
+		c.R = "1.2"
+	}
 	for _, f := range []float64{0, 0.5, 1} {
 		c.YLabels = append(c.YLabels, chartLabel{Y: coord(y(top*f) + 4), Text: format(top * f)})
 	}
@@ -152,7 +161,7 @@ func secondsText(v float64) string {
 	switch {
 	case v == 0:
 		return "0 s"
-	case v < 0.01:
+	case v < 1:
 		return fmt.Sprintf("%.1f ms", v*1000)
 	case v < 10:
 		return fmt.Sprintf("%.2f s", v)
@@ -162,3 +171,13 @@ func secondsText(v float64) string {
 
 // countText writes a count.
 func countText(v float64) string { return strconv.FormatFloat(v, 'f', 0, 64) }
+
+// countTop is the top of a value axis for counts up to most: even and at
+// least 2, so that its half is a count too.
+func countTop(most float64) float64 {
+	top := max(2, math.Ceil(most))
+	if int(top)%2 == 1 {
+		top++
+	}
+	return top
+}

@@ -132,7 +132,8 @@ type RepoTests struct {
 	RecentlyBroken []BrokenTest
 }
 
-// FlakyTest is a test with outcome flips in the window, and its score
+// FlakyTest is a test with flaky-list evidence or more than one outcome
+// flip in the window, and its score
 // over the window (each part with its evidence).
 type FlakyTest struct {
 	TestID string
@@ -398,7 +399,8 @@ func rankTests(out *RepoTests, byTest map[string][]HistoryEntry, limit int) {
 			}
 			return strings.Compare(a.RunID, b.RunID)
 		})
-		if f := testrun.ScoreFlakiness(Points(h)); f.Flips > 0 || f.Flaky {
+		// One flip is a break (or a fix), not a flake: listed as broken.
+		if f := testrun.ScoreFlakiness(Points(h)); f.Flips > 1 || f.Flaky {
 			out.Flakiest = append(out.Flakiest, FlakyTest{TestID: id, Score: f})
 		}
 		var slow SlowTest
