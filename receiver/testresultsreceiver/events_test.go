@@ -1,6 +1,8 @@
 package testresultsreceiver
 
 import (
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -77,4 +79,34 @@ func logKeys(t *testing.T, ld plog.Logs, traceID, spanID string) []eventKey {
 		keys = append(keys, eventKey{lr.EventName(), int64(lr.Timestamp()), attrString(lr.Attributes().AsRaw())})
 	}
 	return keys
+}
+
+// refusingLogs refuses log records.
+type refusingLogs struct{ nopConsumer }
+
+func (refusingLogs) ConsumeLogs(context.Context, plog.Logs) error {
+	return errors.New("logs refused by the test")
+}
+
+// TestLogsRefusedSpansNotTwice: with events both, a run whose spans were
+// accepted and whose log records were refused is tried again with the log
+// records alone.
+func TestLogsRefusedSpansNotTwice(t *testing.T) {
+	root := t.TempDir()
+	copyFile(t, repoFile(t, pytestReports+"/pytest-xunit2.xml"), filepath.Join(root, "a"))
+	cfg := watchConfig(root)
+	cfg.Events = "both"
+	h := startHarness(t, cfg, nopHost())
+	sink := h.logs
+	h.r.nextLogs = refusingLogs{}
+	h.settle()
+	require.Len(t, h.traces.AllTraces(), 1)
+	assert.Empty(t, sink.AllLogs())
+	h.r.nextLogs = sink
+	h.poll(1)
+	assert.Len(t, h.traces.AllTraces(), 1, "the spans are not delivered again")
+	assert.Len(t, sink.AllLogs(), 1)
+	h.poll(2)
+	assert.Len(t, h.traces.AllTraces(), 1)
+	assert.Len(t, sink.AllLogs(), 1, "delivered once both were accepted")
 }

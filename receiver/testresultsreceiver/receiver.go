@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -57,6 +58,11 @@ type testresultsReceiver struct {
 	forget func()
 	// manualPoll leaves the polls to the caller of pollOnce (tests).
 	manualPoll bool
+	// delivering is the group being delivered by the poll; tracesDone
+	// holds the groups whose spans were accepted and whose log records
+	// were not (see deliver). Both are guarded by mu.
+	delivering string
+	tracesDone map[string]bool
 }
 
 func newReceiver(cfg *Config, set receiver.Settings) (*testresultsReceiver, error) {
@@ -76,11 +82,12 @@ func newReceiver(cfg *Config, set receiver.Settings) (*testresultsReceiver, erro
 		return nil, err
 	}
 	r := &testresultsReceiver{
-		cfg:     cfg,
-		set:     set,
-		tel:     tel,
-		senders: snd,
-		emitter: &emitter{events: events, redactor: testrun.DefaultRedactor(), workDir: cfg.WorkDir},
+		tracesDone: map[string]bool{},
+		cfg:        cfg,
+		set:        set,
+		tel:        tel,
+		senders:    snd,
+		emitter:    &emitter{events: events, redactor: testrun.DefaultRedactor(), workDir: cfg.WorkDir},
 	}
 	if r.obsWatch, err = receiverhelper.NewObsReport(receiverhelper.ObsReportSettings{ReceiverID: set.ID, Transport: "file", ReceiverCreateSettings: set}); err != nil {
 		return nil, err
@@ -261,7 +268,19 @@ func (r *testresultsReceiver) deliverGroup(ctx context.Context, g group) {
 		return
 	}
 	snd.apply(run)
+	r.delivering = groupKey(pending, keys)
 	_ = r.deliver(ctx, run, snd, g.dir, sourceWatch, mark)
+	r.delivering = ""
+}
+
+// groupKey names a group's delivery: its checkpoint keys, in order.
+func groupKey(pending []string, keys map[string]string) string {
+	var b strings.Builder
+	for _, p := range pending {
+		b.WriteString(keys[p])
+		b.WriteByte('\n')
+	}
+	return b.String()
 }
 
 // changedWhileRead reports whether a report's digest differs from the one
@@ -336,15 +355,27 @@ func (r *testresultsReceiver) deliver(ctx context.Context, run *testrun.Run, snd
 	if source == sourceHTTP {
 		obs = r.obsHTTP
 	}
+	// A watched run whose spans the traces pipeline accepted and whose log
+	// records the logs pipeline refused is tried again with its log records
+	// alone, so that its spans are not delivered twice.
+	key := r.delivering
 	octx := obs.StartTracesOp(ctx)
-	err = r.nextTraces.ConsumeTraces(ctx, out.traces)
+	if key == "" || !r.tracesDone[key] {
+		err = r.nextTraces.ConsumeTraces(ctx, out.traces)
+	}
+	if err == nil && key != "" && out.records > 0 {
+		r.tracesDone[key] = true
+	}
 	var lctx context.Context
 	if err == nil && out.records > 0 {
 		lctx = obs.StartLogsOp(ctx)
 		err = r.nextLogs.ConsumeLogs(ctx, out.logs)
 	}
-	if err == nil && accepted != nil {
-		accepted()
+	if err == nil {
+		delete(r.tracesDone, key)
+		if accepted != nil {
+			accepted()
+		}
 	}
 	obs.EndTracesOp(octx, "testresults", out.spans, err)
 	if lctx != nil {
