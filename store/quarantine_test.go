@@ -102,7 +102,7 @@ func TestQuarantineNeverFromRecords(t *testing.T) {
 		s := open(t, b.location(t), c)
 		ctx := context.Background()
 		for i, o := range []testrun.Outcome{pass, fail, fail} {
-			r := run("r"+string(rune('0'+i)), "tree1", testrun.KindBase, map[string]testrun.Outcome{"always": fail, "flips": o})
+			r := run("r"+string(rune('0'+i)), "tree1", testrun.KindBase, map[string]testrun.Outcome{"always": fail, "flips": o, "ok": pass})
 			_, err := s.Record(ctx, "acme/api", "linux", r)
 			require.NoError(t, err)
 			_, err = s.RecordRun(ctx, StoredRun{Run: r, Repo: "acme/api", JobID: "job"})

@@ -342,7 +342,7 @@ func (s *sqlStore) Record(ctx context.Context, repo, env string, r *testrun.Run)
 		return Recorded{}, errors.New("store: a repository is required")
 	}
 	now := s.now().UTC()
-	obs := testrun.TreeObservations(r)
+	obs := treeObservations(r)
 	out := Recorded{Flaky: map[string][]testrun.FlakyHow{}}
 	err := s.inTx(ctx, repo+"\x00"+env, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, s.q(`INSERT INTO recorded_runs (repository, environment, run_id, kind, tree, recorded_at)
