@@ -273,3 +273,28 @@ func TestLogsEveryRunRecordJudged(t *testing.T) {
 	assert.Equal(t, []any{false}, flagsOf(record(got, 1).Attributes(), keyCounted))
 	assert.Equal(t, stats{seen: 2, trusted: 1, counted: 1, overwritten: 2}, st)
 }
+
+// TestLogsNoAllocations: records that are not runs cost no allocation, and
+// neither does a batch whose test.run records already carry the right
+// flags (the logs form of the benchmark's mixed batch).
+func TestLogsNoAllocations(t *testing.T) {
+	p := newProcessor(verifierConfig(), nil, nil)
+	ctx := context.Background()
+
+	foreign := logsOf(t, benchTraces(t, 1000, 0))
+	require.Positive(t, foreign.LogRecordCount())
+	allocs := testing.AllocsPerRun(100, func() {
+		_, _ = p.processLogs(ctx, foreign)
+	})
+	assert.Zero(t, allocs, "records that are not runs")
+
+	tel, err := newTelemetry(processortest.NewNopSettings(Type).TelemetrySettings, processortest.NewNopSettings(Type).ID)
+	require.NoError(t, err)
+	p.telemetry = tel
+	mixed := logsOf(t, benchTraces(t, 1000, 100))
+	_, _ = p.processLogs(ctx, mixed) // the first pass overwrites the forged flags
+	allocs = testing.AllocsPerRun(100, func() {
+		_, _ = p.processLogs(ctx, mixed)
+	})
+	assert.Zero(t, allocs, "runs whose flags are already right")
+}
