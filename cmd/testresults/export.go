@@ -71,15 +71,15 @@ connection, Unavailable, a collector restarting) until --otlp-timeout, and
 fails at once when no retry can help (TLS against a plaintext port, an
 untrusted certificate, Unimplemented, InvalidArgument, PermissionDenied,
 Unauthenticated), with a hint. An export that stops midway says how many
-spans and runs were delivered and how many were not; the run files are
-never touched, and exporting them again sends the same ids.
+spans, runs and log records were delivered and how many were not; the run
+files are never touched, and exporting them again sends the same ids.
 
 -o FILE is written whole or not at all: a temporary file in the same folder,
 synced, then renamed over FILE. A device or a FIFO (/dev/stdout, a named
 pipe) is written in place instead, and a symbolic link is followed.
 
-One line on stderr says how many runs and spans went where, with the trace
-ids (--quiet: none; colour only on a terminal, never with NO_COLOR).
+One line on stderr says how many runs, spans and log records went where,
+with the trace ids (--quiet: none; colour only on a terminal, never with NO_COLOR).
 
 Exit codes: 0 exported; 1 the export failed or was partial (the reason and
 what was delivered are on stderr); 2 usage error or invalid
