@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"mime/multipart"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -336,4 +337,19 @@ func TestUploadStatuses(t *testing.T) {
 		})
 	}
 	assert.Empty(t, h.traces.AllTraces())
+}
+
+// TestUploadPortTaken: a server that cannot listen fails Start with the
+// reason, and the receiver still shuts down.
+func TestUploadPortTaken(t *testing.T) {
+	cfg := httpConfig(t, "ci")
+	ln, err := net.Listen("tcp", cfg.HTTP.Get().NetAddr.Endpoint)
+	require.NoError(t, err)
+	defer ln.Close()
+	r, err := shared(cfg, metadataSettings())
+	require.NoError(t, err)
+	err = r.Start(context.Background(), nopHost())
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "http")
+	require.NoError(t, r.Shutdown(context.Background()))
 }

@@ -133,6 +133,7 @@ func (r *testresultsReceiver) start(ctx context.Context, host component.Host) er
 		})
 		if err != nil {
 			cancel()
+			close(r.done)
 			return fmt.Errorf("testresultsreceiver: %w", err)
 		}
 		if r.manualPoll {
