@@ -17,6 +17,7 @@ import (
 	"github.com/open-telemetry/opentelemetry-collector-contrib/pkg/pdatatest/plogtest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.opentelemetry.io/collector/client"
 	"go.opentelemetry.io/collector/component/componenttest"
 	"go.opentelemetry.io/collector/consumer"
 	"go.opentelemetry.io/collector/consumer/consumererror"
@@ -406,6 +407,65 @@ func TestLogExporterHTTP(t *testing.T) {
 				assert.Contains(t, err.Error(), "rejected 3 of")
 				assert.Contains(t, err.Error(), "too old")
 			}
+		})
+	}
+}
+
+// TestExportEventsLogsHeaders: the headers of OTEL_EXPORTER_OTLP_LOGS_HEADERS
+// (over the generic ones) reach the receiver with the log records, over
+// gRPC (metadata) and HTTP, and the spans keep the generic ones.
+func TestExportEventsLogsHeaders(t *testing.T) {
+	for _, proto := range []exporter.Protocol{exporter.ProtocolGRPC, exporter.ProtocolHTTPProtobuf} {
+		t.Run(string(proto), func(t *testing.T) {
+			var (
+				mu   sync.Mutex
+				seen []string
+			)
+			logs, err := consumer.NewLogs(func(ctx context.Context, _ plog.Logs) error {
+				mu.Lock()
+				defer mu.Unlock()
+				seen = append(seen, client.FromContext(ctx).Metadata.Get("x-team")...)
+				return nil
+			})
+			require.NoError(t, err)
+			addr := testnet.FreeAddr(t)
+			f := otlpreceiver.NewFactory()
+			cfg := f.CreateDefaultConfig().(*otlpreceiver.Config)
+			if proto == exporter.ProtocolHTTPProtobuf {
+				h := cfg.Protocols.HTTP.GetOrInsertDefault()
+				h.ServerConfig.NetAddr.Endpoint = addr
+				h.ServerConfig.IncludeMetadata = true
+			} else {
+				g := cfg.Protocols.GRPC.GetOrInsertDefault()
+				g.NetAddr.Endpoint = addr
+				g.IncludeMetadata = true
+			}
+			set := receivertest.NewNopSettings(f.Type())
+			traces := new(consumertest.TracesSink)
+			tr, err := f.CreateTraces(context.Background(), set, cfg, traces)
+			require.NoError(t, err)
+			lr, err := f.CreateLogs(context.Background(), set, cfg, logs)
+			require.NoError(t, err)
+			require.NoError(t, tr.Start(context.Background(), componenttest.NewNopHost()))
+			require.NoError(t, lr.Start(context.Background(), componenttest.NewNopHost()))
+			defer func() {
+				require.NoError(t, lr.Shutdown(context.Background()))
+				require.NoError(t, tr.Shutdown(context.Background()))
+			}()
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			_, err = exporter.ExportRuns(ctx, logsRuns(t), exporter.Options{
+				JobID: "job-logs", Events: translate.EventsLog,
+				OTLP: exporter.OTLPOptions{Protocol: proto, Endpoint: addr, Insecure: true},
+				Getenv: envOf(map[string]string{
+					"OTEL_EXPORTER_OTLP_HEADERS":      "x-team=generic",
+					"OTEL_EXPORTER_OTLP_LOGS_HEADERS": "x-team=logs",
+				}),
+			})
+			require.NoError(t, err)
+			mu.Lock()
+			defer mu.Unlock()
+			assert.Equal(t, []string{"logs"}, seen)
 		})
 	}
 }
