@@ -1,0 +1,2 @@
+def test_old():
+    assert 1 + 1 == 2
