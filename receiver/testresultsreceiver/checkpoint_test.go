@@ -2,6 +2,7 @@ package testresultsreceiver
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -88,4 +89,25 @@ func TestConsumerRefusalRetried(t *testing.T) {
 	h.r.nextTraces = sink
 	h.poll(1)
 	assert.Len(t, h.runIDs(), 1)
+}
+
+// failingCheckpoints read as empty and fail every write.
+type failingCheckpoints struct{ memoryCheckpoints }
+
+func (*failingCheckpoints) mark(context.Context, []string) error {
+	return errors.New("storage full")
+}
+
+// TestCheckpointWriteFailureDeliversOnce: when the checkpoint cannot be
+// written, the run is still delivered once by this process (a restart
+// would deliver it again, as the log says), not at every poll.
+func TestCheckpointWriteFailureDeliversOnce(t *testing.T) {
+	root := t.TempDir()
+	copyFile(t, repoFile(t, pytestReports+"/pytest-xunit2.xml"), filepath.Join(root, "a"))
+	h := startHarness(t, watchConfig(root), nopHost())
+	h.r.checkpoints = &failingCheckpoints{}
+	h.settle()
+	h.poll(3)
+	assert.Len(t, h.runIDs(), 1)
+	assert.Equal(t, 1, h.log.FilterMessageSnippet("checkpoint could not be written").Len())
 }

@@ -1,10 +1,13 @@
 package testresultsreceiver
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
-	"os"
+	"io"
 	"strings"
 	"sync"
 	"time"
@@ -242,7 +245,12 @@ func (r *testresultsReceiver) deliverGroup(ctx context.Context, g group) {
 		err error
 	)
 	if g.results != "" {
-		run, err = readResultsFile(g.results)
+		var digest string
+		run, digest, err = readResultsFile(g.results)
+		if digest != "" && checkpointKey(g.results, digest) != keys[g.results] {
+			r.watcher.changed(g.results)
+			return
+		}
 	} else {
 		first, last := r.watcher.times(pending)
 		run, err = r.emitter.readFiles(pending, first, last)
@@ -255,11 +263,12 @@ func (r *testresultsReceiver) deliverGroup(ctx context.Context, g group) {
 		for _, p := range pending {
 			ks = append(ks, keys[p])
 		}
+		// Delivered for this process whatever the storage says: a failed
+		// write must not make every poll deliver the run again.
+		r.watcher.markDelivered(pending)
 		if err := r.checkpoints.mark(ctx, ks); err != nil {
 			r.set.Logger.Error("the run was delivered but its checkpoint could not be written: a restart delivers it again", zap.String("folder", g.dir), zap.Error(err))
-			return
 		}
-		r.watcher.markDelivered(pending)
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -304,21 +313,28 @@ func changedWhileRead(run *testrun.Run, keys map[string]string, w *watcher) bool
 
 // readResultsFile reads a run folder's TEST-RESULTS.json with the strict
 // reader of package testrun (no unknown or repeated key, no contradiction,
-// no forged flag), as testresults export reads it.
-func readResultsFile(path string) (*testrun.Run, error) {
-	f, err := os.Open(path)
+// no forged flag), as testresults export reads it, and returns the SHA-256
+// of the bytes it read, so that the checkpoint names what was delivered.
+func readResultsFile(path string) (*testrun.Run, string, error) {
+	f, err := openRegular(path)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	defer f.Close()
-	tr, err := testrun.ReadTestResults(f)
+	b, err := io.ReadAll(io.LimitReader(f, testrun.MaxJSONBytes+1))
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, "", err
+	}
+	sum := sha256.Sum256(b)
+	digest := hex.EncodeToString(sum[:])
+	tr, err := testrun.ReadTestResults(bytes.NewReader(b))
+	if err != nil {
+		return nil, digest, fmt.Errorf("%s: %w", path, err)
 	}
 	if tr.Run == nil || tr.Run.ID == "" {
-		return nil, fmt.Errorf("%s: %w", path, errNoID)
+		return nil, digest, fmt.Errorf("%s: %w", path, errNoID)
 	}
-	return tr.Run, nil
+	return tr.Run, digest, nil
 }
 
 // refused logs and counts a run that is not delivered: every report of it
