@@ -109,15 +109,8 @@ func Parse(r io.Reader, name string, opts ...Option) (*testrun.CoverageReport, e
 		case "source":
 			sourceAt = rd.Depth()
 		case "class":
-			a, ok := tok.Attr("filename")
-			if !ok || len(rd.Value(a)) == 0 {
-				return nil, bad(fmt.Errorf("%w: <class> without a filename", ErrValue))
-			}
-			fn := rd.String(a)
-			cur = files[fn]
-			if cur == nil {
-				cur = &testrun.FileCoverage{Lines: map[int64]bool{}}
-				files[fn] = cur
+			if cur, err = class(rd, tok, files); err != nil {
+				return nil, bad(err)
 			}
 			classAt = rd.Depth()
 		case "line":
@@ -134,17 +127,42 @@ func Parse(r io.Reader, name string, opts ...Option) (*testrun.CoverageReport, e
 		}
 	}
 	if seenLines {
-		cov.Files = make(map[string]*testrun.FileCoverage, len(files))
-		for fn, f := range files {
-			rel := srcpath.Rel(fn, cfg.WorkDir, roots)
-			if dst := cov.Files[rel]; dst != nil {
-				dst.Merge(f)
-			} else {
-				cov.Files[rel] = f
-			}
-		}
+		cov.Files = relFiles(files, cfg.WorkDir, roots)
 	}
 	return cov, nil
+}
+
+// class returns the coverage of the file a <class> names, from files or
+// added to it: classes that name the same file (a Java file's inner
+// classes) share one.
+func class(rd *xmlsafe.Reader, tok *xmlsafe.Token, files map[string]*testrun.FileCoverage) (*testrun.FileCoverage, error) {
+	a, ok := tok.Attr("filename")
+	if !ok || len(rd.Value(a)) == 0 {
+		return nil, fmt.Errorf("%w: <class> without a filename", ErrValue)
+	}
+	fn := rd.String(a)
+	f := files[fn]
+	if f == nil {
+		f = &testrun.FileCoverage{Lines: map[int64]bool{}}
+		files[fn] = f
+	}
+	return f, nil
+}
+
+// relFiles keys the coverage of files by their paths made relative to
+// workDir or one of the report's source roots (see srcpath.Rel); files
+// that name the same path that way are merged.
+func relFiles(files map[string]*testrun.FileCoverage, workDir string, roots []string) map[string]*testrun.FileCoverage {
+	out := make(map[string]*testrun.FileCoverage, len(files))
+	for fn, f := range files {
+		rel := srcpath.Rel(fn, workDir, roots)
+		if dst := out[rel]; dst != nil {
+			dst.Merge(f)
+		} else {
+			out[rel] = f
+		}
+	}
+	return out
 }
 
 // line reads <line number hits> into f: a line is covered when any of its

@@ -28,7 +28,9 @@ func ExampleParse() {
 		fmt.Printf("%s %s: %s\n", e.ID, e.Outcome, e.Message)
 	}
 
-	_, err = gotestjson.Parse(strings.NewReader(stream[:strings.Index(stream, `{"Action":"fail","Package":"example.com/m/db"`)]), "go-test.json")
+	// The same stream cut before the db package's last event.
+	cut, _, _ := strings.Cut(stream, `{"Action":"fail","Package":"example.com/m/db"`)
+	_, err = gotestjson.Parse(strings.NewReader(cut), "go-test.json")
 	fmt.Println(err)
 	// Output:
 	// example.com/m/calc::TestAdd failed: calc_test.go:9: Add(2, 3) = 4, want 5

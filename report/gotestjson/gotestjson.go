@@ -300,7 +300,7 @@ func (p *parser) count() error {
 // package tested again in a joined stream).
 func (p *parser) pkg(ev *event) *pkgState {
 	ps := p.pkgs[ev.Package]
-	if ps != nil && !(ps.ended && ev.Action != "output") {
+	if ps != nil && (!ps.ended || ev.Action == "output") {
 		return ps
 	}
 	scope, n := p.name+"#"+ev.Package, 1

@@ -288,7 +288,7 @@ func cleanUTF8(s []byte) bool {
 // valid UTF-8).
 func nonASCIIRune(s []byte) (int, bool) {
 	c, size := utf8.DecodeRune(s)
-	return size, !(c == utf8.RuneError && size <= 1 || c == 0xFFFE || c == 0xFFFF)
+	return size, (c != utf8.RuneError || size > 1) && c != 0xFFFE && c != 0xFFFF
 }
 
 // allowedC0 has bit c set for each C0 control c XML allows.

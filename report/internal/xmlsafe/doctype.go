@@ -92,97 +92,124 @@ func (r *Reader) doctype() error {
 // scanDoctype checks the DOCTYPE at the start of s and returns its length,
 // or errShort when s ends before it does.
 func (r *Reader) scanDoctype(s []byte) (int, error) {
-	p := len(doctypeWord)
-	malformed := func(at int) (int, error) {
-		if at < len(s) && s[at] == '%' {
-			return 0, r.syntax(r.r+at, Reason(ErrEntity, "parameter entity reference in the DOCTYPE refused"))
-		}
-		return 0, r.syntaxf(r.r+at, "malformed DOCTYPE")
+	d := doctypeScan{r: r, s: s, p: len(doctypeWord)}
+	if err := d.space(); err != nil {
+		return 0, err
 	}
-	// spaces skips white space from p; it tells whether there was any.
-	spaces := func() bool {
-		q := p
-		for p < len(s) && isSpace(s[p]) {
-			p++
-		}
-		return p > q
+	q := d.p
+	for d.p < len(s) && isNameByte(s[d.p]) {
+		d.p++
 	}
-	// literal reads a quoted string at p.
-	literal := func() error {
-		if p >= len(s) {
-			return errShort
-		}
-		if c := s[p]; c != '"' && c != '\'' {
-			_, err := malformed(p)
-			return err
-		}
-		q := bytes.IndexByte(s[p+1:], s[p])
-		if q < 0 {
-			return errShort
-		}
-		p += q + 2
-		return nil
-	}
-	if !spaces() {
-		if p >= len(s) {
-			return 0, errShort
-		}
-		return malformed(p)
-	}
-	q := p
-	for p < len(s) && isNameByte(s[p]) {
-		p++
-	}
-	if p >= len(s) {
+	if d.p >= len(s) {
 		return 0, errShort
 	}
-	if p == q || !isNameStart(s[q]) {
-		return malformed(q)
+	if d.p == q || !isNameStart(s[q]) {
+		return 0, d.malformed(q)
 	}
-	if spaces() {
-		rest := s[p:]
-		if len(rest) < len(systemWord) && (bytes.HasPrefix(systemWord, rest) || bytes.HasPrefix(publicWord, rest)) {
-			return 0, errShort
-		}
-		system, public := bytes.HasPrefix(rest, systemWord), bytes.HasPrefix(rest, publicWord)
-		if system || public {
-			p += len(systemWord)
-			n := 1
-			if public {
-				n = 2 // the public id and the system literal
-			}
-			for range n {
-				if !spaces() {
-					if p >= len(s) {
-						return 0, errShort
-					}
-					return malformed(p)
-				}
-				if err := literal(); err != nil {
-					return 0, err
-				}
-			}
-			spaces()
+	if d.spaces() {
+		if err := d.externalID(); err != nil {
+			return 0, err
 		}
 	}
-	if p >= len(s) {
+	if d.p >= len(s) {
 		return 0, errShort
 	}
-	if s[p] == '[' {
-		n, err := r.scanSubset(s, p+1)
+	if s[d.p] == '[' {
+		n, err := r.scanSubset(s, d.p+1)
 		if err != nil {
 			return 0, err
 		}
-		p = n
-		spaces()
-		if p >= len(s) {
+		d.p = n
+		d.spaces()
+		if d.p >= len(s) {
 			return 0, errShort
 		}
 	}
-	if s[p] != '>' {
-		return malformed(p)
+	if s[d.p] != '>' {
+		return 0, d.malformed(d.p)
 	}
-	return p + 1, nil
+	return d.p + 1, nil
+}
+
+// doctypeScan is where scanDoctype is in the DOCTYPE at the start of s: at
+// p.
+type doctypeScan struct {
+	r *Reader
+	s []byte
+	p int
+}
+
+// malformed is the error of a DOCTYPE malformed at at; a parameter entity
+// reference there is ErrEntity.
+func (d *doctypeScan) malformed(at int) error {
+	if at < len(d.s) && d.s[at] == '%' {
+		return d.r.syntax(d.r.r+at, Reason(ErrEntity, "parameter entity reference in the DOCTYPE refused"))
+	}
+	return d.r.syntaxf(d.r.r+at, "malformed DOCTYPE")
+}
+
+// spaces skips white space from p; it tells whether there was any.
+func (d *doctypeScan) spaces() bool {
+	q := d.p
+	for d.p < len(d.s) && isSpace(d.s[d.p]) {
+		d.p++
+	}
+	return d.p > q
+}
+
+// space skips the white space that must come at p.
+func (d *doctypeScan) space() error {
+	if d.spaces() {
+		return nil
+	}
+	if d.p >= len(d.s) {
+		return errShort
+	}
+	return d.malformed(d.p)
+}
+
+// literal reads a quoted string at p.
+func (d *doctypeScan) literal() error {
+	if d.p >= len(d.s) {
+		return errShort
+	}
+	if c := d.s[d.p]; c != '"' && c != '\'' {
+		return d.malformed(d.p)
+	}
+	q := bytes.IndexByte(d.s[d.p+1:], d.s[d.p])
+	if q < 0 {
+		return errShort
+	}
+	d.p += q + 2
+	return nil
+}
+
+// externalID reads SYSTEM "uri" or PUBLIC "id" "uri" at p, when one is
+// there, and the white space after it.
+func (d *doctypeScan) externalID() error {
+	rest := d.s[d.p:]
+	if len(rest) < len(systemWord) && (bytes.HasPrefix(systemWord, rest) || bytes.HasPrefix(publicWord, rest)) {
+		return errShort
+	}
+	system, public := bytes.HasPrefix(rest, systemWord), bytes.HasPrefix(rest, publicWord)
+	if !system && !public {
+		return nil
+	}
+	d.p += len(systemWord)
+	n := 1
+	if public {
+		n = 2 // the public id and the system literal
+	}
+	for range n {
+		if err := d.space(); err != nil {
+			return err
+		}
+		if err := d.literal(); err != nil {
+			return err
+		}
+	}
+	d.spaces()
+	return nil
 }
 
 // scanSubset checks an internal DTD subset from p to just past its ']'.
