@@ -175,9 +175,17 @@ func (s *sqlStore) recordHistory(ctx context.Context, tx *sql.Tx, sr StoredRun) 
 	if !r.Counted() {
 		return nil
 	}
-	var repo string
+	var repo, job, session string
 	var recorded int64
-	if err := tx.QueryRowContext(ctx, s.q(`SELECT repository, recorded_at FROM runs WHERE run_id = ?`), r.ID).Scan(&repo, &recorded); err != nil {
+	// The per-test rows reference the run's failing-cases row: it is
+	// there for a new run, and written later in tx when the run's cases
+	// are given back (none kept now). A run stored with its cases before
+	// those rows existed has none, and no per-test history.
+	var noCases, failingRow int
+	if err := tx.QueryRowContext(ctx, s.q(`SELECT repository, recorded_at, job_id, session_ref,
+		CASE WHEN cases_json IS NULL THEN 1 ELSE 0 END, (SELECT COUNT(*) FROM run_failing WHERE run_id = ?)
+		FROM runs WHERE run_id = ?`), r.ID, r.ID).
+		Scan(&repo, &recorded, &job, &session, &noCases, &failingRow); err != nil {
 		return err
 	}
 	if repo == "" {
@@ -200,9 +208,9 @@ func (s *sqlStore) recordHistory(ctx context.Context, tx *sql.Tx, sr StoredRun) 
 			lineRate = *r.Coverage.LineRate
 		}
 		c := r.Counts
-		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO history_runs (run_id, repository, at, total, passed, failed, errors, skipped, flaky, duration_us, line_rate)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-			r.ID, repo, at, c.Total, c.Passed, c.Failed, c.Errors, c.Skipped, c.Flaky, duration, lineRate); err != nil {
+		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO history_runs (run_id, repository, at, total, passed, failed, errors, skipped, flaky, duration_us, line_rate, job_id, session_ref)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+			r.ID, repo, at, c.Total, c.Passed, c.Failed, c.Errors, c.Skipped, c.Flaky, duration, lineRate, job, session); err != nil {
 			return err
 		}
 	} else if repo != "" {
@@ -212,7 +220,7 @@ func (s *sqlStore) recordHistory(ctx context.Context, tx *sql.Tx, sr StoredRun) 
 			}
 		}
 	}
-	if len(r.Cases) == 0 {
+	if len(r.Cases) == 0 || (noCases == 0 && failingRow == 0) {
 		return nil
 	}
 	if err := tx.QueryRowContext(ctx, s.q(`SELECT COUNT(*) FROM (SELECT 1 FROM test_history WHERE run_id = ? LIMIT 1) one`), r.ID).Scan(&n); err != nil || n > 0 {
@@ -267,7 +275,7 @@ func (s *sqlStore) TestHistory(ctx context.Context, q HistoryQuery) ([]HistoryEn
 		args = append(args, q.Until.UnixMicro())
 	}
 	st, err := s.prepare(ctx, s.q(`SELECT h.run_id, h.at, h.tree, h.outcome, h.duration_us, h.retried, r.job_id, r.session_ref
-		FROM test_history h JOIN runs r ON r.run_id = h.run_id
+		FROM test_history h JOIN history_runs r ON r.run_id = h.run_id
 		WHERE `+where+` ORDER BY h.at DESC, h.run_id`+s.d.collate+` DESC LIMIT `+fmt.Sprint(boundOr(q.Limit, MaxHistoryRuns))))
 	if err != nil {
 		return nil, s.fail("", err)

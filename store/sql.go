@@ -255,6 +255,17 @@ var migrations = [][]string{
 			PRIMARY KEY (repository, environment, test_id))`,
 		`CREATE INDEX quarantine_test ON quarantine (repository, test_id)`,
 	},
+	10: {
+		// A test's history is read from its index alone (its rows lie
+		// scattered, a run's together), and each run's job and session
+		// from its small totals row rather than from the run's.
+		`DROP INDEX test_history_test`,
+		`CREATE INDEX test_history_test ON test_history (repository, test_id, at, run_id, tree, outcome, duration_us, retried)`,
+		`ALTER TABLE history_runs ADD COLUMN job_id TEXT NOT NULL DEFAULT ''`,
+		`ALTER TABLE history_runs ADD COLUMN session_ref TEXT NOT NULL DEFAULT ''`,
+		`UPDATE history_runs SET job_id = (SELECT job_id FROM runs WHERE runs.run_id = history_runs.run_id),
+			session_ref = (SELECT session_ref FROM runs WHERE runs.run_id = history_runs.run_id)`,
+	},
 }
 
 // SchemaVersion is the newest schema version this package writes.
