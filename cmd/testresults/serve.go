@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/hangar-dev/testresults/serve"
+	"github.com/hangar-dev/testresults/store"
 )
 
 func init() {
@@ -83,6 +84,22 @@ func (o *serveOptions) adminToken(env Env) (string, error) {
 	return tok, nil
 }
 
+// openServed reads the admin token (tokenFile, else $HANGAR_ADMIN_TOKEN)
+// and opens the store, as a server of stored runs (serve, mcp) starts:
+// a bad token file or store flag is a usage error of cf.
+func openServed(ctx context.Context, cf *cmdFlags, env Env, tokenFile string, sf *storeFlag) (string, store.Store, error) {
+	token, err := (&serveOptions{tokenFile: tokenFile}).adminToken(env)
+	if err != nil {
+		return "", nil, cf.usageErr("--admin-token-file: %v", err)
+	}
+	loc, err := sf.location(env)
+	if err != nil {
+		return "", nil, cf.usageErr("%v", err)
+	}
+	st, err := sf.open(ctx, loc)
+	return token, st, err
+}
+
 func runServe(ctx context.Context, args []string, env Env) error {
 	fs, o := newServeFlags()
 	cf := flagsFor("serve", serveUsage, fs)
@@ -92,19 +109,11 @@ func runServe(ctx context.Context, args []string, env Env) error {
 	if fs.NArg() > 0 {
 		return cf.usageErr("serve takes no arguments")
 	}
-	token, err := o.adminToken(env)
-	if err != nil {
-		return cf.usageErr("--admin-token-file: %v", err)
-	}
-	loc, err := o.store.location(env)
-	if err != nil {
-		return cf.usageErr("%v", err)
-	}
-	st, err := o.store.open(ctx, loc)
+	token, st, err := openServed(ctx, cf, env, o.tokenFile, o.store)
 	if err != nil {
 		return err
 	}
-	defer st.Close()
+	defer func() { _ = st.Close() }()
 	ln, err := net.Listen("tcp", o.listen)
 	if err != nil {
 		return err
