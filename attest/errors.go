@@ -12,6 +12,7 @@ var ErrKey = errors.New("attest: key")
 // envelope. Verify reports every later problem as a broken rule instead.
 var ErrEnvelope = errors.New("attest: envelope")
 
-// ErrRun is wrapped when a run cannot be attested: it names no commit, or
-// its commit is not a full git commit id.
+// ErrRun is wrapped when a run cannot be attested: it names no commit, its
+// commit is not a full git commit id, or it is not a valid run
+// (testrun.Run.Validate).
 var ErrRun = errors.New("attest: run")

@@ -84,7 +84,9 @@ func (e *Extension) Facts() Facts {
 // report read whole, with its sha256, and the command), url, the passed,
 // warned (flaky) and failed test ids the run keeps, and the Extension. A
 // run without a full commit id is refused (ErrRun): a statement must be
-// about something.
+// about something, and so is a run that is not valid (testrun.Run.Validate:
+// counts that do not add up, cases or failures with more failing tests than
+// the counts, any other contradiction), whose counts could hide a failure.
 func NewStatement(run *testrun.Run, opts ...Option) (*intoto.Statement, error) {
 	var cfg config
 	for _, o := range opts {
@@ -95,6 +97,11 @@ func NewStatement(run *testrun.Run, opts ...Option) (*intoto.Statement, error) {
 			return nil, fmt.Errorf("%w: the run names no commit (parse --commit, or run inside a git work tree)", ErrRun)
 		}
 		return nil, fmt.Errorf("%w: commit %q is not a full git commit id (40 hex digits)", ErrRun, run.Commit)
+	}
+	// The result is decided from the counts: a run whose cases or
+	// failures say more than its counts is not attested at all.
+	if err := run.Validate(); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrRun, err)
 	}
 	subject := &intoto.ResourceDescriptor{Digest: map[string]string{"gitCommit": lowerHex(run.Commit)}}
 	if run.Tree != "" {

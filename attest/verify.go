@@ -87,7 +87,8 @@ func (v *Verification) problem(format string, a ...any) {
 // payload (DSSE); the payload type is in-toto's; the payload is an in-toto
 // Statement v1 that validates, with the test-result predicate type; its one
 // subject is want.Commit (gitCommit); the predicate parses, validates and
-// its result is PASSED (or WARNED with want.AllowWarned); the extension is
+// its result is PASSED (or WARNED with want.AllowWarned), and a result
+// other than FAILED lists no failed tests; the extension is
 // there, says the run is counted, and gives by Decide the result the
 // predicate states; and every report the configuration names is re-hashed
 // (see Want.Reports) and has the sha256 it names. Every rule broken is one
@@ -279,6 +280,9 @@ func (v *Verification) checkResult(tr *testresult.TestResult, ext *Extension, al
 			v.problem("the extension's commit %s differs from the subject's", ext.Commit)
 		}
 	}
+	if failed := tr.GetFailedTests(); len(failed) > 0 && result != ResultFailed {
+		v.problem("result %s, yet the predicate lists %d failed tests (%s)", result, len(failed), listSome(failed))
+	}
 	switch {
 	case result == ResultPassed, result == ResultWarned && allowWarned:
 	default:
@@ -288,6 +292,15 @@ func (v *Verification) checkResult(tr *testresult.TestResult, ext *Extension, al
 		}
 		v.problem("result is %s, not PASSED%s", result, why)
 	}
+}
+
+// listSome is the first few of ids, comma-separated.
+func listSome(ids []string) string {
+	const some = 5
+	if len(ids) <= some {
+		return strings.Join(ids, ", ")
+	}
+	return strings.Join(ids[:some], ", ") + fmt.Sprintf(", and %d more", len(ids)-some)
 }
 
 func countsText(c *testrun.Counts) string {
@@ -424,13 +437,7 @@ var errNotRegular = errors.New("not a regular file")
 // hashFile is the hex SHA-256 of the regular file at path, at most
 // MaxReportBytes.
 func hashFile(path string) (string, error) {
-	// Stat first: opening a named pipe would wait for a writer.
-	if fi, err := os.Stat(path); err != nil {
-		return "", err
-	} else if !fi.Mode().IsRegular() {
-		return "", fmt.Errorf("%s: %w", path, errNotRegular)
-	}
-	f, err := os.Open(path)
+	f, err := openReport(path)
 	if err != nil {
 		return "", err
 	}
@@ -438,9 +445,6 @@ func hashFile(path string) (string, error) {
 	fi, err := f.Stat()
 	if err != nil {
 		return "", err
-	}
-	if !fi.Mode().IsRegular() {
-		return "", fmt.Errorf("%s: %w", path, errNotRegular)
 	}
 	if fi.Size() > MaxReportBytes {
 		return "", fmt.Errorf("%s: larger than %d MiB", path, MaxReportBytes>>20)
@@ -454,4 +458,25 @@ func hashFile(path string) (string, error) {
 		return "", fmt.Errorf("%s: larger than %d MiB", path, MaxReportBytes>>20)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// openReport opens the file at path for reading once it is a regular
+// file. It opens first and then looks at what it opened (never a look at
+// the path and then an open, between which the file could be swapped),
+// and opens without waiting (a named pipe would wait for a writer).
+func openReport(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|openNonBlock, 0)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", path, errNotRegular)
+	}
+	return f, nil
 }
