@@ -126,3 +126,34 @@ func TestRerunBudgetWholeCheck(t *testing.T) {
 	require.Len(t, got.Reruns, 1, "the first rerun on another tree stops the budget")
 	assert.Contains(t, got.Stopped, "rerun 1 ran on tree")
 }
+
+// TestRerunBudgetGo reruns a real go test -json check's failing tests
+// alone (go test -run on their top-level names): they fail again, the
+// budget calls them broken, and the passing test did not run again.
+func TestRerunBudgetGo(t *testing.T) {
+	dir := tinyModule(t)
+	gitCmd(t, dir, "init", "-q", "-b", "main")
+	gitCmd(t, dir, "add", "-A")
+	gitCmd(t, dir, "-c", "commit.gpgsign=false", "commit", "-q", "-m", "c")
+	env := goEnv(t)
+	out := t.TempDir()
+	argv := []string{"go", "test", "-json", "-count=1", "./..."}
+	first, err := Run(context.Background(), argv, WithDir(dir), WithEnv(env), WithStdio(nil, nil, nil), WithReportDir(filepath.Join(out, "run")))
+	require.NoError(t, err)
+	defer first.Close()
+	got := RerunBudget{Budget: 1, Dir: dir, Options: func(n int) []Option {
+		return []Option{WithDir(dir), WithEnv(env), WithStdio(nil, nil, nil), WithReportDir(filepath.Join(out, "rerun-"+strconv.Itoa(n)))}
+	}}.Run(context.Background(), argv, first)
+	for _, r := range got.Reruns {
+		defer r.Close()
+	}
+	assert.True(t, got.Selected)
+	assert.Equal(t, []string{"go", "test", "-json", "-count=1", "-run", "^(TestFail|TestSub)$", "."}, got.Argv)
+	assert.Equal(t, testrun.RerunBroken, got.Verdict)
+	require.Len(t, got.Reruns, 1)
+	rerun := got.Reruns[0].Run
+	assert.Equal(t, testrun.OutcomeFailed, rerun.Cases["example.com/tiny::TestSub/b"])
+	assert.Equal(t, testrun.OutcomePassed, rerun.Cases["example.com/tiny::TestSub/a"], "the subtest's siblings run with it")
+	assert.NotContains(t, rerun.Cases, "example.com/tiny::TestPass")
+	assert.Empty(t, got.Stopped)
+}
