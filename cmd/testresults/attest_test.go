@@ -144,3 +144,58 @@ func TestAttestPredicateOnly(t *testing.T) {
 	assert.NotContains(t, pred, "predicateType", "the bare predicate")
 	assert.Equal(t, true, pred["testresultsRun"].(map[string]any)["counted"])
 }
+
+// TestAttestRefusesResultsThatContradictThemselves: a TEST-RESULTS.json
+// whose comparison says a test newly fails while its run passes every
+// test, or whose run counts fewer failures than its cases hold, is
+// refused, never signed PASSED.
+func TestAttestRefusesResultsThatContradictThemselves(t *testing.T) {
+	dir := t.TempDir()
+	keys := attestKeys(t, dir)
+	runFile := parsedRun(t, dir, "after_turn", runnerFile(t, "maven/reports/TEST-calc.SeparatorTest.xml"))
+	b, err := os.ReadFile(runFile)
+	require.NoError(t, err)
+	edit := func(name string, f func(m map[string]any)) string {
+		var m map[string]any
+		require.NoError(t, json.Unmarshal(b, &m))
+		f(m)
+		out, err := json.Marshal(m)
+		require.NoError(t, err)
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, out, 0o644))
+		return p
+	}
+	// The honest file is signed PASSED.
+	code, _, stderr := runCmd(t, "attest", "--key", keys["ed25519"][0], "-o", filepath.Join(dir, "ok.intoto.json"), runFile)
+	require.Equal(t, exitOK, code, stderr)
+
+	for name, f := range map[string]func(m map[string]any){
+		"a new failure the run passes": func(m map[string]any) {
+			var id string
+			for k := range m["cases"].(map[string]any) {
+				id = k
+			}
+			m["base_id"], m["available"], m["unavailable_reason"] = "base-run", true, nil
+			m["new_failures"] = []any{map[string]any{"id": id, "outcome": "failed", "message": nil, "flaky": false}}
+			m["base_failures"], m["fixed"], m["flaky_on_list"] = []any{}, []any{}, []any{}
+			m["coverage_delta"], m["output_failures"] = nil, []any{}
+		},
+		"a failing case the counts do not count": func(m map[string]any) {
+			for k := range m["cases"].(map[string]any) {
+				m["cases"].(map[string]any)[k] = "failed"
+				break
+			}
+		},
+	} {
+		p := edit("results.json", f)
+		att := filepath.Join(dir, "bad.intoto.json")
+		code, _, stderr := runCmd(t, "attest", "--key", keys["ed25519"][0], "-o", att, p)
+		assert.Equal(t, exitRejected, code, "%s: %s", name, stderr)
+		assert.Contains(t, stderr, "invalid run", name)
+		assert.Contains(t, stderr, map[string]string{
+			"a new failure the run passes":           "does not fail in run",
+			"a failing case the counts do not count": "more than failed + errors (0)",
+		}[name], name)
+		assert.NoFileExists(t, att, name)
+	}
+}
