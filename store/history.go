@@ -231,7 +231,7 @@ func (s *sqlStore) recordHistory(ctx context.Context, tx *sql.Tx, sr StoredRun) 
 		retried[id] = true
 	}
 	ids := slices.Sorted(maps.Keys(r.Cases))
-	const perRow = 8
+	const perRow = 10
 	for len(ids) > 0 {
 		part := ids[:min(chunk, len(ids))]
 		ids = ids[len(part):]
@@ -245,10 +245,10 @@ func (s *sqlStore) recordHistory(ctx context.Context, tx *sql.Tx, sr StoredRun) 
 			if retried[id] {
 				rt = 1
 			}
-			args = append(args, r.ID, repo, id, at, r.Tree, string(r.Cases[id]), d, rt)
+			args = append(args, r.ID, repo, id, at, r.Tree, string(r.Cases[id]), d, rt, job, session)
 		}
-		values := strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?, ?, ?), ", len(part)), ", ")
-		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO test_history (run_id, repository, test_id, at, tree, outcome, duration_us, retried)
+		values := strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?), ", len(part)), ", ")
+		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO test_history (run_id, repository, test_id, at, tree, outcome, duration_us, retried, job_id, session_ref)
 			VALUES `+values+` ON CONFLICT (run_id, test_id) DO NOTHING`), args...); err != nil {
 			return err
 		}
@@ -274,9 +274,11 @@ func (s *sqlStore) TestHistory(ctx context.Context, q HistoryQuery) ([]HistoryEn
 		where += ` AND h.at < ?`
 		args = append(args, q.Until.UnixMicro())
 	}
-	st, err := s.prepare(ctx, s.q(`SELECT h.run_id, h.at, h.tree, h.outcome, h.duration_us, h.retried, r.job_id, r.session_ref
-		FROM test_history h JOIN history_runs r ON r.run_id = h.run_id
-		WHERE `+where+` ORDER BY h.at DESC, h.run_id`+s.d.collate+` DESC LIMIT `+fmt.Sprint(boundOr(q.Limit, MaxHistoryRuns))))
+	// In the index's order (runs of the same microsecond are put in run id
+	// order below).
+	st, err := s.prepare(ctx, s.q(`SELECT h.run_id, h.at, h.tree, h.outcome, h.duration_us, h.retried, h.job_id, h.session_ref
+		FROM test_history h
+		WHERE `+where+` ORDER BY h.at DESC LIMIT `+fmt.Sprint(boundOr(q.Limit, MaxHistoryRuns))))
 	if err != nil {
 		return nil, s.fail("", err)
 	}
@@ -302,8 +304,18 @@ func (s *sqlStore) TestHistory(ctx context.Context, q HistoryQuery) ([]HistoryEn
 	if err := rows.Err(); err != nil {
 		return nil, s.fail("", err)
 	}
-	slices.Reverse(out)
+	sortEntries(out)
 	return out, nil
+}
+
+// sortEntries orders entries by time, then run id.
+func sortEntries(h []HistoryEntry) {
+	slices.SortFunc(h, func(a, b HistoryEntry) int {
+		if c := a.At.Compare(b.At); c != 0 {
+			return c
+		}
+		return strings.Compare(a.RunID, b.RunID)
+	})
 }
 
 func (s *sqlStore) Trends(ctx context.Context, repo string, n int) ([]TrendPoint, error) {
@@ -401,12 +413,7 @@ func (s *sqlStore) RepoTests(ctx context.Context, repo string, window, limit int
 // rankTests fills the lists of out from each test's history (any order).
 func rankTests(out *RepoTests, byTest map[string][]HistoryEntry, limit int) {
 	for id, h := range byTest {
-		slices.SortFunc(h, func(a, b HistoryEntry) int {
-			if c := a.At.Compare(b.At); c != 0 {
-				return c
-			}
-			return strings.Compare(a.RunID, b.RunID)
-		})
+		sortEntries(h)
 		// One flip is a break (or a fix), not a flake: listed as broken.
 		if f := testrun.ScoreFlakiness(Points(h)); f.Flips > 1 || f.Flaky {
 			out.Flakiest = append(out.Flakiest, FlakyTest{TestID: id, Score: f})

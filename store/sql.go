@@ -266,6 +266,17 @@ var migrations = [][]string{
 		`UPDATE history_runs SET job_id = (SELECT job_id FROM runs WHERE runs.run_id = history_runs.run_id),
 			session_ref = (SELECT session_ref FROM runs WHERE runs.run_id = history_runs.run_id)`,
 	},
+	11: {
+		// Each run's job and session beside its tests too: a test's history
+		// is then one read of its index, in its order, with no join.
+		`ALTER TABLE test_history ADD COLUMN job_id TEXT NOT NULL DEFAULT ''`,
+		`ALTER TABLE test_history ADD COLUMN session_ref TEXT NOT NULL DEFAULT ''`,
+		`UPDATE test_history SET
+			job_id = COALESCE((SELECT job_id FROM history_runs WHERE history_runs.run_id = test_history.run_id), ''),
+			session_ref = COALESCE((SELECT session_ref FROM history_runs WHERE history_runs.run_id = test_history.run_id), '')`,
+		`DROP INDEX test_history_test`,
+		`CREATE INDEX test_history_test ON test_history (repository, test_id, at, run_id, tree, outcome, duration_us, retried, job_id, session_ref)`,
+	},
 }
 
 // SchemaVersion is the newest schema version this package writes.
