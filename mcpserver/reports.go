@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -22,6 +23,10 @@ import (
 // MaxReportPaths bounds the paths one parse_reports call names: the files
 // limit of a run (report.DefaultMaxFiles).
 const MaxReportPaths = report.DefaultMaxFiles
+
+// MaxPathBytes bounds a path parse_reports takes (PATH_MAX on Linux): a
+// longer one names no file.
+const MaxPathBytes = 4096
 
 // ErrOutside is wrapped by the refusal of a path outside the reports
 // folder.
@@ -50,13 +55,17 @@ func resolveRoot(dir string) (string, error) {
 
 // confine returns the path under root (resolved, see resolveRoot) that p
 // names: relative to root, or absolute and under it. It refuses a path
-// with a ".." element, an absolute path elsewhere, and one whose symbolic
-// links, resolved, lead out of root (or that cannot be resolved). The path
-// it returns is not resolved: report.ReadRun refuses a symbolic link in it,
-// as testresults parse does.
+// longer than MaxPathBytes, one with a ".." element, an absolute path
+// elsewhere, and one whose symbolic links, resolved, lead out of root (or
+// that cannot be resolved); a refusal repeats at most the first 200 bytes
+// of the path. The path it returns is not resolved: report.ReadRun refuses
+// a symbolic link in it, as testresults parse does.
 func confine(root, p string) (string, error) {
 	refuse := func(why string) (string, error) {
-		return "", fmt.Errorf("%w: %q %s", ErrOutside, p, why)
+		return "", fmt.Errorf("%w: %q %s", ErrOutside, brief(p), why)
+	}
+	if len(p) > MaxPathBytes {
+		return refuse(fmt.Sprintf("is longer than %d bytes", MaxPathBytes))
 	}
 	if p == "" || strings.ContainsRune(p, 0) {
 		return refuse("is not a path")
@@ -86,6 +95,22 @@ func confine(root, p string) (string, error) {
 		return refuse("leads out of it through a symbolic link")
 	}
 	return full, nil
+}
+
+// briefBytes is how much of a path refused its refusal repeats.
+const briefBytes = 200
+
+// brief is p, cut to about briefBytes (on a UTF-8 boundary) with "…" when
+// longer, so that a refusal is never as long as what was sent.
+func brief(p string) string {
+	if len(p) <= briefBytes {
+		return p
+	}
+	n := briefBytes
+	for n > 0 && !utf8.RuneStart(p[n]) {
+		n--
+	}
+	return p[:n] + "…"
 }
 
 // within reports whether p is root or under it (both clean and absolute).
