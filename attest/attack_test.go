@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -239,4 +240,28 @@ func TestAttackUnsignedNamesAreNotOpened(t *testing.T) {
 	require.False(t, v.OK())
 	assert.Contains(t, v.Problems, "reports not re-hashed: the statement is not signed by the key given")
 	assert.Equal(t, 0, v.Reports)
+}
+
+// The predicate's url is a ResourceURI: a statement whose url is not an
+// absolute URI does not validate against the predicate's rules, and none
+// is written.
+func TestAttackURLNotAURI(t *testing.T) {
+	keys := ed25519Pair(t)
+	good, sep := passingStatement(t)
+	run := runOf(t, testrun.KindAfterTurn, sep)
+	for _, u := range []string{"not a url", "runs/42", "https://ci.example/run 42", "https://ci.example/\x1b[2Jrun", "https://ci.example/<script>"} {
+		lie := editStatement(t, good, func(m map[string]any) { pred(m)["url"] = u })
+		v := verify(t, signStatement(t, keys, lie), keys.public, Want{Commit: commitA, Reports: []string{sep}})
+		require.False(t, v.OK(), u)
+		assert.Contains(t, v.Problems, `predicate: url `+fmt.Sprintf("%q", u)+` is not an absolute URI (a ResourceURI)`)
+		_, err := NewStatement(run, WithURL(u))
+		require.Error(t, err, u)
+	}
+	for _, u := range []string{"https://github.com/acme/app/actions/runs/42/attempts/1", "https://gitlab.example/acme/app/-/jobs/7?x=%20y", "urn:uuid:6e8bc430-9c3a-11d9-9669-0800200c9a66"} {
+		lie := editStatement(t, good, func(m map[string]any) { pred(m)["url"] = u })
+		v := verify(t, signStatement(t, keys, lie), keys.public, Want{Commit: commitA, Reports: []string{sep}})
+		assert.True(t, v.OK(), "%s: %v", u, v.Problems)
+		_, err := NewStatement(run, WithURL(u))
+		require.NoError(t, err, u)
+	}
 }

@@ -6,9 +6,12 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	testresult "github.com/in-toto/attestation/go/predicates/test_result/v0"
 	intoto "github.com/in-toto/attestation/go/v1"
@@ -106,6 +109,9 @@ func NewStatement(run *testrun.Run, opts ...Option) (*intoto.Statement, error) {
 	subject := &intoto.ResourceDescriptor{Digest: map[string]string{"gitCommit": lowerHex(run.Commit)}}
 	if run.Tree != "" {
 		subject.Digest[TreeDigestKey] = run.Tree
+	}
+	if cfg.url != "" && !IsResourceURI(cfg.url) {
+		return nil, fmt.Errorf("attest: url %q is not an absolute URI (the predicate's url is a ResourceURI)", brief(cfg.url))
 	}
 	pred, err := predicateOf(run, &cfg)
 	if err != nil {
@@ -312,6 +318,33 @@ func marshalProto(m proto.Message) ([]byte, error) {
 		return nil, fmt.Errorf("attest: %w", err)
 	}
 	return out.Bytes(), nil
+}
+
+// IsResourceURI reports whether s is what the predicate's url must be, an
+// absolute URI (RFC 3986: a scheme, then no space, control character or
+// other byte a URI cannot hold unescaped).
+func IsResourceURI(s string) bool {
+	if len(s) > maxURIBytes || strings.ContainsFunc(s, func(r rune) bool { return r <= ' ' || r >= 0x7f || strings.ContainsRune(`"<>\^`+"`{|}", r) }) {
+		return false
+	}
+	u, err := url.Parse(s)
+	return err == nil && u.Scheme != "" && (u.Opaque != "" || u.Host != "" || u.Path != "")
+}
+
+// maxURIBytes bounds the url (8 KiB, more than any CI run's URL).
+const maxURIBytes = 8 << 10
+
+// brief is s cut to about 200 bytes, for a message that quotes it.
+func brief(s string) string {
+	const n = 200
+	if len(s) <= n {
+		return s
+	}
+	i := n
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "…"
 }
 
 // IsCommitID reports whether s is a full git commit id: 40 hex digits,

@@ -225,6 +225,9 @@ func (v *Verification) readPredicate(st *intoto.Statement) (*testresult.TestResu
 	if !Result(tr.GetResult()).Valid() {
 		v.problem("predicate: result %q is not PASSED, WARNED or FAILED", tr.GetResult())
 	}
+	if u := tr.GetUrl(); u != "" && !IsResourceURI(u) {
+		v.problem("predicate: url %q is not an absolute URI (a ResourceURI)", brief(u))
+	}
 	switch n := len(tr.GetConfiguration()); {
 	case n == 0:
 		v.problem("predicate: configuration is empty (it is required)")
