@@ -259,7 +259,7 @@ func TestAcceptsGzip(t *testing.T) {
 type wholeStore struct{ store.Store }
 
 func (w wholeStore) RunPage(ctx context.Context, id string, offset, limit int) (store.StoredRun, int, error) {
-	sr, err := w.Store.Run(ctx, id)
+	sr, err := w.Run(ctx, id)
 	if err != nil || !sr.HasCases {
 		return sr, -1, err
 	}
@@ -279,7 +279,7 @@ func (w wholeStore) RunPage(ctx context.Context, id string, offset, limit int) (
 }
 
 func (w wholeStore) RunOutcomes(ctx context.Context, id string, _ []string) (map[string]testrun.Outcome, error) {
-	sr, err := w.Store.Run(ctx, id)
+	sr, err := w.Run(ctx, id)
 	return sr.Run.Cases, err
 }
 

@@ -125,7 +125,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /jobs", jobsRedirect)
 	mux.Handle("GET /{$}", handlerFunc(s.frontPage))
 	mux.Handle("/", handlerFunc(noRoute))
-	var h http.Handler = instrument(mux, s.opts.TracerProvider, s.opts.MeterProvider)
+	h := instrument(mux, s.opts.TracerProvider, s.opts.MeterProvider)
 	h = s.withTimeout(h)
 	if s.opts.AccessLog != nil {
 		h = accessLog(h, s.opts.AccessLog, s.opts.Now)
