@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -264,4 +265,33 @@ func TestAttackURLNotAURI(t *testing.T) {
 		_, err := NewStatement(run, WithURL(u))
 		require.NoError(t, err, u)
 	}
+}
+
+// Huge strings in an envelope, signed or not, are not repeated whole in
+// its problems: a commit, a key id, a configuration name or role of a
+// megabyte each make a few lines, not megabytes.
+func TestAttackHugeStringsMakeBriefProblems(t *testing.T) {
+	keys, other := ed25519Pair(t), ed25519Pair(t)
+	good, sep := passingStatement(t)
+	huge := strings.Repeat("A", 1<<20)
+	lie := editStatement(t, good, func(m map[string]any) {
+		m["subject"].([]any)[0].(map[string]any)["digest"].(map[string]any)["gitCommit"] = huge
+		cfg := pred(m)["configuration"].([]any)
+		cfg[0].(map[string]any)["name"] = huge
+		cfg[0].(map[string]any)["annotations"].(map[string]any)["role"] = huge
+		pred(m)[ExtensionKey].(map[string]any)["result_reasons"] = []any{huge}
+		pred(m)["result"] = "FAILED"
+	})
+	e, err := ReadEnvelope(bytes.NewReader(signStatement(t, other, lie)))
+	require.NoError(t, err)
+	e.Signatures[0].KeyID = huge
+	ver, err := LoadVerifier(keys.public)
+	require.NoError(t, err)
+	v := Verify(context.Background(), e, ver, Want{Commit: commitA, Reports: []string{sep}})
+	require.False(t, v.OK())
+	n := 0
+	for _, p := range v.Problems {
+		n += len(p)
+	}
+	assert.Less(t, n, 16<<10, "%d problems of %d bytes", len(v.Problems), n)
 }

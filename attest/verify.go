@@ -102,7 +102,7 @@ func Verify(ctx context.Context, env *dsse.Envelope, key dsse.Verifier, want Wan
 	defer v.failClosed()
 	signed := v.checkSignature(ctx, env, key)
 	if env.PayloadType != PayloadType {
-		v.problem("payload type is %q, not %q", env.PayloadType, PayloadType)
+		v.problem("payload type is %q, not %q", brief(env.PayloadType), PayloadType)
 	}
 	st := v.readStatement(env)
 	if st == nil {
@@ -150,9 +150,9 @@ func (v *Verification) checkSignature(ctx context.Context, env *dsse.Envelope, k
 		id, _ := key.KeyID()
 		var by []string
 		for _, s := range env.Signatures {
-			by = append(by, orNull(s.KeyID))
+			by = append(by, brief(orNull(s.KeyID)))
 		}
-		v.problem("signature: not signed by the key given (key id %s; the envelope is signed by key id %s)", id, strings.Join(by, ", "))
+		v.problem("signature: not signed by the key given (key id %s; the envelope is signed by key id %s)", id, brief(strings.Join(by, ", ")))
 		return false
 	}
 	return true
@@ -165,23 +165,23 @@ var statementRead = protojson.UnmarshalOptions{DiscardUnknown: true}
 func (v *Verification) readStatement(env *dsse.Envelope) *intoto.Statement {
 	payload, err := env.DecodeB64Payload()
 	if err != nil {
-		v.problem("payload: %v", err)
+		v.problem("payload: %s", brief(err.Error()))
 		return nil
 	}
 	st := &intoto.Statement{}
 	if err := statementRead.Unmarshal(payload, st); err != nil {
-		v.problem("payload: not an in-toto Statement: %v", err)
+		v.problem("payload: not an in-toto Statement: %s", brief(err.Error()))
 		return nil
 	}
 	v.Statement = st
 	if st.GetType() != intoto.StatementTypeUri {
-		v.problem("statement: _type is %q, not %q", st.GetType(), intoto.StatementTypeUri)
+		v.problem("statement: _type is %q, not %q", brief(st.GetType()), intoto.StatementTypeUri)
 	}
 	if err := st.Validate(); err != nil {
-		v.problem("statement: not valid: %v", err)
+		v.problem("statement: not valid: %s", brief(err.Error()))
 	}
 	if st.GetPredicateType() != PredicateType {
-		v.problem("predicate type is %q, not %q", st.GetPredicateType(), PredicateType)
+		v.problem("predicate type is %q, not %q", brief(st.GetPredicateType()), PredicateType)
 	}
 	return st
 }
@@ -202,7 +202,7 @@ func (v *Verification) checkSubject(st *intoto.Statement, commit string) {
 	case !ok:
 		v.problem("subject: it names no gitCommit")
 	case lowerHex(got) != want:
-		v.problem("subject: the tests ran on commit %s, not on %s", got, want)
+		v.problem("subject: the tests ran on commit %s, not on %s", brief(got), want)
 	}
 }
 
@@ -218,12 +218,12 @@ func (v *Verification) readPredicate(st *intoto.Statement) (*testresult.TestResu
 	}
 	tr := &testresult.TestResult{}
 	if err := statementRead.Unmarshal(b, tr); err != nil {
-		v.problem("predicate: not a test result: %v", err)
+		v.problem("predicate: not a test result: %s", brief(err.Error()))
 		return nil, nil
 	}
 	v.Predicate = tr
 	if !Result(tr.GetResult()).Valid() {
-		v.problem("predicate: result %q is not PASSED, WARNED or FAILED", tr.GetResult())
+		v.problem("predicate: result %q is not PASSED, WARNED or FAILED", brief(tr.GetResult()))
 	}
 	if u := tr.GetUrl(); u != "" && !IsResourceURI(u) {
 		v.problem("predicate: url %q is not an absolute URI (a ResourceURI)", brief(u))
@@ -237,7 +237,7 @@ func (v *Verification) readPredicate(st *intoto.Statement) (*testresult.TestResu
 	}
 	for i, d := range tr.GetConfiguration() {
 		if err := d.Validate(); err != nil {
-			v.problem("predicate: configuration entry %d (%q): %v", i, d.GetName(), err)
+			v.problem("predicate: configuration entry %d (%q): %s", i, brief(d.GetName()), brief(err.Error()))
 		}
 	}
 	field, ok := pred.GetFields()[ExtensionKey]
@@ -249,7 +249,7 @@ func (v *Verification) readPredicate(st *intoto.Statement) (*testresult.TestResu
 	// one of the extension's, spelled exactly, is refused first.
 	for k := range field.GetStructValue().GetFields() {
 		if !slices.Contains(extensionKeys, k) {
-			v.problem("predicate: the %s extension has an unknown key %q", ExtensionKey, k)
+			v.problem("predicate: the %s extension has an unknown key %q", ExtensionKey, brief(k))
 			return tr, nil
 		}
 	}
@@ -263,7 +263,7 @@ func (v *Verification) readPredicate(st *intoto.Statement) (*testresult.TestResu
 			return tr, ext
 		}
 	}
-	v.problem("predicate: the %s extension is not readable: %v", ExtensionKey, err)
+	v.problem("predicate: the %s extension is not readable: %s", ExtensionKey, brief(fmt.Sprint(err)))
 	return tr, nil
 }
 
@@ -280,7 +280,7 @@ func (v *Verification) checkResult(tr *testresult.TestResult, ext *Extension, al
 			v.problem("result %s contradicts the run's facts in the extension, which give %s", result, derived)
 		}
 		if st := v.Statement; st != nil && len(st.GetSubject()) == 1 && lowerHex(st.GetSubject()[0].GetDigest()["gitCommit"]) != ext.Commit {
-			v.problem("the extension's commit %s differs from the subject's", ext.Commit)
+			v.problem("the extension's commit %s differs from the subject's", brief(ext.Commit))
 		}
 	}
 	if failed := tr.GetFailedTests(); len(failed) > 0 && result != ResultFailed {
@@ -291,7 +291,7 @@ func (v *Verification) checkResult(tr *testresult.TestResult, ext *Extension, al
 	default:
 		why := ""
 		if ext != nil && len(ext.ResultReasons) > 0 {
-			why = ": " + strings.Join(ext.ResultReasons, "; ")
+			why = ": " + brief(strings.Join(ext.ResultReasons, "; "))
 		}
 		v.problem("result is %s, not PASSED%s", result, why)
 	}
@@ -325,12 +325,12 @@ func (v *Verification) reportEntries(tr *testresult.TestResult) []reportEntry {
 			continue
 		case RoleReport:
 		default:
-			v.problem("configuration entry %d (%q): role %q is neither %s nor %s", i, d.GetName(), role, RoleReport, RoleCommand)
+			v.problem("configuration entry %d (%q): role %q is neither %s nor %s", i, brief(d.GetName()), brief(role), RoleReport, RoleCommand)
 			continue
 		}
 		sum := d.GetDigest()["sha256"]
 		if d.GetName() == "" || len(sum) != 64 {
-			v.problem("configuration entry %d (%q): a report needs a name and a sha256", i, d.GetName())
+			v.problem("configuration entry %d (%q): a report needs a name and a sha256", i, brief(d.GetName()))
 			continue
 		}
 		out = append(out, reportEntry{name: d.GetName(), sha256: lowerHex(sum)})
