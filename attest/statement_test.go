@@ -17,9 +17,11 @@ import (
 
 // parseStatement reads a statement's JSON form back with the in-toto Go
 // types, as another verifier would, and validates it and every resource
-// descriptor in it.
+// descriptor in it, and validates its JSON against the predicate's rules
+// as the specification states them (testdata/test-result-v0.1.schema.json).
 func parseStatement(t *testing.T, b []byte) (*intoto.Statement, *testresult.TestResult, map[string]any) {
 	t.Helper()
+	require.Empty(t, schemaProblem(t, b), "the statement validates against the predicate's rules")
 	st := &intoto.Statement{}
 	require.NoError(t, protojson.Unmarshal(b, st))
 	require.NoError(t, st.Validate())
