@@ -258,6 +258,9 @@ func (r *testresultsReceiver) deliverGroup(ctx context.Context, g group) {
 	if run != nil && changedWhileRead(run, keys, r.watcher) {
 		return
 	}
+	if r.watcher.movedSinceScan(pending) {
+		return
+	}
 	mark := func() {
 		ks := make([]string, 0, len(pending))
 		for _, p := range pending {

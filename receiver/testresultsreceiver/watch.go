@@ -46,6 +46,10 @@ const (
 type fileState struct {
 	size  int64
 	mtime time.Time
+	// id is the file's inode and inode change time (on Linux): a file
+	// rewritten to the same size with its time set back, or replaced by
+	// another renamed over it, is changed.
+	id fileIdentity
 	// stable counts the polls in a row that saw the same size and time.
 	stable int
 	// seen is the poll that last listed the file.
@@ -56,6 +60,18 @@ type fileState struct {
 	delivered bool
 	// closed caches whether an XML file's root is closed at size and mtime.
 	closed, closedKnown bool
+}
+
+// fileIdentity names one version of a file beyond its size and time; the
+// zero value where it is not known.
+type fileIdentity struct {
+	dev, ino            uint64
+	ctimeSec, ctimeNsec int64
+}
+
+// sameFile reports whether fi shows the file as st last saw it.
+func (st *fileState) sameFile(fi fs.FileInfo) bool {
+	return st.size == fi.Size() && st.mtime.Equal(fi.ModTime()) && st.id == identityOf(fi)
 }
 
 // watcher lists the files the include and exclude globs select and says
@@ -154,14 +170,14 @@ func (w *watcher) scan() map[string][]string {
 	add := func(path string, fi fs.FileInfo) {
 		st, ok := w.files[path]
 		if !ok {
-			st = &fileState{size: fi.Size(), mtime: fi.ModTime()}
+			st = &fileState{size: fi.Size(), mtime: fi.ModTime(), id: identityOf(fi)}
 			w.files[path] = st
-		} else if st.size == fi.Size() && st.mtime.Equal(fi.ModTime()) {
+		} else if st.sameFile(fi) {
 			if st.seen == w.poll-1 {
 				st.stable++
 			}
 		} else {
-			*st = fileState{size: fi.Size(), mtime: fi.ModTime()}
+			*st = fileState{size: fi.Size(), mtime: fi.ModTime(), id: identityOf(fi)}
 		}
 		st.seen = w.poll
 		dir := filepath.Dir(path)
@@ -345,6 +361,31 @@ func (w *watcher) digest(path string) (string, error) {
 		st.digest = d
 	}
 	return d, nil
+}
+
+// movedSinceScan reports whether one of paths is no longer the file the
+// last scan saw settled (written to, truncated, its times set, another
+// file renamed over it), looked at after it was read: what was read may
+// then be a writer's first half, even when its digest agrees with the
+// read. Each such file settles again. A file removed since is not moved:
+// what was read is what settled.
+func (w *watcher) movedSinceScan(paths []string) bool {
+	moved := false
+	for _, p := range paths {
+		st := w.files[p]
+		if st == nil {
+			continue
+		}
+		fi, err := os.Lstat(p)
+		if err != nil {
+			continue
+		}
+		if !st.sameFile(fi) {
+			w.changed(p)
+			moved = true
+		}
+	}
+	return moved
 }
 
 // changed forgets what the watcher knew of path, so that it settles again.

@@ -1,6 +1,7 @@
 package testresultsreceiver
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -275,4 +276,35 @@ func TestWatchOpenRootReadInTheEnd(t *testing.T) {
 	assert.Empty(t, h.traces.AllTraces())
 	require.Equal(t, 1, h.log.FilterMessage("report refused").Len())
 	metadatatest.AssertEqualReceiverTestresultsRunsRefused(t, h.tel, []metricdata.DataPoint[int64]{counter(h.r.set.ID, sourceWatch, 1)}, metricdatatest.IgnoreTimestamp())
+}
+
+// TestWatchChangedAfterSettledWaits: a report that settled and is then
+// rewritten before the poll reads it (here: with another whole report, the
+// first half of a writer that then puts the first content back) is not read
+// in its new state: the file is looked at again after it is read, and a run
+// whose files moved waits until they settle again. One run is delivered,
+// of the content that settled.
+func TestWatchChangedAfterSettledWaits(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "job")
+	path := copyFile(t, repoFile(t, pytestReports+"/pytest-xunit2.xml"), dir)
+	first, err := os.ReadFile(path)
+	require.NoError(t, err)
+	other, err := os.ReadFile(repoFile(t, "testdata/runners/go/reports/gotestsum.xml"))
+	require.NoError(t, err)
+
+	h := startHarness(t, watchConfig(root), nopHost())
+	h.poll(settlePolls)
+	require.Empty(t, h.runIDs())
+	groups := h.r.watcher.groups(h.r.watcher.scan())
+	require.Len(t, groups, 1, "settled at this poll")
+	require.NoError(t, os.WriteFile(path, other, 0o644))
+	h.r.deliverGroup(context.Background(), groups[0])
+	assert.Empty(t, h.runIDs(), "the file changed after it settled: not read in its new state")
+
+	require.NoError(t, os.WriteFile(path, first, 0o644))
+	h.settle()
+	run, err := report.ReadRun([]string{path})
+	require.NoError(t, err)
+	assert.Equal(t, []string{testrun.DeriveID(run.Reports)}, h.runIDs(), "one run, of the content that settled")
 }
