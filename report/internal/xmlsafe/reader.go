@@ -350,35 +350,18 @@ func (r *Reader) Next() (*Token, error) {
 			return nil, r.atEOF()
 		}
 		if c := r.buf[r.r]; c != '<' {
-			if r.st == stContent {
-				if r.skipSpace && isSpace(c) {
-					// Indentation between tags, the text a document holds
-					// most of, skipped without making a token of it.
-					j := r.r + 1
-					// Indentation is mostly spaces: eight at a time.
-					for j+8 <= r.w {
-						if x := binary.LittleEndian.Uint64(r.buf[j:]) ^ ' '*ones; x != 0 {
-							j += bits.TrailingZeros64(x) / 8
-							break
-						}
-						j += 8
-					}
-					for j < r.w && isSpace(r.buf[j]) {
-						j++
-					}
-					if j < r.w && r.buf[j] == '<' {
-						r.r = j
-						continue
-					}
-				}
-				t, err := r.text()
-				if t != nil || err != nil {
-					return t, err
+			if r.st != stContent {
+				if err := r.misc(); err != nil {
+					return nil, err
 				}
 				continue
 			}
-			if err := r.misc(); err != nil {
-				return nil, err
+			if r.skipSpace && isSpace(c) && r.skipIndent() {
+				continue
+			}
+			t, err := r.text()
+			if t != nil || err != nil {
+				return t, err
 			}
 			continue
 		}
@@ -389,37 +372,56 @@ func (r *Reader) Next() (*Token, error) {
 			return nil, r.syntax(r.r, Reason(ErrTruncated, "document ends inside a tag"))
 		}
 		switch r.buf[r.r+1] {
-		case '/':
-			t, err := r.endTag()
-			if err == errShort {
-				if err := r.more(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return t, err
 		case '?':
 			if err := r.pi(); err != nil {
 				return nil, err
 			}
+			continue
 		case '!':
 			if err := r.bang(); err != nil {
 				return nil, err
 			}
-			if r.inCDATA {
-				continue
+			continue
+		}
+		var t *Token
+		var err error
+		if r.buf[r.r+1] == '/' {
+			t, err = r.endTag()
+		} else {
+			t, err = r.startTag()
+		}
+		if err == errShort {
+			// The tag is cut by the end of the buffer: read it again.
+			if err := r.more(); err != nil {
+				return nil, err
 			}
-		default:
-			t, err := r.startTag()
-			if err == errShort {
-				if err := r.more(); err != nil {
-					return nil, err
-				}
-				continue
-			}
-			return t, err
+			continue
+		}
+		return t, err
+	}
+}
+
+// skipIndent passes over the white space at r.r, which is in content, when
+// a tag follows it in the buffer: indentation between tags, the text a
+// document holds most of, is skipped without making a token of it. It
+// tells whether it did.
+func (r *Reader) skipIndent() bool {
+	j := r.r + 1
+	// Indentation is mostly spaces: eight at a time.
+	for ; j+8 <= r.w; j += 8 {
+		if x := binary.LittleEndian.Uint64(r.buf[j:]) ^ ' '*ones; x != 0 {
+			j += bits.TrailingZeros64(x) / 8
+			break
 		}
 	}
+	for j < r.w && isSpace(r.buf[j]) {
+		j++
+	}
+	if j < r.w && r.buf[j] == '<' {
+		r.r = j
+		return true
+	}
+	return false
 }
 
 // more fills after a token was found cut by the end of the buffer.
