@@ -52,7 +52,9 @@ func TestMarkdownBounded(t *testing.T) {
 	assert.Contains(t, md, "### New failures (200)")
 	// The size, not only the 50-entry cap, left new failures out.
 	var left int
-	_, err := fmt.Sscanf(md[strings.Index(md, "…and "):], "…and %d more", &left)
+	_, more, found := strings.Cut(md, "…and ")
+	require.True(t, found, "no \"…and N more\" line")
+	_, err := fmt.Sscanf(more, "%d more", &left)
 	require.NoError(t, err)
 	assert.Greater(t, left, 200-DefaultMaxItems)
 	assert.Contains(t, md, "(message not shown: the packet is kept short)")

@@ -79,7 +79,7 @@ func Record(ctx context.Context, tracer trace.Tracer, spans []translate.Span) er
 		}
 	}
 	for _, s := range spans {
-		pctx := ctx
+		var pctx context.Context // the context s is started in
 		switch {
 		case !s.ParentSpanID.IsValid():
 			pctx = trace.ContextWithSpanContext(ctx, trace.SpanContext{})
@@ -126,7 +126,8 @@ func Record(ctx context.Context, tracer trace.Tracer, spans []translate.Span) er
 // SpanLimits returns the SDK span limits (sdktrace.NewSpanLimits, which
 // honours the OTEL_SPAN_* variables) raised so that no event, event
 // attribute or attribute value of spans is dropped or truncated. Use it with
-// sdktrace.WithSpanLimits on the provider Record starts spans with.
+// sdktrace.WithRawSpanLimits on the provider Record starts spans with (a
+// limit of 0 the variables set stays 0 there, where spans need no more).
 func SpanLimits(spans []translate.Span) sdktrace.SpanLimits {
 	l := sdktrace.NewSpanLimits()
 	events, eventAttrs, attrs := 0, 0, 0

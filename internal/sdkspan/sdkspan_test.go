@@ -69,7 +69,7 @@ func recordSDK(t *testing.T, spans []translate.Span) []sdktrace.ReadOnlySpan {
 	tp := sdktrace.NewTracerProvider(
 		sdktrace.WithIDGenerator(sdkspan.IDGenerator()),
 		sdktrace.WithSampler(sdktrace.AlwaysSample()),
-		sdktrace.WithSpanLimits(sdkspan.SpanLimits(spans)),
+		sdktrace.WithRawSpanLimits(sdkspan.SpanLimits(spans)),
 		sdktrace.WithSpanProcessor(rec),
 	)
 	t.Cleanup(func() { require.NoError(t, tp.Shutdown(context.Background())) })
@@ -120,7 +120,7 @@ func TestRecordSDK(t *testing.T) {
 func TestAddEventsDefaultLimitsDrop(t *testing.T) {
 	evs, err := translate.RunEvents(manyFailures(500, 10))
 	require.NoError(t, err)
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanLimits(sdktrace.SpanLimits{
+	tp := sdktrace.NewTracerProvider(sdktrace.WithRawSpanLimits(sdktrace.SpanLimits{
 		EventCountLimit: sdktrace.DefaultEventCountLimit, AttributePerEventCountLimit: 128, AttributeCountLimit: 128,
 	}))
 	defer func() { require.NoError(t, tp.Shutdown(context.Background())) }()
@@ -134,7 +134,7 @@ func TestAddEventsDefaultLimitsDrop(t *testing.T) {
 func TestAddEventsAttributeLimitDrop(t *testing.T) {
 	evs, err := translate.RunEvents(fixture(t, "failures"))
 	require.NoError(t, err)
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanLimits(sdktrace.SpanLimits{
+	tp := sdktrace.NewTracerProvider(sdktrace.WithRawSpanLimits(sdktrace.SpanLimits{
 		EventCountLimit: 100, AttributePerEventCountLimit: 3, AttributeCountLimit: 128,
 	}))
 	defer func() { require.NoError(t, tp.Shutdown(context.Background())) }()

@@ -174,9 +174,11 @@ type Painted struct {
 // Paint returns text to show in style.
 func Paint(style Style, text string) Painted { return Painted{Style: style, Text: text} }
 
-// Format writes p's text escaped, without colour.
+// Format writes p's text escaped, without colour. (The Format methods
+// here ignore the errors of writing to f: fmt's State writes to fmt's
+// buffer, which never fails; fmt reports the error of the final write.)
 func (p Painted) Format(f fmt.State, verb rune) {
-	io.WriteString(f, Escape(fmt.Sprintf(fmt.FormatString(f, verb), p.Text)))
+	_, _ = io.WriteString(f, Escape(fmt.Sprintf(fmt.FormatString(f, verb), p.Text)))
 }
 
 // colored is a Painted that Printf writes with its style's codes around its
@@ -187,17 +189,17 @@ func (c colored) Format(f fmt.State, verb rune) {
 	padded := fmt.Sprintf(fmt.FormatString(f, verb), c.Text)
 	i := strings.Index(padded, c.Text)
 	if i < 0 || c.Text == "" {
-		io.WriteString(f, Escape(padded))
+		_, _ = io.WriteString(f, Escape(padded))
 		return
 	}
-	io.WriteString(f, Escape(padded[:i])+"\x1b["+string(c.Style)+"m"+Escape(c.Text)+"\x1b[0m"+Escape(padded[i+len(c.Text):]))
+	_, _ = io.WriteString(f, Escape(padded[:i])+"\x1b["+string(c.Style)+"m"+Escape(c.Text)+"\x1b[0m"+Escape(padded[i+len(c.Text):]))
 }
 
 // escaped formats a value as package fmt does, then escapes the result.
 type escaped struct{ v any }
 
 func (e escaped) Format(f fmt.State, verb rune) {
-	io.WriteString(f, Escape(fmt.Sprintf(fmt.FormatString(f, verb), e.v)))
+	_, _ = io.WriteString(f, Escape(fmt.Sprintf(fmt.FormatString(f, verb), e.v)))
 }
 
 // Printf formats as fmt.Fprintf does and writes the result: the format and
