@@ -256,7 +256,9 @@ func TestBackPressure(t *testing.T) {
 		assert.Contains(t, r.out, "queue is full", "the CLI says why")
 
 		b := launch(t, bin, backend)
-		batches := waitOutput(t, b, time.Minute, func(batches []ptrace.Traces) bool {
+		// Wait for the accepted spans, then read the whole output once the
+		// collectors are stopped.
+		waitOutput(t, b, time.Minute, func(batches []ptrace.Traces) bool {
 			seen, _ := countSpans(t, batches, res.SentSpans)
 			n := 0
 			for _, c := range seen {
@@ -267,7 +269,7 @@ func TestBackPressure(t *testing.T) {
 		time.Sleep(time.Second) // anything more would be a refused request or a duplicate
 		a.stop(t)
 		b.stop(t)
-		batches = readOutput(t, b.output)
+		batches := readOutput(t, b.output)
 		seen, strangers := countSpans(t, batches, res.SentSpans)
 		requireSameSpans(t, res, seen, strangers)
 		assert.Zero(t, runIDs(batches)["e2e-gate"], "the refused run")
