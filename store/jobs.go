@@ -65,7 +65,10 @@ func (s *sqlStore) Jobs(ctx context.Context, q JobsQuery) ([]JobEntry, int64, er
 	if err != nil {
 		return nil, 0, s.fail("", err)
 	}
-	defer rows.Close()
+	// Rows that were read to the end are closed already and rows.Err
+	// reports what went wrong; on an early return the first error is the
+	// one to report.
+	defer func() { _ = rows.Close() }()
 	out := []JobEntry{}
 	for rows.Next() {
 		var e JobEntry

@@ -53,7 +53,7 @@ func openSQLite(ctx context.Context, path string, cfg config) (Store, error) {
 		lock:   func(context.Context, *sql.Tx, string) error { return nil },
 	}}
 	if err := s.migrateTo(ctx, cfg.schema); err != nil {
-		db.Close()
+		_ = db.Close() // never handed out: the migration's error is the one to report
 		return nil, err
 	}
 	return s, nil
