@@ -30,7 +30,10 @@ type Builder struct {
 	lastScope string
 	// msgs holds the failure messages of the states; a state's msg is an
 	// index in it plus one.
-	msgs    []string
+	msgs []string
+	// locs holds where the reports say test cases are written; a state's
+	// loc is an index in it plus one.
+	locs    []location
 	reports []ReportInfo
 	reasons []string
 	tests   bool // a test report was read whole
@@ -74,6 +77,27 @@ type caseState struct {
 	// unknown.
 	dur   time.Duration
 	first scopeState
+	// loc is the index in Builder.locs, plus one, of where the first
+	// execution that names a valid file says the test is written; 0 when
+	// none has.
+	loc int32
+}
+
+// location is a test case's source file and line, as a report gives them.
+type location struct {
+	file string
+	line int
+}
+
+// setLocation records where e says the test at c is written, unless c
+// already has a place or e names no valid file (see ValidFile). A line
+// below 1 is unknown.
+func (b *Builder) setLocation(c *caseState, e *Execution) {
+	if c.loc != 0 || e.File == "" || !ValidFile(e.File) {
+		return
+	}
+	b.locs = append(b.locs, location{file: e.File, line: max(e.Line, 0)})
+	c.loc = int32(len(b.locs))
 }
 
 // scopeIndex returns the index of the suite named name.
@@ -290,7 +314,9 @@ func (b *Builder) addExecution(e *Execution) {
 		b.ids.insert(h, i)
 		s = &b.cases.at(i).first
 	}
-	if c := b.cases.at(i); c.dur >= 0 {
+	c := b.cases.at(i)
+	b.setLocation(c, e)
+	if c.dur >= 0 {
 		// Both terms are within 0..MaxCaseDuration: the sum cannot wrap.
 		d := e.Duration.Round(DurationResolution)
 		if !e.Timed || d < 0 || d > MaxCaseDuration || c.dur+d > MaxCaseDuration {
@@ -517,7 +543,12 @@ func (b *Builder) Build() *Run {
 			failing = append(failing, int32(i))
 			// Only the failures kept are redacted (below).
 			if len(r.Failures) < b.cfg.maxFailures {
-				r.Failures = append(r.Failures, Failure{ID: c.id, Outcome: out, Message: msg, Flaky: isFlaky})
+				f := Failure{ID: c.id, Outcome: out, Message: msg, Flaky: isFlaky}
+				if c.loc > 0 {
+					l := b.locs[c.loc-1]
+					f.File, f.Line = l.file, l.line
+				}
+				r.Failures = append(r.Failures, f)
 			}
 		}
 	}

@@ -55,7 +55,7 @@ func (b *Builder) absorb(stage *Builder) {
 		// The run's first test report: its state becomes the run's.
 		b.ids, b.cases, b.more = stage.ids, stage.cases, stage.more
 		b.scopes, b.names, b.last, b.lastScope = stage.scopes, stage.names, stage.last, stage.lastScope
-		b.msgs = stage.msgs
+		b.msgs, b.locs = stage.msgs, stage.locs
 		return
 	}
 	b.reserve(stage.cases.len())
@@ -73,6 +73,11 @@ func (b *Builder) absorb(stage *Builder) {
 			} else {
 				*d += c.dur
 			}
+		}
+		if bc := b.cases.at(j); bc.loc == 0 && c.loc > 0 {
+			// The first report that says where the test is written wins.
+			b.locs = append(b.locs, stage.locs[c.loc-1])
+			bc.loc = int32(len(b.locs))
 		}
 		b.absorbScope(j, stage, &c.first)
 		more := stage.more[i]

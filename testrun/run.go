@@ -91,6 +91,12 @@ type Failure struct {
 	Outcome Outcome `json:"outcome"`
 	Message string  `json:"message"`
 	Flaky   bool    `json:"flaky"`
+	// File and Line are where the report says the test case is written
+	// (see Execution), absent when it does not say: File is at most
+	// MaxFileBytes of valid UTF-8 without control characters, Line is 1 or
+	// more, or 0 (absent) when unknown.
+	File string `json:"file,omitempty"`
+	Line int    `json:"line,omitempty"`
 }
 
 // Coverage is the line coverage of a run. A nil field is unknown.
@@ -145,6 +151,13 @@ type Execution struct {
 	// passed in the end (surefire/nextest flakyFailure, flakyError).
 	RunnerFlaky bool
 	Timed       bool
+	// File and Line are where the report says the test case is written
+	// (a path as the report gives it, and a line counted from 1; "" and 0
+	// when it does not say); a failure message's file:line is never read
+	// as it. A Builder keeps, per test id, the first File that is valid
+	// (see MaxFileBytes), with its Line.
+	File string
+	Line int
 }
 
 // CoverageReport is what one coverage file states.
@@ -225,7 +238,8 @@ func (c Coverage) Valid() bool {
 
 // Validate reports, wrapping ErrInvalidRun, what makes r unusable: an
 // unknown kind or status, counts that do not add up, coverage out of range,
-// an unknown case outcome, a failure that is not failing, a negative report
+// an unknown case outcome, a failure that is not failing or whose file or
+// line is out of bounds (see ValidFile; a line below 0), a negative report
 // size, a duration out of range or of an id not in cases, not_run ids that
 // are not sorted and distinct, or a run that contradicts itself. A run
 // contradicts itself when it is complete beside incomplete reasons, beside
@@ -277,6 +291,9 @@ func (r *Run) Validate() error {
 		}
 		if o, ok := r.Cases[f.ID]; ok && o != f.Outcome {
 			return fmt.Errorf("%w: failure %q has outcome %q but cases say %q", ErrInvalidRun, f.ID, f.Outcome, o)
+		}
+		if err := f.validateLocation(); err != nil {
+			return err
 		}
 	}
 	for _, rep := range r.Reports {

@@ -1,6 +1,41 @@
 package testrun
 
-import "fmt"
+import (
+	"fmt"
+	"unicode"
+	"unicode/utf8"
+)
+
+// MaxFileBytes is the longest source file path a failure keeps (see
+// Execution.File): a longer one is dropped, not clipped, since a clipped
+// path names another file.
+const MaxFileBytes = 1024
+
+// ValidFile reports whether file may be a failure's File: at most
+// MaxFileBytes of valid UTF-8 without control characters. "" is valid (no
+// file).
+func ValidFile(file string) bool {
+	if len(file) > MaxFileBytes || !utf8.ValidString(file) {
+		return false
+	}
+	for _, r := range file {
+		if unicode.IsControl(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// validateLocation reports a failure's file or line out of bounds.
+func (f *Failure) validateLocation() error {
+	switch {
+	case !ValidFile(f.File):
+		return fmt.Errorf("%w: failure %q has a file that is not at most %d bytes of UTF-8 without control characters", ErrInvalidRun, f.ID, MaxFileBytes)
+	case f.Line < 0:
+		return fmt.Errorf("%w: failure %q has line %d, want 0 (unknown) or more", ErrInvalidRun, f.ID, f.Line)
+	}
+	return nil
+}
 
 // validateAgreement reports what the run's fields say against one another.
 func (r *Run) validateAgreement() error {

@@ -215,6 +215,13 @@ func hasPrefix(names, prefix []string) bool {
 }
 
 // dialect names the runner from what was seen, most specific signs first.
+// zeroBasedLines reports whether the report's testcase line attributes
+// count from 0: pytest writes the 0-based line of the test's def (its
+// item.location), known from the root or first suite before any case.
+func (d *detector) zeroBasedLines() bool {
+	return d.suiteName == "pytest" || d.rootName == "pytest"
+}
+
 func (d *detector) dialect() string {
 	switch {
 	case d.rootTestrun:

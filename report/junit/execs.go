@@ -16,9 +16,13 @@ type execStore struct {
 	ids    slab
 	scopes []string
 	msgs   []string // failure messages; a record's msg is an index + 1
-	full   [][]record
-	cur    []record
-	n      int
+	// files interns the source files cases name (a report names few,
+	// each for many cases); a record's file is an index in it + 1.
+	files   []string
+	fileIdx map[string]int32
+	full    [][]record
+	cur     []record
+	n       int
 	// batches, when set, is handed each block of records once it is
 	// full, and the last one by flush (see parseopt.Config.Batches). The
 	// store then keeps no block it has handed over: a full one comes back
@@ -37,6 +41,8 @@ type record struct {
 	dur     time.Duration // valid when timed
 	scope   int32
 	msg     int32
+	file    int32 // index in the store's files + 1; 0 when none
+	line    int32 // the line the case is written at, 0 when unknown
 	outcome uint8 // index in outcomes
 	flaky   bool
 	timed   bool
@@ -62,8 +68,27 @@ func (s *execStore) scope(name string) int32 {
 	return int32(len(s.scopes) - 1)
 }
 
-func (s *execStore) add(id idRef, scope int32, out uint8, msg string, flaky bool, dur time.Duration, timed bool) {
-	r := record{id: id, dur: dur, scope: scope, outcome: out, flaky: flaky, timed: timed}
+// file interns name, a case's file attribute, and returns its index + 1;
+// 0 for an empty name. Only a name new to the report is copied.
+func (s *execStore) file(name []byte) int32 {
+	if len(name) == 0 {
+		return 0
+	}
+	if i, ok := s.fileIdx[string(name)]; ok {
+		return i
+	}
+	if s.fileIdx == nil {
+		s.fileIdx = make(map[string]int32)
+	}
+	f := string(name)
+	s.files = append(s.files, f)
+	i := int32(len(s.files))
+	s.fileIdx[f] = i
+	return i
+}
+
+func (s *execStore) add(id idRef, scope int32, out uint8, msg string, flaky bool, dur time.Duration, timed bool, file, line int32) {
+	r := record{id: id, dur: dur, scope: scope, outcome: out, flaky: flaky, timed: timed, file: file, line: line}
 	if msg != "" {
 		s.msgs = append(s.msgs, msg)
 		r.msg = int32(len(s.msgs))
@@ -162,10 +187,11 @@ type view struct {
 	last   string   // the slab's block being filled, as far as it is
 	scopes []string
 	msgs   []string
+	files  []string
 }
 
 func (s *execStore) view() view {
-	return view{blocks: s.ids.blocks, last: s.ids.b.String(), scopes: s.scopes, msgs: s.msgs}
+	return view{blocks: s.ids.blocks, last: s.ids.b.String(), scopes: s.scopes, msgs: s.msgs, files: s.files}
 }
 
 // each calls yield with the executions recs hold, in e, and returns false
@@ -180,6 +206,10 @@ func (v *view) each(recs []record, e *testrun.Execution, yield func(*testrun.Exe
 			RunnerFlaky: r.flaky,
 			Duration:    r.dur,
 			Timed:       r.timed,
+			Line:        int(r.line),
+		}
+		if r.file > 0 {
+			e.File = v.files[r.file-1]
 		}
 		if r.msg > 0 {
 			e.Message = v.msgs[r.msg-1]

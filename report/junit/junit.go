@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -104,6 +105,11 @@ type testCase struct {
 	notRun bool
 	dur    time.Duration // the time attribute, when timed
 	timed  bool
+	// file and line are where the file and line attributes say the case
+	// is written: file an index in execs.files + 1, line from 1; 0 when
+	// unknown.
+	file int32
+	line int32
 }
 
 type parser struct {
@@ -298,6 +304,12 @@ func (p *parser) startCase(tok *xmlsafe.Token, depth int) error {
 			}
 		case "time":
 			tc.dur, tc.timed = parseSeconds(p.rd.Value(a))
+		case "file":
+			if v := p.rd.Value(a); len(v) <= testrun.MaxFileBytes {
+				tc.file = p.execs.file(v)
+			}
+		case "line":
+			tc.line = parseLine(p.rd.Value(a), p.det.zeroBasedLines())
 		}
 	}
 	p.det.testcase(tok)
@@ -530,5 +542,31 @@ func (p *parser) finishCase() {
 			break
 		}
 	}
-	p.execs.add(tc.id, tc.scope, out, msg, tc.seen[rFlakyFailure] || tc.seen[rFlakyError], tc.dur, tc.timed)
+	p.execs.add(tc.id, tc.scope, out, msg, tc.seen[rFlakyFailure] || tc.seen[rFlakyError], tc.dur, tc.timed, tc.file, tc.line)
+}
+
+// parseLine reads a line attribute: digits only, a line from 1 (from 0
+// when zeroBased, as pytest writes them), at most 1<<31-1. Anything else
+// (a sign, a space, 0, a number too large) is unknown, 0.
+func parseLine(v []byte, zeroBased bool) int32 {
+	if len(v) == 0 {
+		return 0
+	}
+	var n int64
+	for _, c := range v {
+		if c < '0' || c > '9' {
+			return 0
+		}
+		n = n*10 + int64(c-'0')
+		if n > math.MaxInt32 {
+			return 0
+		}
+	}
+	if zeroBased {
+		n++
+	}
+	if n < 1 || n > math.MaxInt32 {
+		return 0
+	}
+	return int32(n)
 }
