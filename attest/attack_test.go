@@ -295,3 +295,33 @@ func TestAttackHugeStringsMakeBriefProblems(t *testing.T) {
 	}
 	assert.Less(t, n, 16<<10, "%d problems of %d bytes", len(v.Problems), n)
 }
+
+// The extension and the predicate must agree: a FAILED result beside an
+// extension whose facts pass, or a PASSED one beside counts with a
+// failure, is refused for the contradiction, whichever side lies.
+func TestAttackExtensionDisagreesWithResult(t *testing.T) {
+	keys := ed25519Pair(t)
+	good, sep := passingStatement(t)
+	want := Want{Commit: commitA, Reports: []string{sep}}
+	ext := func(m map[string]any) map[string]any { return pred(m)[ExtensionKey].(map[string]any) }
+	for name, tc := range map[string]struct {
+		edit func(m map[string]any)
+		want string
+	}{
+		"FAILED with passing facts": {func(m map[string]any) { pred(m)["result"] = "FAILED" },
+			"result FAILED contradicts the run's facts in the extension, which give PASSED"},
+		"PASSED with a failure counted": {func(m map[string]any) {
+			c := ext(m)["counts"].(map[string]any)
+			c["passed"], c["failed"] = c["passed"].(float64)-1, 1.0
+		}, "result PASSED contradicts the run's facts in the extension, which give FAILED"},
+		"PASSED with the check's failure": {func(m map[string]any) {
+			ext(m)["status"], ext(m)["exit_code"] = "failure", 1.0
+		}, "result PASSED contradicts the run's facts in the extension, which give FAILED"},
+		"counted beside a commit of its own": {func(m map[string]any) { ext(m)["commit"] = commitB },
+			"the extension's commit " + commitB + " differs from the subject's"},
+	} {
+		v := verify(t, signStatement(t, keys, editStatement(t, good, tc.edit)), keys.public, want)
+		require.False(t, v.OK(), name)
+		assert.Contains(t, v.Problems, tc.want, name)
+	}
+}
