@@ -31,6 +31,11 @@ const (
 	// DefaultSecretSubject is the subject an uploader holding the shared
 	// secret is authenticated as (what the processor's auth_subjects name).
 	DefaultSecretSubject = "shared-secret"
+	// DefaultUploadReadTimeout bounds the time an upload's request, body
+	// included, may take to arrive (read_timeout): a body that stalls does
+	// not hold its connection, nor the collector's shutdown, for ever. It
+	// lets the largest upload arrive at about 110 KiB/s.
+	DefaultUploadReadTimeout = 5 * time.Minute
 	// MinSecretLength is the shortest shared secret accepted.
 	MinSecretLength = 16
 )
@@ -140,6 +145,7 @@ func defaultHTTPConfig() HTTPConfig {
 	server := confighttp.NewDefaultServerConfig()
 	server.NetAddr.Endpoint = DefaultHTTPEndpoint
 	server.MaxRequestBodySize = DefaultMaxUploadBytes
+	server.ReadTimeout = DefaultUploadReadTimeout
 	return HTTPConfig{ServerConfig: server, SecretSubject: DefaultSecretSubject}
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"mime/multipart"
@@ -352,4 +353,30 @@ func TestUploadPortTaken(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "http")
 	require.NoError(t, r.Shutdown(context.Background()))
+}
+
+// TestUploadSlowBodyCut: an upload whose body stalls (a slowloris with the
+// secret) does not hold its connection, nor the collector's shutdown, for
+// ever: the server's read timeout, on by default, cuts it, and nothing is
+// delivered.
+func TestUploadSlowBodyCut(t *testing.T) {
+	assert.Positive(t, DefaultUploadReadTimeout)
+	assert.Equal(t, DefaultUploadReadTimeout, defaultHTTPConfig().ReadTimeout, "a read timeout by default")
+
+	cfg := httpConfig(t, "ci")
+	h := cfg.HTTP.Get()
+	h.ReadTimeout = 200 * time.Millisecond
+	hs := startHarness(t, cfg, nopHost())
+	conn, err := net.Dial("tcp", h.NetAddr.Endpoint)
+	require.NoError(t, err)
+	defer conn.Close()
+	_, err = fmt.Fprintf(conn, "POST %s HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\n"+
+		"Content-Type: application/json\r\nContent-Length: 100000\r\n\r\n{\"run\":", UploadPath, testSecret)
+	require.NoError(t, err)
+	// Bounded wait: the server answers or closes the connection.
+	require.NoError(t, conn.SetReadDeadline(time.Now().Add(time.Minute)))
+	_, err = io.ReadAll(conn)
+	var ne net.Error
+	require.False(t, errors.As(err, &ne) && ne.Timeout(), "the server still held the stalled upload after a minute")
+	assert.Empty(t, hs.traces.AllTraces())
 }
