@@ -286,7 +286,7 @@ func (s *sqlStore) TestHistory(ctx context.Context, q HistoryQuery) ([]HistoryEn
 	if err != nil {
 		return nil, s.fail("", err)
 	}
-	defer rows.Close()
+	defer func() { _ = rows.Close() }() // its error is rows.Err's, checked below
 	out := []HistoryEntry{}
 	for rows.Next() {
 		var e HistoryEntry
@@ -328,7 +328,7 @@ func (s *sqlStore) Trends(ctx context.Context, repo string, n int) ([]TrendPoint
 	if err != nil {
 		return nil, s.fail("", err)
 	}
-	defer rows.Close()
+	defer func() { _ = rows.Close() }() // its error is rows.Err's, checked below
 	out := []TrendPoint{}
 	for rows.Next() {
 		var p TrendPoint
@@ -386,7 +386,7 @@ func (s *sqlStore) RepoTests(ctx context.Context, repo string, window, limit int
 	if err != nil {
 		return out, s.fail("", err)
 	}
-	defer rows.Close()
+	defer func() { _ = rows.Close() }() // its error is rows.Err's, checked below
 	byTest := map[string][]HistoryEntry{}
 	for rows.Next() {
 		var id string
