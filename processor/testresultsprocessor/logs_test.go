@@ -298,3 +298,24 @@ func TestLogsNoAllocations(t *testing.T) {
 	})
 	assert.Zero(t, allocs, "runs whose flags are already right")
 }
+
+// TestLogsEventNameFieldDecides: the record's EventName field alone says
+// what it is. A test.case record that also carries event.name=test.run, a
+// gate's counts and the flags true, from a trusted sender, keeps no flag
+// (a reader preferring the attribute sees a run that is not trusted); a
+// test.run record whose event.name attribute says test.case is judged as
+// the run it is.
+func TestLogsEventNameFieldDecides(t *testing.T) {
+	td := traces(t, verifierResource(), span{name: semconv.SpanJobVerify, events: []event{
+		{name: semconv.EventTestCase, attrs: append([]attr{{"event.name", semconv.EventTestRun}},
+			runAttrs(attr{keyTrusted, true}, attr{keyCounted, true})...)},
+		runEvent(append([]attr{{"event.name", semconv.EventTestCase}}, runAttrs(attr{keyKind, "gate"}, attr{keyTrusted, true})...)...),
+	}})
+	got, _ := consumeLogsCounting(t, context.Background(), verifierConfig(), logsOf(t, td))
+	require.Equal(t, semconv.EventTestCase, record(got, 0).EventName())
+	assert.Empty(t, flagsOf(record(got, 0).Attributes(), keyTrusted))
+	assert.Empty(t, flagsOf(record(got, 0).Attributes(), keyCounted))
+	require.Equal(t, semconv.EventTestRun, record(got, 1).EventName())
+	assert.Equal(t, []any{false}, flagsOf(record(got, 1).Attributes(), keyTrusted), "a gate run is never trusted")
+	assert.Equal(t, []any{false}, flagsOf(record(got, 1).Attributes(), keyCounted))
+}
