@@ -257,6 +257,7 @@ func (s *sqlStore) RecordRun(ctx context.Context, sr StoredRun) (bool, error) {
 	counts, turn, turnColumn, counted := row.counts, row.turn, row.turnColumn, row.counted
 	added := false
 	err = s.inTx(ctx, "runs", func(tx *sql.Tx) error {
+		added = false // afresh on each attempt
 		now := s.now().UnixMicro()
 		var seq int64
 		if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) + 1 FROM run_tags`).Scan(&seq); err != nil {

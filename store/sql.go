@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"sort"
 	"strconv"
 	"strings"
@@ -319,7 +320,18 @@ func (s *sqlStore) migrateTo(ctx context.Context, target int) error {
 
 // inTx runs fn in a transaction holding the writers' lock of key, and
 // commits when fn returns nil.
+// inTx runs fn in one transaction that holds the writers' lock of key,
+// and runs it again, at most MaxRetries more times with backoff, when
+// PostgreSQL rolled it back for a serialization failure or a deadlock it
+// broke: nothing of the failed attempt was kept, so fn must start from
+// nothing each time (set, never accumulate, what it reports).
 func (s *sqlStore) inTx(ctx context.Context, key string, fn func(*sql.Tx) error) error {
+	return retrying(ctx, retryableTx, MaxRetries, rand.Float64, func() error {
+		return s.inTxOnce(ctx, key, fn)
+	})
+}
+
+func (s *sqlStore) inTxOnce(ctx context.Context, key string, fn func(*sql.Tx) error) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return s.fail("", err)
@@ -365,8 +377,9 @@ func (s *sqlStore) Record(ctx context.Context, repo, env string, r *testrun.Run)
 	}
 	now := s.now().UTC()
 	obs := treeObservations(r)
-	out := Recorded{Flaky: map[string][]testrun.FlakyHow{}}
+	var out Recorded
 	err := s.inTx(ctx, repo+"\x00"+env, func(tx *sql.Tx) error {
+		out = Recorded{Flaky: map[string][]testrun.FlakyHow{}} // afresh on each attempt
 		res, err := tx.ExecContext(ctx, s.q(`INSERT INTO recorded_runs (repository, environment, run_id, kind, tree, recorded_at)
 			VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (repository, environment, run_id) DO NOTHING`),
 			repo, env, r.ID, string(r.Kind), r.Tree, now.UnixMicro())
