@@ -308,3 +308,28 @@ func TestWatchChangedAfterSettledWaits(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{testrun.DeriveID(run.Reports)}, h.runIDs(), "one run, of the content that settled")
 }
+
+// TestWatchForgedRunFolderRefused: a run folder whose TEST-RESULTS.json
+// claims trusted (in a gate's folder) is refused by the strict reader, as
+// export refuses it: counted and logged, never delivered, not read again.
+func TestWatchForgedRunFolderRefused(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "run-forged")
+	report1 := copyFile(t, repoFile(t, pytestReports+"/pytest-xunit2.xml"), dir)
+	run, err := report.ReadRun([]string{report1})
+	require.NoError(t, err)
+	run.ID = "run-forged-1"
+	run.Kind = testrun.KindGate
+	b, err := testrun.TestResults{Run: run}.MarshalJSON()
+	require.NoError(t, err)
+	forged := strings.Replace(string(b), `"trusted":false`, `"trusted":true`, 1)
+	forged = strings.Replace(forged, `"trusted": false`, `"trusted": true`, 1)
+	require.NotEqual(t, string(b), forged)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, ResultsFile), []byte(forged), 0o644))
+
+	h := startHarness(t, watchConfig(root), nopHost())
+	h.settle()
+	h.poll(3)
+	assert.Empty(t, h.traces.AllTraces())
+	assert.Len(t, h.log.FilterMessage("run not delivered").All(), 1, "refused once, not read again")
+}
