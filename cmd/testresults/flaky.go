@@ -39,6 +39,9 @@ digest). Entries expire 30 days after they were last seen flaky.
                                 whose every failure is excused is transient.
   summary [--limit N]           the repositories with the most flaky tests,
                                 each with its worst test
+  quarantine add|remove|list    entries a person makes (owner, reason,
+                                expiry) that run --quarantine honours; see
+                                testresults flaky quarantine --help
 
 The store is --store, else $HANGAR_STORE, else ~/.hangar/store.db (SQLite);
 a postgres:// URL names a shared PostgreSQL store. It opens at most
@@ -93,7 +96,7 @@ type flakyCall struct {
 
 // flakySubcommands are the words runFlaky takes after its flags, each with
 // what it does.
-var flakySubcommands = []string{"record", "list", "prune", "check", "summary"}
+var flakySubcommands = []string{"record", "list", "prune", "check", "summary", "quarantine"}
 
 var flakyRun = map[string]func(context.Context, flakyCall) error{
 	"record":  flakyRecord,
@@ -104,6 +107,9 @@ var flakyRun = map[string]func(context.Context, flakyCall) error{
 }
 
 func runFlaky(ctx context.Context, args []string, env Env) error {
+	if len(args) > 0 && args[0] == "quarantine" {
+		return runQuarantine(ctx, args[1:], env)
+	}
 	fs, o := newFlakyFlags()
 	cf := flagsFor("flaky", flakyUsage, fs)
 	if err := cf.parse(args); err != nil {

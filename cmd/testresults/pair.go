@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -54,6 +55,13 @@ Exit codes: 0 allow or block; 1 a test is broken; 2 usage error; 3 the
 comparison is invalid, or the worktrees could not be made (not a git
 repository, the patch does not apply); 130 interrupted.
 
+--new-test-runs N runs the tests new in the patch (absent from every parent
+run) up to N more times on the patch (only them where the runner allows:
+pytest node ids, go test -run, jest -t) and lists each after the table:
+flaky_on_arrival (it passed and failed), new_passing, new_failing or
+unjudged, also in new-tests.json in the --out folder. It informs: the
+verdict and the exit code are unchanged.
+
 With --export the verdict is also exported, as 'testresults verdict
 --export' exports it: a job.verify span (--job) with the patch runs' events
 and a test.verdict event.
@@ -71,6 +79,7 @@ type pairOptions struct {
 	out      string
 	timeout  time.Duration
 	verbose  bool
+	newRuns  int
 	ve       *verdictExport
 }
 
@@ -86,6 +95,7 @@ func newPairFlags() (*pflag.FlagSet, *pairOptions) {
 	fs.StringVar(&o.out, "out", "", "the folder of the runs' report folders (default: a fresh temporary folder)")
 	fs.DurationVar(&o.timeout, "timeout", 0, "end each run after this long; 0 means never")
 	fs.BoolVarP(&o.verbose, "verbose", "v", false, "copy the check's output to stderr")
+	fs.IntVar(&o.newRuns, "new-test-runs", 0, "run the tests new in the patch (absent from every parent run) up to N more times and report those that pass and fail as flaky on arrival")
 	o.ve = addVerdictExportFlags(fs)
 	return fs, o
 }
@@ -114,7 +124,11 @@ func runPair(ctx context.Context, args []string, env Env) error {
 			case e.Err != nil:
 				say("%s run %d: %v", e.Side, e.N, e.Err)
 			default:
-				say("%s run %d/%d: %s", e.Side, e.N, o.runs, textout.RunLine(e.Result.Run, e.Result.ExitCode, e.Result.Dir))
+				total := o.runs
+				if e.Side == "new" {
+					total = o.newRuns
+				}
+				say("%s run %d/%d: %s", e.Side, e.N, total, textout.RunLine(e.Result.Run, e.Result.ExitCode, e.Result.Dir))
 			}
 		}}
 	if o.verbose {
@@ -142,6 +156,17 @@ func runPair(ctx context.Context, args []string, env Env) error {
 		fmt.Fprintf(env.Stdout, "parent: %s\npatch:  %s\n", res.Parent, patch)
 		textout.Paired(term.NewWriter(env.Stdout), p)
 	}
+	if o.newRuns > 0 {
+		human := io.Writer(env.Stdout)
+		if o.json {
+			human = nil
+		}
+		if err := pairNewTests(ctx, pair, argv, res, o.newRuns, human, say); errors.Is(err, check.ErrInterrupted) {
+			return &exitCode{code: exitInterrupted, msg: "interrupted"}
+		} else if err != nil {
+			return rejected(err)
+		}
+	}
 	for _, l := range textout.Frozen(p) {
 		say("%s", l)
 	}
@@ -165,6 +190,8 @@ func (o *pairOptions) check(cf *cmdFlags) ([]string, error) {
 		return nil, cf.usageErr("give --patch or --patch-ref, not both")
 	case o.timeout < 0:
 		return nil, cf.usageErr("--timeout %s is negative", o.timeout)
+	case o.newRuns < 0 || o.newRuns > check.MaxNewTestRuns:
+		return nil, cf.usageErr("--new-test-runs %d: want 0 to %d", o.newRuns, check.MaxNewTestRuns)
 	}
 	for _, f := range []struct {
 		name string

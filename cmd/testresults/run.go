@@ -86,6 +86,21 @@ TEST-RESULTS.json then names it under rerun, with transient true when the
 rerun passed; the rerun's names the first under rerun_of. With --export,
 the rerun is exported.
 
+--quarantine: a check that failed only by tests quarantined for --repo (and
+--env, or every environment) before this job started exits 0, and says which
+failures were quarantined; an expired entry no longer counts, with a
+warning. Only a person adds an entry (testresults flaky quarantine add).
+
+--rerun-budget K: a failed check reruns up to K times on the same tree, kind
+rerun, in FOLDER-rerun-N, and stops at the first pass: only its failing tests
+where the runner allows it (pytest node ids, go test -run, jest -t), else the
+whole check. It says whether the check is flaky (failed, then passed) or
+broken (failed every time); the exit code stays the first run's, since a
+pass within the job excuses nothing in it. With --repo the runs are recorded
+on the flaky list, their same-tree flips included, except a run in which more
+than 80% of at least 10 tests failed (the environment broke): it records no
+flip, and run says so.
+
 --expect-ids FILE checks the run against the tests it was expected to run,
 as 'testresults parse --expect-ids' does: an expected test that no report
 mentions is listed in not_run and makes the run incomplete (not counted);
@@ -121,8 +136,11 @@ type runOptions struct {
 	repo       string
 	envName    string
 	rerunFlaky bool
-	expect     string
-	record     *storeOptions
+	quarantine bool
+	// rerunBudget is --rerun-budget K (0: none).
+	rerunBudget int
+	expect      string
+	record      *storeOptions
 }
 
 func newRunFlags() (*pflag.FlagSet, *runOptions) {
@@ -141,6 +159,8 @@ func newRunFlags() (*pflag.FlagSet, *runOptions) {
 	fs.StringVar(&o.repo, "repo", "", "the repository on the flaky list: mark the flaky ids on_list, and allow --rerun-flaky")
 	fs.StringVar(&o.envName, "env", "default", "the environment on the flaky list")
 	fs.BoolVar(&o.rerunFlaky, "rerun-flaky", false, "when every failure (with --base-run: every new failure) was on the flaky list before this job started, run the check once more, kind rerun; the rerun decides (needs --repo)")
+	fs.BoolVar(&o.quarantine, "quarantine", false, "a check that failed only by tests quarantined before this job started (testresults flaky quarantine) exits 0; needs --repo")
+	fs.IntVar(&o.rerunBudget, "rerun-budget", 0, "rerun a failed check up to K times on the same tree (only its failing tests where the runner allows), stop at the first pass, record the flips on the flaky list with --repo; the exit code stays the first run's")
 	fs.StringVar(&o.expect, "expect-ids", "", "check the run against the tests it was expected to run: a file of test ids, one a line, or a run's JSON form (its cases)")
 	o.record = addStoreFlags(fs)
 	fs.BoolVar(&o.export, "export", false, "also export the run as spans; the flags below are export's (--base-run is also the base of TEST-RESULTS.json)")
@@ -195,13 +215,19 @@ func runRun(ctx context.Context, args []string, env Env) error {
 		code = exitInternal
 	}
 	j.summary(res, first, path, "")
-	runs := []*testrun.Run{res.Run}
+	runs, decides := []*testrun.Run{res.Run}, res.Run
 	if o.rerunFlaky && werr == nil {
 		if rcode, rres := j.rerunFlaky(ctx, argv, res, first); rres != nil {
-			code, runs = rcode, append(runs, rres.Run)
+			code, runs, decides = rcode, append(runs, rres.Run), rres.Run
 		} else if code == exitOK {
 			code = rcode
 		}
+	}
+	if o.rerunBudget > 0 && werr == nil {
+		runs = append(runs, j.rerunBudget(ctx, argv, res)...)
+	}
+	if o.quarantine {
+		code = j.quarantined(ctx, decides, code)
 	}
 	return withCode(j.finish(ctx, runs, code))
 }
@@ -228,6 +254,12 @@ func (o *runOptions) check(cf *cmdFlags) ([]string, error) {
 		return nil, usageErr("--kill-after %s: want a positive duration", o.killAfter)
 	case o.rerunFlaky && o.repo == "":
 		return nil, usageErr("--rerun-flaky needs --repo (and --store, HANGAR_STORE or the default store)")
+	case o.quarantine && o.repo == "":
+		return nil, usageErr("--quarantine needs --repo (and --store, HANGAR_STORE or the default store)")
+	case o.rerunBudget < 0 || o.rerunBudget > maxRerunBudget:
+		return nil, usageErr("--rerun-budget %d: want 0 to %d", o.rerunBudget, maxRerunBudget)
+	case o.rerunBudget > 0 && o.rerunFlaky:
+		return nil, usageErr("--rerun-budget and --rerun-flaky: give one (each reruns a failed check its own way)")
 	case o.baseOutput != "" && o.exp.baseRun == "":
 		return nil, usageErr("--base-output needs --base-run")
 	}

@@ -1,0 +1,188 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"github.com/hangar-dev/testresults/internal/term"
+	"github.com/hangar-dev/testresults/store"
+	"github.com/hangar-dev/testresults/testrun"
+)
+
+const quarantineUsage = `Usage: testresults flaky quarantine add|remove|list [flags]
+
+Quarantine entries a person makes: a quarantined test still runs and is
+still reported, and with 'testresults run --quarantine' its failure does not
+fail the run. An entry counts for a job only when it was made before the job
+started and had not expired by then; an expired entry stops counting, and
+run says so. Nothing adds an entry but this command: no score, trend or run
+quarantines a test, and a test that fails on every run is broken, not
+something to quarantine by itself.
+
+  add --repo R --test ID --owner WHO --reason WHY --expires WHEN [--env E]
+          add an entry, or renew the one of that test (it then counts from
+          the next job); WHEN is a date (2026-12-31: through that day, UTC),
+          an RFC 3339 time, or a duration (72h, 14d, 2w); at most 90 days
+  remove --repo R --test ID [--env E]
+          remove an entry
+  list [--repo R] [--json]
+          every entry, expired ones marked
+
+Without --env an entry applies to every environment of the repository; an
+environment's own entry decides over it there.
+
+Exit codes: 0 ok; 1 remove: no such entry; 2 usage error; 3 the store
+failed or refused the entry.
+
+Flags:
+`
+
+type quarantineOptions struct {
+	store   *storeFlag
+	repo    string
+	env     string
+	test    string
+	owner   string
+	reason  string
+	expires string
+	json    bool
+}
+
+func newQuarantineFlags() (*pflag.FlagSet, *quarantineOptions) {
+	fs := newFlagSet("flaky quarantine")
+	o := &quarantineOptions{}
+	o.store = addStoreFlag(fs, "store", "the store", shortStoreConns, false)
+	fs.StringVar(&o.repo, "repo", "", "the repository (a filter for list)")
+	fs.StringVar(&o.env, "env", "", "the one environment the entry applies to (default: every environment)")
+	fs.StringVar(&o.test, "test", "", "the test id")
+	fs.StringVar(&o.owner, "owner", "", "add: who answers for the entry")
+	fs.StringVar(&o.reason, "reason", "", "add: why the test is quarantined")
+	fs.StringVar(&o.expires, "expires", "", "add: when it stops counting: a date, an RFC 3339 time or a duration (72h, 14d)")
+	fs.BoolVar(&o.json, "json", false, "list: print JSON on stdout")
+	return fs, o
+}
+
+// runQuarantine is 'testresults flaky quarantine'.
+func runQuarantine(ctx context.Context, args []string, env Env) error {
+	fs, o := newQuarantineFlags()
+	cf := flagsFor("flaky quarantine", quarantineUsage, fs)
+	if err := cf.parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return cf.usageErr("want one subcommand: add, remove or list")
+	}
+	sub := fs.Arg(0)
+	entry, err := o.entry(cf, sub, time.Now())
+	if err != nil {
+		return err
+	}
+	loc, err := o.store.location(env)
+	if err != nil {
+		return cf.usageErr("%v", err)
+	}
+	st, err := o.store.open(ctx, loc)
+	if err != nil {
+		return rejected(err)
+	}
+	defer st.Close()
+	q, err := store.QuarantineOf(st)
+	if err != nil {
+		return rejected(err)
+	}
+	fail := func(err error) error { return &subError{sub: "quarantine " + sub, err: rejected(err)} }
+	w := term.NewWriter(env.Stdout)
+	switch sub {
+	case "add":
+		got, replaced, err := q.AddQuarantine(ctx, entry)
+		if err != nil {
+			return fail(err)
+		}
+		verb := "quarantined"
+		if replaced {
+			verb = "renewed"
+		}
+		fmt.Fprintf(w, "%s %s in %s (%s) until %s, owner %s\n", verb, got.TestID, got.Repository, envLabel(got.Environment), got.Expires.Format(time.RFC3339), got.Owner)
+	case "remove":
+		removed, err := q.RemoveQuarantine(ctx, o.repo, o.env, o.test)
+		if err != nil {
+			return fail(err)
+		}
+		if !removed {
+			return &subError{sub: "quarantine remove", err: &exitCode{code: exitFailed, msg: fmt.Sprintf("no entry for %s in %s (%s)", o.test, o.repo, envLabel(o.env))}}
+		}
+		fmt.Fprintf(w, "removed %s in %s (%s)\n", o.test, o.repo, envLabel(o.env))
+	case "list":
+		entries, err := q.QuarantineList(ctx, o.repo)
+		if err != nil {
+			return fail(err)
+		}
+		if o.json {
+			return writeJSON(env.Stdout, entries)
+		}
+		printQuarantine(w, entries, time.Now())
+	}
+	return nil
+}
+
+// entry checks the flags of sub and returns the entry they name (add,
+// remove).
+func (o *quarantineOptions) entry(cf *cmdFlags, sub string, now time.Time) (testrun.QuarantineEntry, error) {
+	e := testrun.QuarantineEntry{Repository: o.repo, Environment: o.env, TestID: o.test, Owner: o.owner, Reason: o.reason}
+	switch sub {
+	case "list":
+		return e, nil
+	case "add", "remove":
+		if o.repo == "" || o.test == "" {
+			return e, cf.usageErr("%s needs --repo and --test", sub)
+		}
+	default:
+		return e, cf.usageErr("unknown subcommand %q (add, remove or list)", sub)
+	}
+	if sub == "remove" {
+		return e, nil
+	}
+	if o.owner == "" || o.reason == "" || o.expires == "" {
+		return e, cf.usageErr("add needs --owner, --reason and --expires")
+	}
+	t, err := testrun.ParseExpiry(o.expires, now)
+	if err != nil {
+		return e, cf.usageErr("--expires: %v", err)
+	}
+	e.Expires = t
+	return e, nil
+}
+
+func envLabel(env string) string {
+	if env == "" {
+		return "every environment"
+	}
+	return "environment " + env
+}
+
+// printQuarantine prints entries as a table for people, the expired ones
+// marked.
+func printQuarantine(w io.Writer, entries []testrun.QuarantineEntry, now time.Time) {
+	if len(entries) == 0 {
+		fmt.Fprintln(w, "no quarantined test")
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "REPOSITORY\tENV\tTEST\tOWNER\tEXPIRES\tREASON")
+	for _, e := range entries {
+		env, exp := e.Environment, e.Expires.Format(time.RFC3339)
+		if env == "" {
+			env = "*"
+		}
+		if e.Expired(now) {
+			exp += " (expired)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", e.Repository, env, e.TestID, e.Owner, exp, e.Reason)
+	}
+	tw.Flush()
+}
