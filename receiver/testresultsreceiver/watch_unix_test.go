@@ -70,7 +70,7 @@ func TestWatchSameSizeAndTimeRewriteIsNew(t *testing.T) {
 	i := strings.Index(string(b), `name="`)
 	require.Positive(t, i)
 	j := i + len(`name="`)
-	b[j] = b[j] ^ 0x01 // one letter of the first name: same size, other content
+	b[j] ^= 0x01 // one letter of the first name: same size, other content
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
 	require.NoError(t, err)
 	_, err = f.Write(b)
