@@ -42,6 +42,10 @@ var (
 	TestCaseResultStatusKey = upstream.TestCaseResultStatusKey
 	VCSRefHeadRevisionKey   = upstream.VCSRefHeadRevisionKey
 	ServiceNameKey          = upstream.ServiceNameKey
+	// CodeFilePathKey and CodeLineNumberKey (stable upstream) say where a
+	// test case is written, as its report gives it.
+	CodeFilePathKey   = upstream.CodeFilePathKey
+	CodeLineNumberKey = upstream.CodeLineNumberKey
 )
 
 // Upstream enum values.

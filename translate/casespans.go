@@ -56,12 +56,12 @@ func ParseCaseSpans(s string) (CaseSpans, error) {
 // the tests by name; it carries test.case.name, test.case.result.status
 // (pass or fail; none for a skipped test), test.suite.name,
 // hangar.test.outcome, hangar.test.flaky and hangar.test.run.id, and for a
-// failure hangar.test.message and hangar.test.new_failure as its test.case
-// event does. A failing test's span has status Error. Spans come in the
-// order of the test.case events (failures first), then, for CaseSpansAll,
-// the other tests sorted by id; the first starts at the run's start and
-// each next one EventStep later, so that viewers, which order spans by
-// start, list them in that order. Each lasts the duration its report states
+// failure hangar.test.message, hangar.test.new_failure, code.file.path and
+// code.line.number as its test.case event does. A failing test's span has
+// status Error. Spans come in the order of the test.case events (failures
+// first), then, for CaseSpansAll, the other tests sorted by id; the first
+// starts at the run's start and each next one EventStep later, so that
+// viewers, which order spans by start, list them in that order. Each lasts the duration its report states
 // (Run.Durations); where the report states none, it lasts nothing and says
 // so with hangar.test.duration_unknown. Its id derives from its parent
 // span, the run and the test id: exporting the same runs again gives the
@@ -135,7 +135,7 @@ func caseSpan(parent *Span, p *runPlan, c caseRef, start time.Time) Span {
 		Start:        start,
 		End:          start,
 	}
-	attrs := make([]attribute.KeyValue, 0, 10)
+	attrs := make([]attribute.KeyValue, 0, 12)
 	attrs = append(attrs, semconv.TestCaseNameKey.String(id))
 	switch {
 	case outcome.Failing():
@@ -158,6 +158,7 @@ func caseSpan(parent *Span, p *runPlan, c caseRef, start time.Time) Span {
 	if c.message != "" {
 		attrs = append(attrs, semconv.TestMessageKey.String(c.message))
 	}
+	attrs = c.appendLocation(attrs)
 	if d, ok := r.Durations[c.id]; ok {
 		s.End = start.Add(min(d, testrun.MaxCaseDuration))
 	} else {

@@ -52,6 +52,10 @@ type caseRef struct {
 	outcome testrun.Outcome // failing outcome, or "" for a flaky test that passed
 	flaky   bool
 	message string
+	// file and line are where the report says the test is written; ""
+	// and 0 when it does not say.
+	file string
+	line int
 }
 
 // planRuns validates runs and orders their test cases. now stands in for
@@ -143,7 +147,7 @@ func caseList(r *testrun.Run) []caseRef {
 			continue
 		}
 		listed[f.ID] = true
-		cases = append(cases, caseRef{id: f.ID, outcome: f.Outcome, flaky: f.Flaky || flaky[f.ID], message: f.Message})
+		cases = append(cases, caseRef{id: f.ID, outcome: f.Outcome, flaky: f.Flaky || flaky[f.ID], message: f.Message, file: f.File, line: f.Line})
 	}
 	failing := make([]string, 0, max(0, len(r.Cases)-len(listed)))
 	for id, o := range r.Cases {
@@ -345,7 +349,7 @@ func runEvent(p *runPlan, omitted int64) Event {
 
 // caseEvent builds the test.case event of c.
 func caseEvent(p *runPlan, c caseRef) Event {
-	attrs := make([]attribute.KeyValue, 0, 6)
+	attrs := make([]attribute.KeyValue, 0, 8)
 	attrs = append(attrs, semconv.TestCaseNameKey.String(valid(c.id)))
 	if c.outcome.Failing() {
 		attrs = append(attrs,
@@ -362,7 +366,20 @@ func caseEvent(p *runPlan, c caseRef) Event {
 	if c.message != "" {
 		attrs = append(attrs, semconv.TestMessageKey.String(c.message))
 	}
+	attrs = c.appendLocation(attrs)
 	return Event{Name: semconv.EventTestCase, Time: p.end, Attrs: attrs}
+}
+
+// appendLocation appends code.file.path and code.line.number where the
+// report says c is written, each only when known.
+func (c *caseRef) appendLocation(attrs []attribute.KeyValue) []attribute.KeyValue {
+	if c.file != "" {
+		attrs = append(attrs, semconv.CodeFilePathKey.String(valid(c.file)))
+	}
+	if c.line > 0 {
+		attrs = append(attrs, semconv.CodeLineNumberKey.Int(c.line))
+	}
+	return attrs
 }
 
 // valid returns s with invalid UTF-8 replaced: protobuf strings must be
