@@ -142,8 +142,14 @@ func TestPostgresConnectWaitsForAConnection(t *testing.T) {
 	holder2, err := sql.Open("pgx", limited)
 	require.NoError(t, err)
 	defer holder2.Close()
-	held2, err := holder2.Conn(ctx)
-	require.NoError(t, err)
+	// The server frees the slot of the connection closed above on its own
+	// time: wait (bounded) until this one gets it.
+	var held2 *sql.Conn
+	require.Eventually(t, func() bool {
+		conn, err := holder2.Conn(ctx)
+		held2 = conn
+		return err == nil
+	}, 30*time.Second, 10*time.Millisecond, "the connection slot is freed")
 	defer held2.Close()
 	assert.Equal(t, MaxConnectRetries, c.retries, "the store's own bound")
 	c.jitter = func() float64 { return 0 }
