@@ -232,7 +232,7 @@ func (p Pair) newTestRun(ctx context.Context, argv []string, tree, dir string, i
 		WithKind(testrun.KindAfterTurn, ""), WithReportDir(dir), WithTimeout(p.Timeout))
 	if ctx.Err() != nil {
 		if r != nil {
-			r.Close()
+			_ = r.Close() // the run is abandoned; its folder stays
 		}
 		return nil, ErrInterrupted
 	}
@@ -242,7 +242,7 @@ func (p Pair) newTestRun(ctx context.Context, argv []string, tree, dir string, i
 		}
 		return nil, fmt.Errorf("%w: new-test run %d: %v", ErrPair, i, err)
 	}
-	defer r.Close()
+	defer func() { _ = r.Close() }() // its results are written below
 	if err != nil {
 		p.progress(PairEvent{Side: "new", N: i, Err: err})
 	}

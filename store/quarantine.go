@@ -139,7 +139,7 @@ func (s *sqlStore) scanQuarantine(ctx context.Context, query string, args ...any
 	if err != nil {
 		return nil, s.fail("", err)
 	}
-	defer rows.Close()
+	defer func() { _ = rows.Close() }() // rows.Err reports what went wrong
 	out := []testrun.QuarantineEntry{}
 	for rows.Next() {
 		var e testrun.QuarantineEntry

@@ -184,5 +184,5 @@ func printQuarantine(w io.Writer, entries []testrun.QuarantineEntry, now time.Ti
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", e.Repository, env, e.TestID, e.Owner, exp, e.Reason)
 	}
-	tw.Flush()
+	_ = tw.Flush() // a failed write to stdout has no one else to tell
 }

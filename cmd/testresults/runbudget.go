@@ -54,7 +54,7 @@ func (j *runJob) rerunBudget(ctx context.Context, argv []string, first *check.Re
 			j.say("rerun: %v", err)
 		}
 		runs = append(runs, r.Run)
-		r.Close()
+		_ = r.Close() // its TEST-RESULTS.json is written above
 	}
 	j.budgetSummary(got)
 	j.recordFlips(ctx, append([]*testrun.Run{first.Run}, runs...))
