@@ -106,12 +106,14 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Commands:")
 	names := make([]string, 0, len(commands))
+	width := 0
 	for n := range commands {
 		names = append(names, n)
+		width = max(width, len(n))
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].synopsis)
+		fmt.Fprintf(w, "  %-*s %s\n", width, n, commands[n].synopsis)
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, exitCodesText)
