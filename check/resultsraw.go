@@ -92,6 +92,8 @@ type legacyFailure struct {
 	Outcome testrun.Outcome `json:"outcome"`
 	Message *string         `json:"message"`
 	Flaky   bool            `json:"flaky"`
+	File    string          `json:"file"`
+	Line    int             `json:"line"`
 }
 
 func failuresOf(fs []legacyFailure) []testrun.Failure {
@@ -100,7 +102,7 @@ func failuresOf(fs []legacyFailure) []testrun.Failure {
 	}
 	out := make([]testrun.Failure, len(fs))
 	for i, f := range fs {
-		out[i] = testrun.Failure{ID: f.ID, Outcome: f.Outcome, Flaky: f.Flaky}
+		out[i] = testrun.Failure{ID: f.ID, Outcome: f.Outcome, Flaky: f.Flaky, File: f.File, Line: f.Line}
 		if f.Message != nil {
 			out[i].Message = *f.Message
 		}

@@ -298,6 +298,8 @@ type jsonFailure struct {
 	Outcome Outcome `json:"outcome"`
 	Message *string `json:"message"`
 	Flaky   bool    `json:"flaky"`
+	File    string  `json:"file,omitempty"`
+	Line    int     `json:"line,omitempty"`
 }
 
 func jsonFailures(fs []Failure) []jsonFailure {
@@ -306,7 +308,7 @@ func jsonFailures(fs []Failure) []jsonFailure {
 	}
 	out := make([]jsonFailure, len(fs))
 	for i, f := range fs {
-		out[i] = jsonFailure{ID: f.ID, Outcome: f.Outcome, Message: strPtr(f.Message), Flaky: f.Flaky}
+		out[i] = jsonFailure{ID: f.ID, Outcome: f.Outcome, Message: strPtr(f.Message), Flaky: f.Flaky, File: f.File, Line: f.Line}
 	}
 	return out
 }

@@ -102,7 +102,8 @@ var (
 // groups are checked whole after the walk. It is built at first use.
 var testResultsSpec = sync.OnceValue(func() *spec {
 	failureList := &spec{kind: kindArray, null: true, elem: object(false,
-		"id", jsonString, "outcome", jsonString, "message", jsonNullString, "flaky", jsonBool)}
+		"id", jsonString, "outcome", jsonString, "message", jsonNullString, "flaky", jsonBool,
+		"file?", jsonString, "line?", &spec{kind: kindInt})}
 	rerunLink := object(false,
 		"id", jsonString,
 		"dir", jsonString,
@@ -325,6 +326,11 @@ func comparisonOf(run *Run, j *jsonResultsComparison) (*Comparison, error) {
 	case !c.Available && (j.Unavailable == nil || j.NewFailures != nil || j.Fixed != nil):
 		return nil, invalidf("available is false but unavailable_reason is null or new_failures or fixed is given")
 	}
+	for _, f := range slices.Concat(c.NewFailures, c.BaseFailures) {
+		if !ValidFile(f.File) || f.Line < 0 {
+			return nil, invalidf("failure %q: file or line is not a location", f.ID)
+		}
+	}
 	var marks []string
 	for _, m := range c.Flaky {
 		marks = append(marks, m.ID)
@@ -354,7 +360,7 @@ func failuresFromJSON(fs []jsonFailure) []Failure {
 	}
 	out := make([]Failure, len(fs))
 	for i, f := range fs {
-		out[i] = Failure{ID: f.ID, Outcome: f.Outcome, Message: strVal(f.Message), Flaky: f.Flaky}
+		out[i] = Failure{ID: f.ID, Outcome: f.Outcome, Message: strVal(f.Message), Flaky: f.Flaky, File: f.File, Line: f.Line}
 	}
 	return out
 }
