@@ -184,12 +184,15 @@ func Run(ctx context.Context, argv []string, opts ...Option) (*Result, error) {
 		}
 		switch {
 		case startErr != nil:
-			root.Remove(GoTestReport)
+			_ = root.Remove(GoTestReport) // the check never ran: the start error is the one to report
 		case capt.err != nil:
 			// A stream cut where writing failed could read as fewer
 			// tests: it is not read at all.
-			root.Remove(GoTestReport)
-			reasons = append(reasons, fmt.Sprintf("the go test -json output could not be kept in %s: %v", GoTestReport, capt.err))
+			reason := fmt.Sprintf("the go test -json output could not be kept in %s: %v", GoTestReport, capt.err)
+			if err := root.Remove(GoTestReport); err != nil {
+				reason += fmt.Sprintf(" (and the cut file could not be removed: %v)", err)
+			}
+			reasons = append(reasons, reason)
 		}
 	}
 
@@ -342,7 +345,7 @@ func execute(ctx context.Context, cfg *config, argv []string, wd string, env env
 	pid := cmd.Process.Pid
 	done := make(chan struct{})
 	go func() {
-		cmd.Wait()
+		_ = cmd.Wait() // how the check ended is read from cmd.ProcessState
 		close(done)
 	}()
 	var timeout <-chan time.Time
@@ -357,14 +360,14 @@ func execute(ctx context.Context, cfg *config, argv []string, wd string, env env
 	case <-done:
 	case <-timeout:
 		status = testrun.StatusTimedOut
-		signalGroup(pid, sigTerm)
+		_ = signalGroup(pid, sigTerm) // a group that cannot be signalled is killed after the delay
 	case sig := <-cfg.signals:
 		status = testrun.StatusAborted
-		signalGroup(pid, sig)
+		_ = signalGroup(pid, sig) // a group that cannot be signalled is killed after the delay
 	case <-ctxDone:
 		status = testrun.StatusAborted
 		ctxDone = nil
-		signalGroup(pid, sigTerm)
+		_ = signalGroup(pid, sigTerm) // a group that cannot be signalled is killed after the delay
 	}
 	if status != "" {
 		// The group has the kill-after delay to end; then, or at a second
@@ -375,7 +378,7 @@ func execute(ctx context.Context, cfg *config, argv []string, wd string, env env
 		var giveUp <-chan time.Time
 		killed := false
 		killNow := func() {
-			signalGroup(pid, sigKill)
+			_ = signalGroup(pid, sigKill) // the leader is waited for no longer than giveUp
 			if !killed {
 				killed = true
 				giveUp = time.After(cfg.killAfter)

@@ -3,17 +3,17 @@ package check
 import "errors"
 
 var (
-	// ErrStart: the command could not be started (not found, not
+	// ErrStart means the command could not be started (not found, not
 	// executable). Run still returns the Result, whose run says why.
 	ErrStart = errors.New("check: the command could not be started")
-	// ErrReportDir: the report folder cannot be used (it holds files of
+	// ErrReportDir means the report folder cannot be used (it holds files of
 	// something other than a run, or cannot be made).
 	ErrReportDir = errors.New("check: report folder")
-	// ErrNoCommand: no command was given.
+	// ErrNoCommand means no command was given.
 	ErrNoCommand = errors.New("check: no command")
 )
 
-// ErrReplaced: the report folder Run made was replaced or removed after it
+// ErrReplaced means the report folder Run made was replaced or removed after it
 // was made (by the check: a link to another folder, another folder of the
 // same name); nothing is written where its path now leads.
 var ErrReplaced = errors.New("check: the report folder was replaced")

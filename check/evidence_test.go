@@ -52,7 +52,7 @@ func TestRunKillsWhatTheCheckLeftBehind(t *testing.T) {
 	}{
 		{"in the group", forge + ` >/dev/null 2>&1 </dev/null & echo $! > "$PIDFILE"; exit 1`, false},
 		{"in the group, holding the output", `(sleep 3; echo forged > "$HANGAR_TESTS_DIR/` + ResultsFile + `") & echo $! > "$PIDFILE"; exit 1`, false},
-		{"in a session of its own", `setsid sh -c '` + strings.ReplaceAll(forge, `"`, `"`) + ` >/dev/null 2>&1 </dev/null & echo $! > "$PIDFILE"'; exit 1`, true},
+		{"in a session of its own", `setsid sh -c '` + forge + ` >/dev/null 2>&1 </dev/null & echo $! > "$PIDFILE"'; exit 1`, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

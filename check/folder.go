@@ -64,7 +64,7 @@ func freshDir(dir string, start time.Time) (*os.Root, time.Time, error) {
 		return nil, time.Time{}, err
 	}
 	fail := func(err error) (*os.Root, time.Time, error) {
-		root.Close()
+		_ = root.Close() // an error path: the first error is the one to report
 		return nil, time.Time{}, err
 	}
 	entries, err := readDir(root)
@@ -86,8 +86,8 @@ func freshDir(dir string, start time.Time) (*os.Root, time.Time, error) {
 		return fail(fmt.Errorf("%w: %v", ErrReportDir, err))
 	}
 	mfi, err := mark.Stat()
-	mark.Close()
-	root.Remove(name)
+	_ = mark.Close()      // an empty file, only its time is read
+	_ = root.Remove(name) // a dot-file left behind is not a run's file and is removed by the next run
 	if err == nil && mfi.ModTime().Before(start) {
 		return root, mfi.ModTime(), nil
 	}
@@ -109,7 +109,7 @@ func openFolder(dir string, fi fs.FileInfo) (*os.Root, error) {
 	}
 	rfi, err := root.Stat(".")
 	if err != nil || !os.SameFile(fi, rfi) {
-		root.Close()
+		_ = root.Close() // an error path: the change is the error to report
 		return nil, fmt.Errorf("%w: %s changed while it was opened", ErrReportDir, dir)
 	}
 	return root, nil

@@ -95,7 +95,7 @@ func (t *tracker) stop() {
 func (t *tracker) releaseLocked() {
 	reaper.users--
 	if reaper.users == 0 && reaper.on {
-		syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 0, 0)
+		_, _, _ = syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 0, 0) // best effort: no check is tracked any more
 		reaper.on = false
 	}
 }
@@ -119,11 +119,11 @@ func (t *tracker) sweep() int {
 	}
 	for _, p := range t.adopted() {
 		if p.state != 'Z' {
-			syscall.Kill(p.pid, syscall.SIGKILL)
+			_ = syscall.Kill(p.pid, syscall.SIGKILL) // what survives is counted as left below
 			if p.pgid > 1 && p.pgid != t.selfPgid && (p.pgid == p.pid || p.sid != t.selfSid) {
 				// A group or session the check made: all of it is the
 				// check's.
-				syscall.Kill(-p.pgid, syscall.SIGKILL)
+				_ = syscall.Kill(-p.pgid, syscall.SIGKILL) // best effort, as above
 			}
 		}
 		if !reap(p.pid) {

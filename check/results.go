@@ -37,7 +37,7 @@ func WriteTestResults(dir string, results testrun.TestResults) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	defer root.Close()
+	defer func() { _ = root.Close() }() // a folder opened to write in: writeResults reports what failed
 	if _, err := writeResults(root, results); err != nil {
 		return "", err
 	}

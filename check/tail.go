@@ -79,7 +79,7 @@ func (w *tee) Write(p []byte) (int, error) {
 	if w.dst != nil && w.err == nil {
 		_, w.err = w.dst.Write(p)
 	}
-	w.tail.Write(p)
+	_, _ = w.tail.Write(p) // a tail never fails
 	w.capture.write(p)
 	return len(p), nil
 }
