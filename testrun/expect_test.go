@@ -28,7 +28,7 @@ func TestReadExpectedIDsRunJSON(t *testing.T) {
 }
 
 func TestReadExpectedIDsRefuses(t *testing.T) {
-	capped := strings.Replace(strings.Replace(validRunJSON, `"total":3,"passed":1`, `"total":4,"passed":2`, 1), `"counted":true`, `"counted":true`, 1)
+	capped := strings.Replace(validRunJSON, `"total":3,"passed":1`, `"total":4,"passed":2`, 1)
 	noCases := NewBuilder()
 	noCases.AddReport(ReportInfo{Path: "r.xml", Dialect: "junit", Bytes: 1, SHA256: "ab", Tests: ntests(0)}, nil, nil)
 	empty, err := json.Marshal(noCases.Build())

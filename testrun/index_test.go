@@ -2,6 +2,7 @@ package testrun
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -109,8 +110,9 @@ func TestKeepCasesLarge(t *testing.T) {
 					rest = append(rest, id)
 				}
 			}
+			slices.Sort(flaky) // flaky ones in id order
 			want := map[string]Outcome{}
-			for _, id := range append(append(failing, r.Flaky...), rest...) {
+			for _, id := range append(append(failing, flaky...), rest...) {
 				if len(want) >= keep {
 					break
 				}
