@@ -117,7 +117,7 @@ func (p *exportPlan) printSummary(env Env) {
 	line := p.summary()
 	rest, ok := strings.CutPrefix(line, exportedPrefix)
 	if tw, isTerm := env.Stderr.(*term.Writer); ok && isTerm && useColor(env) {
-		tw.Printf("testresults export: %s%s\n", term.Paint(term.StyleGreen, "exported"), rest)
+		_, _ = tw.Printf("testresults export: %s%s\n", term.Paint(term.StyleGreen, "exported"), rest) // as Fprintln below: a summary stderr cannot take has nowhere else to go
 		return
 	}
 	fmt.Fprintln(env.Stderr, line)

@@ -199,7 +199,7 @@ func runRun(ctx context.Context, args []string, env Env) error {
 		}
 		return &exitCode{code: exitInternal, msg: fmt.Sprint(err)}
 	}
-	defer res.Close()
+	defer func() { _ = res.Close() }() // closes the report folder's handle; what was written is written
 	if err != nil {
 		j.say("%v", err)
 	}
@@ -519,7 +519,7 @@ func (j *runJob) rerun(ctx context.Context, argv []string, first *check.Result, 
 		j.say("rerun: %v", err)
 		return exitInternal, nil
 	}
-	defer res.Close()
+	defer func() { _ = res.Close() }() // closes the report folder's handle; what was written is written
 	if err != nil {
 		j.say("rerun: %v", err)
 	}

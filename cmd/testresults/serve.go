@@ -120,7 +120,7 @@ func runServe(ctx context.Context, args []string, env Env) error {
 	}
 	tel, err := newServeTelemetry(ctx, env)
 	if err != nil {
-		ln.Close()
+		_ = ln.Close() // an error path: the settings error is the one to report
 		// The environment's exporter settings are unusable: a usage
 		// error, without the usage (no flag of serve is at fault).
 		return &exitCode{code: exitUsage, msg: err.Error()}
