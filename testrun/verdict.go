@@ -450,7 +450,7 @@ func HashPins(fsys fs.FS, paths []string) (Pins, error) {
 		}
 		h := sha256.New()
 		_, err = io.Copy(h, f)
-		f.Close()
+		_ = f.Close() // read only: a read that failed is reported just below
 		if err != nil {
 			return nil, fmt.Errorf("testrun: pins: %s: %w", p, err)
 		}
