@@ -95,23 +95,75 @@ func FlakyEntries(w io.Writer, entries []testrun.FlakyEntry) {
 		return
 	}
 	for _, e := range entries {
-		how := make([]string, len(e.How))
-		for i, h := range e.How {
-			how[i] = string(h)
-		}
-		var runs []string
-		seen := map[string]bool{}
-		for _, s := range e.Seen {
-			for _, r := range s.Runs {
-				if !seen[r] {
-					seen[r] = true
-					runs = append(runs, r)
-				}
+		fmt.Fprintln(w, flakyEntryLine(e))
+	}
+}
+
+// FlakyScore is the part of a test's flakiness score (testrun.Flakiness)
+// that `flaky list` shows. It informs; it never excuses a failure.
+type FlakyScore struct {
+	FailureRate    float64 `json:"failure_rate"`
+	Evidence       int     `json:"evidence"`
+	FlipRate       float64 `json:"flip_rate"`
+	Flips          int     `json:"flips"`
+	FlipWindowRuns int     `json:"flip_window_runs"`
+}
+
+// ScoreOf is the shown part of f.
+func ScoreOf(f testrun.Flakiness) *FlakyScore {
+	return &FlakyScore{FailureRate: f.FailureRate, Evidence: f.Evidence, FlipRate: f.FlipRate, Flips: f.Flips, FlipWindowRuns: f.FlipWindowRuns}
+}
+
+// String is the score in a few words: "fails 31% of 12 · 7 flips/50"; a
+// score with no evidence says so rather than show the prior's 50%.
+func (s *FlakyScore) String() string {
+	if s == nil {
+		return "no score"
+	}
+	fails := "no failure-rate evidence"
+	if s.Evidence > 0 {
+		fails = fmt.Sprintf("fails %.0f%% of %d", s.FailureRate*100, s.Evidence)
+	}
+	return fmt.Sprintf("%s · %d flips/%d", fails, s.Flips, s.FlipWindowRuns)
+}
+
+// FlakyListEntry is an entry of the list with its test's flakiness score
+// (nil when it was not scored). It is also the JSON of `flaky list`: the
+// entry's fields and a score object.
+type FlakyListEntry struct {
+	testrun.FlakyEntry
+	Score *FlakyScore `json:"score"`
+}
+
+// FlakyList writes the entries of the list, one tab-separated line each,
+// the last column the test's score.
+func FlakyList(w io.Writer, entries []FlakyListEntry) {
+	if len(entries) == 0 {
+		fmt.Fprintln(w, "no flaky tests")
+		return
+	}
+	for _, e := range entries {
+		fmt.Fprintf(w, "%s\t%s\n", flakyEntryLine(e.FlakyEntry), e.Score)
+	}
+}
+
+func flakyEntryLine(e testrun.FlakyEntry) string {
+	how := make([]string, len(e.How))
+	for i, h := range e.How {
+		how[i] = string(h)
+	}
+	var runs []string
+	seen := map[string]bool{}
+	for _, s := range e.Seen {
+		for _, r := range s.Runs {
+			if !seen[r] {
+				seen[r] = true
+				runs = append(runs, r)
 			}
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\tfirst %s\tlast %s\t%s\t%d sightings\truns %s\n", e.Repository, e.Environment, e.TestID,
-			e.FirstSeen.Format(time.RFC3339), e.LastSeen.Format(time.RFC3339), strings.Join(how, ","), e.Sightings, strings.Join(runs, ","))
 	}
+	return fmt.Sprintf("%s\t%s\t%s\tfirst %s\tlast %s\t%s\t%d sightings\truns %s", e.Repository, e.Environment, e.TestID,
+		e.FirstSeen.Format(time.RFC3339), e.LastSeen.Format(time.RFC3339), strings.Join(how, ","), e.Sightings, strings.Join(runs, ","))
 }
 
 // FlakySummary writes the repositories with the most flaky tests, each

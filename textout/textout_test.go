@@ -112,6 +112,12 @@ func TestGolden(t *testing.T) {
 		"flaky_list": func(b *bytes.Buffer) {
 			FlakyEntries(b, []testrun.FlakyEntry{entry("t::a", t0, 2)})
 			FlakyEntries(b, nil)
+			FlakyList(b, []FlakyListEntry{
+				{FlakyEntry: entry("t::a", t0, 2), Score: ScoreOf(testrun.Flakiness{FailureRate: 0.3125, Evidence: 12, Flips: 7, FlipRate: 7.0 / 49, FlipWindowRuns: 50})},
+				{FlakyEntry: entry("t::new", t0, 1), Score: ScoreOf(testrun.Flakiness{FailureRate: 0.5, FlipWindowRuns: 3})},
+				{FlakyEntry: entry("t::unscored", t0, 1)},
+			})
+			FlakyList(b, nil)
 			FlakySummary(b, []testrun.FlakyRepoSummary{{Repository: "hangar-dev/app", Tests: 4, Worst: entry("t::a", t0, 9)}})
 			FlakySummary(b, nil)
 			FlakyRecords(b, []FlakyRecord{

@@ -199,7 +199,40 @@ func flakyList(ctx context.Context, c flakyCall) error {
 	if err != nil {
 		return c.fail(err)
 	}
-	return c.out(entries, func(w io.Writer) { textout.FlakyEntries(w, entries) })
+	scored, err := scoreEntries(ctx, c.st, entries)
+	if err != nil {
+		return c.fail(err)
+	}
+	return c.out(scored, func(w io.Writer) { textout.FlakyList(w, scored) })
+}
+
+// scoreEntries gives each entry its test's flakiness score in its
+// repository (store.Scores); an entry beyond the tests one call scores has
+// none.
+func scoreEntries(ctx context.Context, st store.Store, entries []testrun.FlakyEntry) ([]textout.FlakyListEntry, error) {
+	ids, seen := map[string][]string{}, map[[2]string]bool{}
+	for _, e := range entries {
+		if k := [2]string{e.Repository, e.TestID}; !seen[k] {
+			seen[k] = true
+			ids[e.Repository] = append(ids[e.Repository], e.TestID)
+		}
+	}
+	scores := map[string]map[string]testrun.Flakiness{}
+	for repo, list := range ids {
+		s, err := store.Scores(ctx, st, repo, list)
+		if err != nil {
+			return nil, err
+		}
+		scores[repo] = s
+	}
+	out := make([]textout.FlakyListEntry, len(entries))
+	for i, e := range entries {
+		out[i].FlakyEntry = e
+		if f, ok := scores[e.Repository][e.TestID]; ok {
+			out[i].Score = textout.ScoreOf(f)
+		}
+	}
+	return out, nil
 }
 
 func flakyPrune(ctx context.Context, c flakyCall) error {

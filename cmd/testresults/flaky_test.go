@@ -136,3 +136,31 @@ func TestFlakyCommand(t *testing.T) {
 		assert.FileExists(t, filepath.Join(home, ".hangar", "store.db"))
 	})
 }
+
+// TestFlakyListScore: each entry of `flaky list` carries its test's
+// flakiness score from the stored history, in JSON and in text.
+func TestFlakyListScore(t *testing.T) {
+	dir := t.TempDir()
+	vars := map[string]string{"HANGAR_STORE": filepath.Join(dir, "store.db")}
+	pass1 := writeRun(t, dir, "pass1", testrun.KindBase, "T1", map[string]testrun.Outcome{"t": passed})
+	fail1 := writeRun(t, dir, "fail1", testrun.KindRerun, "T1", map[string]testrun.Outcome{"t": failed})
+	code, _, errs := runCmdEnv(t, vars, "flaky", "record", "--record", "--repo", "acme/api", pass1, fail1)
+	require.Equal(t, exitOK, code, errs)
+
+	code, out, errs := runCmdEnv(t, vars, "flaky", "list", "--json")
+	require.Equal(t, exitOK, code, errs)
+	var entries []struct {
+		TestID string          `json:"test_id"`
+		Score  json.RawMessage `json:"score"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &entries))
+	require.Len(t, entries, 1)
+	assert.Equal(t, "t", entries[0].TestID)
+	var score map[string]any
+	require.NoError(t, json.Unmarshal(entries[0].Score, &score))
+	assert.Equal(t, map[string]any{"failure_rate": 0.5, "evidence": 2.0, "flip_rate": 1.0, "flips": 1.0, "flip_window_runs": 2.0}, score)
+
+	code, out, errs = runCmdEnv(t, vars, "flaky", "list")
+	require.Equal(t, exitOK, code, errs)
+	assert.Contains(t, out, "\tfails 50% of 2 · 1 flips/2\n")
+}
