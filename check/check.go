@@ -78,44 +78,14 @@ func Run(ctx context.Context, argv []string, opts ...Option) (*Result, error) {
 		return nil, ErrNoCommand
 	}
 	env := environ(cfg.environ)
-	mode := cfg.mode
-	if !cfg.modeSet {
-		var err error
-		if mode, err = ParseMode(env.get(EnvReports)); err != nil {
-			return nil, err
-		}
-	}
-	wd := cfg.dir
-	if wd == "" {
-		var err error
-		if wd, err = os.Getwd(); err != nil {
-			return nil, fmt.Errorf("check: %w", err)
-		}
-	}
-	wd, err := filepath.Abs(wd)
+	mode, wd, err := modeAndDir(&cfg, env)
 	if err != nil {
-		return nil, fmt.Errorf("check: %w", err)
+		return nil, err
 	}
-
 	start := cfg.now()
-	id := cfg.runID
-	if id == "" {
-		if id, err = testrun.NewID(start, rand.Reader); err != nil {
-			return nil, err
-		}
-	} else if !testrun.ValidID(id) {
-		return nil, fmt.Errorf("%w: run id %q cannot name a folder (want letters, digits, '.', '_', '-')", ErrReportDir, id)
-	}
-	dir := cfg.reportDir
-	if dir == "" {
-		home := env.get("HOME")
-		if home == "" {
-			return nil, fmt.Errorf("%w: HOME is not set: give the report folder", ErrReportDir)
-		}
-		dir = filepath.Join(home, ".hangar", "tests", id)
-	}
-	if dir, err = filepath.Abs(dir); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrReportDir, err)
+	id, dir, err := runFolder(&cfg, env, start)
+	if err != nil {
+		return nil, err
 	}
 	root, newerThan, err := freshDir(dir, start)
 	if err != nil {
@@ -179,21 +149,7 @@ func Run(ctx context.Context, argv []string, opts ...Option) (*Result, error) {
 	reasons = append(reasons, end.reasons...)
 	startErr := end.startErr
 	if capt != nil {
-		if err := capt.f.Close(); capt.err == nil {
-			capt.err = err
-		}
-		switch {
-		case startErr != nil:
-			_ = root.Remove(GoTestReport) // the check never ran: the start error is the one to report
-		case capt.err != nil:
-			// A stream cut where writing failed could read as fewer
-			// tests: it is not read at all.
-			reason := fmt.Sprintf("the go test -json output could not be kept in %s: %v", GoTestReport, capt.err)
-			if err := root.Remove(GoTestReport); err != nil {
-				reason += fmt.Sprintf(" (and the cut file could not be removed: %v)", err)
-			}
-			reasons = append(reasons, reason)
-		}
+		reasons = append(reasons, closeCapture(root, capt, startErr)...)
 	}
 
 	// Every process of the check is gone: the folder is what the check
@@ -201,20 +157,7 @@ func Run(ctx context.Context, argv []string, opts ...Option) (*Result, error) {
 	// check (a link to another one) is neither read nor written.
 	replaced := !sameFolder(dir, root)
 	red := testrun.NewRedactor(cfg.environ)
-	res.OutputFile = filepath.Join(dir, OutputFile)
-	kept := []byte(red.Redact(string(tl.Bytes())))
-	switch {
-	case replaced:
-		reasons = append(reasons, ReasonReplaced)
-		res.OutputFile = ""
-	default:
-		if err := writeInRoot(root, OutputFile, kept); err != nil {
-			reasons = append(reasons, fmt.Sprintf("the output could not be kept: %v", err))
-			res.OutputFile = ""
-		} else {
-			res.OutputSHA256 = sha256Hex(kept)
-		}
-	}
+	reasons = append(reasons, res.keepOutput(root, replaced, []byte(red.Redact(string(tl.Bytes()))))...)
 
 	switch {
 	case startErr != nil:
@@ -250,17 +193,110 @@ func Run(ctx context.Context, argv []string, opts ...Option) (*Result, error) {
 		read.Complete = false
 	}
 	if capt != nil && capt.over && capt.err == nil {
-		// Only its start was kept; with a report limit raised past it,
-		// that start must not pass for the whole stream.
-		kept := filepath.Join(dir, GoTestReport)
-		for _, r := range read.Reports {
-			if r.Path == kept && r.Error == "" {
-				reasons = append(reasons, fmt.Sprintf("%s: the go test -json output was longer than the %d bytes kept", kept, goTestCaptureBytes))
-			}
-		}
+		reasons = append(reasons, captureCut(read, dir)...)
 	}
 	setResults(run, read, reasons)
 	return res, nil
+}
+
+// modeAndDir returns the reports mode (the option, else EnvReports) and
+// the absolute folder the check runs in (the option, else this process's).
+func modeAndDir(cfg *config, env environ) (Mode, string, error) {
+	mode := cfg.mode
+	if !cfg.modeSet {
+		var err error
+		if mode, err = ParseMode(env.get(EnvReports)); err != nil {
+			return "", "", err
+		}
+	}
+	wd := cfg.dir
+	if wd == "" {
+		var err error
+		if wd, err = os.Getwd(); err != nil {
+			return "", "", fmt.Errorf("check: %w", err)
+		}
+	}
+	wd, err := filepath.Abs(wd)
+	if err != nil {
+		return "", "", fmt.Errorf("check: %w", err)
+	}
+	return mode, wd, nil
+}
+
+// runFolder returns the run's id (the option, else a new one) and its
+// absolute report folder (the option, else ~/.hangar/tests/<id>).
+func runFolder(cfg *config, env environ, start time.Time) (id, dir string, err error) {
+	id = cfg.runID
+	if id == "" {
+		if id, err = testrun.NewID(start, rand.Reader); err != nil {
+			return "", "", err
+		}
+	} else if !testrun.ValidID(id) {
+		return "", "", fmt.Errorf("%w: run id %q cannot name a folder (want letters, digits, '.', '_', '-')", ErrReportDir, id)
+	}
+	dir = cfg.reportDir
+	if dir == "" {
+		home := env.get("HOME")
+		if home == "" {
+			return "", "", fmt.Errorf("%w: HOME is not set: give the report folder", ErrReportDir)
+		}
+		dir = filepath.Join(home, ".hangar", "tests", id)
+	}
+	if dir, err = filepath.Abs(dir); err != nil {
+		return "", "", fmt.Errorf("%w: %v", ErrReportDir, err)
+	}
+	return id, dir, nil
+}
+
+// closeCapture closes the file the go test -json output was kept in and
+// removes it when the check never started or writing it failed; it
+// returns the reasons that make the run incomplete.
+func closeCapture(root *os.Root, capt *capture, startErr error) []string {
+	if err := capt.f.Close(); capt.err == nil {
+		capt.err = err
+	}
+	switch {
+	case startErr != nil:
+		_ = root.Remove(GoTestReport) // the check never ran: the start error is the one to report
+	case capt.err != nil:
+		// A stream cut where writing failed could read as fewer
+		// tests: it is not read at all.
+		reason := fmt.Sprintf("the go test -json output could not be kept in %s: %v", GoTestReport, capt.err)
+		if err := root.Remove(GoTestReport); err != nil {
+			reason += fmt.Sprintf(" (and the cut file could not be removed: %v)", err)
+		}
+		return []string{reason}
+	}
+	return nil
+}
+
+// keepOutput writes kept, the check's redacted output tail, in the report
+// folder unless it was replaced, and records it in r; it returns the
+// reasons that make the run incomplete.
+func (r *Result) keepOutput(root *os.Root, replaced bool, kept []byte) []string {
+	if replaced {
+		return []string{ReasonReplaced}
+	}
+	if err := writeInRoot(root, OutputFile, kept); err != nil {
+		return []string{fmt.Sprintf("the output could not be kept: %v", err)}
+	}
+	r.OutputFile = filepath.Join(r.Dir, OutputFile)
+	r.OutputSHA256 = sha256Hex(kept)
+	return nil
+}
+
+// captureCut returns a reason for the go test -json report read from a
+// capture that kept only its start: with a report limit raised past it,
+// that start must not pass for the whole stream.
+func captureCut(read *testrun.Run, dir string) []string {
+	var reasons []string
+	kept := filepath.Join(dir, GoTestReport)
+	for _, r := range read.Reports {
+		if r.Path == kept && r.Error == "" {
+			reasons = append(reasons, fmt.Sprintf("%s: the go test -json output was longer than the %d bytes kept", kept, goTestCaptureBytes))
+		}
+	}
+	return reasons
 }
 
 // noReport is the incomplete reasons of a run that read no report: reason,

@@ -110,7 +110,7 @@ func (t *tracker) sweep() int {
 	defer reaper.mu.Unlock()
 	left := 0
 	if !t.groupGone {
-		signalGroup(t.leader, sigKill)
+		_ = signalGroup(t.leader, sigKill) // a group still alive is counted as left below
 		if groupAlive(t.leader) {
 			left++
 		} else {

@@ -101,7 +101,7 @@ func (r *Result) write(f func(*os.Root) (written, error)) (string, error) {
 		if root, err = openDir(r.Dir); err != nil {
 			return "", err
 		}
-		defer root.Close()
+		defer func() { _ = root.Close() }() // opened to write in: f reports what failed
 	} else if !sameFolder(r.Dir, root) {
 		return "", fmt.Errorf("%w: %s", ErrReplaced, r.Dir)
 	}
@@ -173,11 +173,11 @@ func writeInRoot(root *os.Root, name string, b []byte) error {
 	merr := tmp.Chmod(0o644)
 	cerr := tmp.Close()
 	if err := errors.Join(werr, merr, cerr); err != nil {
-		root.Remove(tmpName)
+		_ = root.Remove(tmpName) // cleanup on an error path: the first error is the one to report
 		return fmt.Errorf("check: write %s: %w", name, err)
 	}
 	if err := root.Rename(tmpName, name); err != nil {
-		root.Remove(tmpName)
+		_ = root.Remove(tmpName) // cleanup on an error path: the first error is the one to report
 		return fmt.Errorf("check: write %s: %w", name, err)
 	}
 	return nil
@@ -190,6 +190,6 @@ func writeFileAtomic(path string, b []byte) error {
 	if err != nil {
 		return fmt.Errorf("check: write %s: %w", path, err)
 	}
-	defer root.Close()
+	defer func() { _ = root.Close() }() // opened to write in: writeInRoot reports what failed
 	return writeInRoot(root, filepath.Base(path), b)
 }
