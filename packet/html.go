@@ -48,11 +48,13 @@ pre { background: #f4f4f4; padding: 0.6em; overflow-x: auto; white-space: pre-wr
 {{end}}{{if and .V.HasBase .V.Available .V.NewFailures.Total}}<h2>New failures ({{.V.NewFailures.Total}})</h2>
 {{range .V.NewFailures.Items}}<h3><b>{{.Outcome}}</b>: {{.ID}}</h3>
 {{if .Rerun}}<p>Rerun: <code>{{.Rerun}}</code></p>
+{{end}}{{if .Score}}<p>Flakiness score: {{.Score}}</p>
 {{end}}{{if .Message}}<pre>{{.Message}}</pre>
 {{end}}{{end}}{{if .V.NewFailures.Left}}<p>…and {{.V.NewFailures.Left}} more not shown.</p>
 {{end}}{{end}}{{if and (not .V.HasBase) .V.Failures.Total}}<h2>Failures ({{.V.Failures.Total}})</h2>
 {{range .V.Failures.Items}}<h3><b>{{.Outcome}}</b>: {{.ID}}</h3>
 {{if .Rerun}}<p>Rerun: <code>{{.Rerun}}</code></p>
+{{end}}{{if .Score}}<p>Flakiness score: {{.Score}}</p>
 {{end}}{{if .Message}}<pre>{{.Message}}</pre>
 {{end}}{{end}}{{if .V.Failures.Left}}<p>…and {{.V.Failures.Left}} more not shown.</p>
 {{end}}{{end}}{{if and .V.FixedKnown .V.Fixed.Total}}<details><summary>Fixed ({{.V.Fixed.Total}})</summary>

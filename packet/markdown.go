@@ -133,6 +133,9 @@ func (b *mdBuilder) failures(title string, l list[failureView]) {
 		if f.Rerun != "" {
 			s += "\nRerun: " + mdCode(f.Rerun) + "\n"
 		}
+		if f.Score != "" {
+			s += "\nFlakiness score: " + mdText(f.Score) + "\n"
+		}
 		switch {
 		case f.Message == "":
 			return s

@@ -1,5 +1,11 @@
 package packet
 
+import (
+	"maps"
+
+	"github.com/hangar-dev/testresults/testrun"
+)
+
 // Defaults of the limits a packet applies to what it shows.
 const (
 	// DefaultMaxItems is how many entries each list shows (new failures,
@@ -22,6 +28,7 @@ type config struct {
 	maxItems   int
 	maxMessage int
 	maxID      int
+	scores     map[string]testrun.Flakiness
 }
 
 func newConfig(opts []Option) config {
@@ -59,6 +66,16 @@ func WithMaxMessage(n int) Option {
 		if n > 0 {
 			c.maxMessage = n
 		}
+		return c
+	})
+}
+
+// WithScores gives the flakiness score of failing tests by test id (as
+// store.Scores returns them): each failing test shown with a score has it
+// beside it. A score informs; it excuses no failure.
+func WithScores(scores map[string]testrun.Flakiness) Option {
+	return optionFunc(func(c config) config {
+		c.scores = maps.Clone(scores)
 		return c
 	})
 }

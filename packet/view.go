@@ -44,6 +44,9 @@ type failureView struct {
 	// Rerun is the shell line that reruns the test, "" when its runner
 	// takes none.
 	Rerun string
+	// Score is the test's flakiness score in words, "" when none was
+	// given.
+	Score string
 }
 
 type flakyView struct {
@@ -116,7 +119,21 @@ func (c config) failure(r *testrun.Run, f testrun.Failure, repo string) failureV
 	if argv := testrun.RerunCommand(r, f.ID, opts...); argv != nil {
 		v.Rerun = term.EscapeLine(testrun.Clip(testrun.ShellQuote(argv), c.maxID+100))
 	}
+	if s, ok := c.scores[f.ID]; ok {
+		v.Score = scoreText(s)
+	}
 	return v
+}
+
+// scoreText is a flakiness score in words: "failure rate 0.31 over 12
+// outcomes, 7 flips in the last 50 runs". With no evidence it says so
+// rather than show the prior's 0.50.
+func scoreText(s testrun.Flakiness) string {
+	rate := "no failure-rate evidence"
+	if s.Evidence > 0 {
+		rate = fmt.Sprintf("failure rate %.2f over %d outcomes", s.FailureRate, s.Evidence)
+	}
+	return fmt.Sprintf("%s, %d flips in the last %d runs", rate, s.Flips, s.FlipWindowRuns)
 }
 
 func newView(in Input, c config) view {
