@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The project's test command (the README's): formatting and vet, every Go
-# test with the race detector, then the collector end-to-end test, which
+# The project's test command (the README's): formatting, vet and the
+# linters, every Go test with the race detector, then the collector end-to-end test, which
 # builds otelcol-testresults with ocb and runs it on 127.0.0.1.
 # Needs Go and the Go module proxy, and (as root, from Debian's packages)
 # PostgreSQL for the shared-store tests, which it starts on 127.0.0.1 and
@@ -21,6 +21,9 @@ if [[ -n "$unformatted" ]]; then
 fi
 
 go vet ./...
+
+# The linters (.golangci.yml; golangci-lint is pinned as a Go tool in go.mod).
+go tool golangci-lint run ./...
 
 # The real runners the run wrapper's end-to-end tests wrap: pytest and
 # pytest-rerunfailures (Debian), gotestsum, jest with jest-junit (npm).

@@ -340,6 +340,7 @@ func compileSchema(doc []byte) (*schemaNode, error) {
 	return compileNode(m, "")
 }
 
+//nolint:gocyclo // one case per schema keyword, the list the gate checks
 func compileNode(v any, at string) (*schemaNode, error) {
 	m, ok := v.(map[string]any)
 	if !ok {
@@ -478,6 +479,8 @@ func typeName(v any) string {
 
 // validate appends to errs the keywords of n that v fails, at loc. As in
 // JSON Schema, a value of the wrong type is checked no further.
+//
+//nolint:gocyclo // one case per keyword, in the order the schema states them
 func (n *schemaNode) validate(v any, loc []string, errs []schemaError) []schemaError {
 	fail := func(keyword, format string, a ...any) {
 		errs = append(errs, schemaError{Location: slices.Clone(loc), Keyword: keyword, Message: fmt.Sprintf(format, a...)})
