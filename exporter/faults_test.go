@@ -204,8 +204,11 @@ func TestReceiverRestartedMidExport(t *testing.T) {
 	firstDone := make(chan struct{})
 	var once sync.Once
 	next, _ := consumer.NewTraces(func(ctx context.Context, td ptrace.Traces) error {
+		// Counted before the stop is signalled, so a stop that cuts the
+		// handler short cannot leave the first request uncounted.
+		err := first.ConsumeTraces(ctx, td)
 		once.Do(func() { close(firstDone) })
-		return first.ConsumeTraces(ctx, td)
+		return err
 	})
 	r1 := startReceiverAt(t, addr, next)
 	second := new(consumertest.TracesSink)
