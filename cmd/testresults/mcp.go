@@ -82,15 +82,7 @@ func runMCP(ctx context.Context, args []string, env Env) error {
 			return cf.usageErr("--http: %v", err)
 		}
 	}
-	token, err := (&serveOptions{tokenFile: o.tokenFile}).adminToken(env)
-	if err != nil {
-		return cf.usageErr("--admin-token-file: %v", err)
-	}
-	loc, err := o.store.location(env)
-	if err != nil {
-		return cf.usageErr("%v", err)
-	}
-	st, err := o.store.open(ctx, loc)
+	token, st, err := openServed(ctx, cf, env, o.tokenFile, o.store)
 	if err != nil {
 		return err
 	}
