@@ -15,22 +15,6 @@ func init() {
 	register(command{name: "completion", synopsis: "print a shell completion script: bash, zsh or fish", run: runCompletion, words: completionShells})
 }
 
-const completionUsage = `Usage: testresults completion bash|zsh|fish
-
-Prints a completion script for the shell on stdout: the commands, each
-command's flags (from the flag sets the commands parse), the values of
---kind, the subcommands of flaky, commands after -- (run, pair) and file
-names elsewhere. To use it:
-
-  bash   source <(testresults completion bash)
-         or save it as ~/.local/share/bash-completion/completions/testresults
-  zsh    testresults completion zsh > "${fpath[1]}/_testresults"
-         (any directory on $fpath; then restart zsh or run compinit)
-  fish   testresults completion fish > ~/.config/fish/completions/testresults.fish
-
-Flags:
-`
-
 // The shells a completion script is written for.
 var completionShells = []string{"bash", "zsh", "fish"}
 
@@ -40,7 +24,7 @@ var completionWriters = map[string]func(io.Writer, []clidoc.Command) error{
 
 func runCompletion(_ context.Context, args []string, env Env) error {
 	fs := newFlagSet("completion")
-	cf := flagsFor("completion", completionUsage, fs)
+	cf := flagsFor("completion", clidoc.Help("completion"), fs)
 	if err := cf.parse(args); err != nil {
 		return err
 	}

@@ -295,7 +295,7 @@ func TestCompletionCommand(t *testing.T) {
 	}
 	code, stdout, _ = callCommand(t, "completion", runCompletion, "--help")
 	assert.Equal(t, exitOK, code)
-	assert.Equal(t, completionUsage+newFlagSet("completion").FlagUsages(), stdout)
+	assert.Equal(t, clidoc.Help("completion")+newFlagSet("completion").FlagUsages(), stdout)
 }
 
 // TestManPage: the man page renders with groff without a warning, and holds
