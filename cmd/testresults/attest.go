@@ -9,44 +9,12 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/hangar-dev/testresults/attest"
+	"github.com/hangar-dev/testresults/internal/clidoc"
 )
 
 func init() {
 	register(command{name: "attest", synopsis: "a signed in-toto test-result attestation of a run (DSSE)", run: runAttest})
 }
-
-const attestUsage = `Usage: testresults attest [flags] RUN.json
-
-Writes an in-toto Statement v1 about the run RUN.json (a run's JSON form or
-a TEST-RESULTS.json; "-" reads stdin) with the test-result predicate
-(https://in-toto.io/attestation/test-result/v0.1), signed as a DSSE
-envelope with --key:
-
-  subject        the run's commit (gitCommit) and its tree digest when known
-  result         PASSED only when the run is counted, no test failed or
-                 errored and the check did not fail, time out or abort;
-                 WARNED when it also had flaky tests (warnedTests); FAILED
-                 otherwise. A run that is not counted is never PASSED.
-  configuration  every report read whole, named relative to the folder of
-                 -o, with its sha256; and the command
-  url            the CI run: --url, else GitHub Actions' or GitLab CI's
-                 variables; left out when unknown
-  testresultsRun the run's own fields (counts, trusted, counted, complete,
-                 incomplete_reasons), which other verifiers may ignore
-
-The key is a PEM private key, PKCS #8, ECDSA P-256 or Ed25519:
-  openssl genpkey -algorithm ed25519 -out key.pem
-  openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out key.pem
-  openssl pkey -in key.pem -pubout -out key.pub    (for verify-attestation)
-
---predicate-only writes the bare predicate, unsigned, for actions/attest
-(predicate-type https://in-toto.io/attestation/test-result/v0.1).
-
-Exit codes: 0 written; 2 usage error; 3 the run or the key could not be
-read, or the run names no commit.
-
-Flags:
-`
 
 type attestOptions struct {
 	key           string
@@ -67,7 +35,7 @@ func newAttestFlags() (*pflag.FlagSet, *attestOptions) {
 
 func runAttest(ctx context.Context, args []string, env Env) error {
 	fs, o := newAttestFlags()
-	cf := flagsFor("attest", attestUsage, fs)
+	cf := flagsFor("attest", clidoc.Help("attest"), fs)
 	if err := cf.parse(args); err != nil {
 		return err
 	}

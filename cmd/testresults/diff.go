@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/hangar-dev/testresults/internal/clidoc"
 	"github.com/hangar-dev/testresults/internal/term"
 	"github.com/hangar-dev/testresults/testrun"
 	"github.com/hangar-dev/testresults/textout"
@@ -17,26 +18,6 @@ import (
 func init() {
 	register(command{name: "diff", synopsis: "compare a run with its base: new failures, fixed, flaky, coverage", run: runDiff})
 }
-
-const diffUsage = `Usage: testresults diff [flags] BASE.json AFTER.json
-
-Compares the run after a change with its base run (the JSON that parse and
-run print): new failures (failing after, not in the base, with after's
-messages), the base's own failures, fixed tests, after's flaky tests and the
-coverage delta. The comparison is exact only when both runs are complete
-and list their failing ids whole; otherwise it says it is unavailable and
-why, never an empty list. With --after-output (and --base-output), the
-kept output of the checks is scanned too: a failing test the output names
-(pytest FAILED a::b, go --- FAIL: TestX, jest ●, cargo test x ... FAILED)
-that the reports do not explain, when the reports show nothing new, makes
-the comparison unavailable.
-
-Exit codes: 0 the comparison is exact and shows no new failure; 1 there are
-new failures, or the comparison is unavailable (the reason is printed);
-2 usage error; 3 a run could not be read or is not valid.
-
-Flags:
-`
 
 type diffOptions struct {
 	json        bool
@@ -85,7 +66,7 @@ func readTail(path string, max int64) ([]byte, error) {
 
 func runDiff(_ context.Context, args []string, env Env) error {
 	fs, o := newDiffFlags()
-	cf := flagsFor("diff", diffUsage, fs)
+	cf := flagsFor("diff", clidoc.Help("diff"), fs)
 	if err := cf.parse(args); err != nil {
 		return err
 	}

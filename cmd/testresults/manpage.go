@@ -10,19 +10,9 @@ func init() {
 	register(command{name: "man", synopsis: "print the manual page (roff, section 1): man -l <(testresults man)", run: runMan})
 }
 
-const manUsage = `Usage: testresults man
-
-Prints the manual page of testresults on stdout, in roff (man(7), section
-1), made from the same usage text and flag sets that --help prints. To read
-it: man -l <(testresults man); to install it: testresults man >
-/usr/local/share/man/man1/testresults.1.
-
-Flags:
-`
-
 func runMan(_ context.Context, args []string, env Env) error {
 	fs := newFlagSet("man")
-	cf := flagsFor("man", manUsage, fs)
+	cf := flagsFor("man", clidoc.Help("man"), fs)
 	if err := cf.parse(args); err != nil {
 		return err
 	}

@@ -10,46 +10,13 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/pflag"
 
+	"github.com/hangar-dev/testresults/internal/clidoc"
 	"github.com/hangar-dev/testresults/mcpserver"
 )
 
 func init() {
 	register(command{name: "mcp", synopsis: "a Model Context Protocol server over stored runs, for agents (stdio or HTTP)", run: runMCP})
 }
-
-const mcpUsage = `Usage: testresults mcp [--store URL] [--http 127.0.0.1:PORT] [--reports-dir DIR] [--admin-token-file F]
-
-A Model Context Protocol server over the stored runs, read-only, for
-coding agents. It speaks over stdin and stdout (the client starts it), or,
-with --http, over streamable HTTP on a loopback address: any other address
-is refused, there is no flag to allow one.
-
-Resources (the query API's JSON, as testresults serve answers it):
-  testresults://jobs/{id}/tests       a job's summary, its runs, its latest run
-  testresults://sessions/{ref}/tests  the same for a session
-Tools:
-  job_tests      a job's or a session's tests; one run; its cases 5,000 a page
-  diff_runs      compare two stored runs (testresults diff)
-  verdict        the paired verdict of stored runs (testresults verdict)
-  flaky_list     a repository's flaky list: only with an admin token, and
-                 over HTTP the request must carry it (Bearer TOKEN)
-  parse_reports  parse the reports under --reports-dir, and nothing outside
-                 it (testresults parse; the run has no kind, so it is never
-                 trusted or counted)
-Nothing is recorded, tagged or pruned. Every answer is JSON; the strings in
-it that come from reports are JSON strings, data for the client. Ids are
-refused as the API refuses them.
-
-The admin token is the first line of --admin-token-file, else
-$HANGAR_ADMIN_TOKEN. The store is --store, else $HANGAR_STORE, else
-~/.hangar/store.db. Nothing but the protocol goes to stdout. SIGINT or
-SIGTERM stops the server; over stdio, so does the end of stdin.
-
-Exit codes: 0 the client went or a signal stopped the server; 1 the server
-failed; 2 usage error.
-
-Flags:
-`
 
 type mcpOptions struct {
 	store      *storeFlag
@@ -70,7 +37,7 @@ func newMCPFlags() (*pflag.FlagSet, *mcpOptions) {
 
 func runMCP(ctx context.Context, args []string, env Env) error {
 	fs, o := newMCPFlags()
-	cf := flagsFor("mcp", mcpUsage, fs)
+	cf := flagsFor("mcp", clidoc.Help("mcp"), fs)
 	if err := cf.parse(args); err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/hangar-dev/testresults/internal/clidoc"
 	"github.com/hangar-dev/testresults/report"
 	"github.com/hangar-dev/testresults/testrun"
 	"github.com/hangar-dev/testresults/textout"
@@ -18,49 +19,6 @@ import (
 func init() {
 	register(command{name: "parse", synopsis: "parse report files or folders into a run (JSON on stdout)", run: runParse})
 }
-
-// parseUsage states the limits from the report package's constants.
-var parseUsage = fmt.Sprintf(`Usage: testresults parse [flags] PATH...
-
-Reads the JUnit XML, Cobertura XML and lcov reports in each PATH (a file, or
-a folder walked for *.xml, *.lcov, lcov.info and *.lcov.info) and prints the
-run they describe as JSON on stdout. Symbolic links are refused; limits per
-report: %d MiB, %d elements, %d levels, %d cases; per run: %d reports,
-%d MiB.
-`, report.DefaultMaxBytes>>20, report.DefaultMaxElements, report.DefaultMaxDepth, report.DefaultMaxCasesPerReport,
-	report.DefaultMaxFiles, report.DefaultMaxRunBytes>>20) + `
-
-The run id defaults to the first 32 hex digits of a SHA-256 over the sorted
-SHA-256 digests of the reports read (and the paths and reasons of those
-refused), so the same reports always give the same id.
-
-Exit codes: 0 the reports were parsed (the run may still be incomplete:
-see "complete" and "incomplete_reasons"); 2 usage error; 3 no report could
-be read (every input refused or skipped; the run is still printed and the
-reasons go to stderr).
-
-A short summary for people goes to stderr: whether the run is complete, its
-counts and coverage, its first failures, its flaky tests and why it is
-incomplete (--quiet silences it; colour only on a terminal, NO_COLOR
-honoured).
-
-With --expect-ids FILE the run is checked against the tests it was expected
-to run: FILE lists one test id a line, as the run's cases name them
-(classname::name; blank lines are passed over), or is a run's JSON form
-whose cases are the expected tests. An expected test that no report
-mentions, with any outcome, is listed in not_run (the first 200, sorted;
-not_run_count counts them all) and makes the run incomplete, so it is not
-counted. This holds for a run of any size: an expected test that ran is
-never listed, even when the run keeps only some of its cases (more than
-20,000). Without the flag the run has no not_run at all.
-
-With --export the run is also exported as OpenTelemetry spans, as
-'testresults export' would export it: over OTLP/gRPC by default, or as
-OTLP/JSON to -o FILE with --format otel (stdout carries the run). A failed
-export exits 1 after the run is printed.
-
-Flags:
-`
 
 type parseOptions struct {
 	kind     string
@@ -125,7 +83,7 @@ func isHexCommit(s string) bool {
 
 func runParse(ctx context.Context, args []string, env Env) error {
 	fs, o := newParseFlags()
-	cf := flagsFor("parse", parseUsage, fs)
+	cf := flagsFor("parse", clidoc.Help("parse"), fs)
 	if err := cf.parse(args); err != nil {
 		return err
 	}

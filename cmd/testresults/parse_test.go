@@ -13,8 +13,19 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/hangar-dev/testresults/internal/clidoc"
+	"github.com/hangar-dev/testresults/report"
 	"github.com/hangar-dev/testresults/testrun"
 )
+
+// TestParseUsageNamesLimits: the usage text states the limits the report
+// package enforces, so a changed constant cannot leave the text behind.
+func TestParseUsageNamesLimits(t *testing.T) {
+	limits := fmt.Sprintf("limits per\nreport: %d MiB, %d elements, %d levels, %d cases; per run: %d reports,\n%d MiB.\n",
+		report.DefaultMaxBytes>>20, report.DefaultMaxElements, report.DefaultMaxDepth, report.DefaultMaxCasesPerReport,
+		report.DefaultMaxFiles, report.DefaultMaxRunBytes>>20)
+	assert.Contains(t, clidoc.Help("parse"), limits)
+}
 
 func runCmd(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()

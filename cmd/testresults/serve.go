@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/hangar-dev/testresults/internal/clidoc"
 	"github.com/hangar-dev/testresults/serve"
 	"github.com/hangar-dev/testresults/store"
 )
@@ -16,41 +17,6 @@ import (
 func init() {
 	register(command{name: "serve", synopsis: "the read-only query API and pages over stored runs", run: runServe})
 }
-
-const serveUsage = `Usage: testresults serve [--listen 127.0.0.1:8080] [--store URL] [--admin-token-file F]
-
-Serves the stored runs, read-only:
-  GET /api/jobs/{id}/tests          a job's summary, its runs, its latest run
-  GET /api/sessions/{ref}/tests     the same for a session
-      ?run=ID                       one run; &cases=true adds its cases,
-                                    5,000 a page, with a next link
-      ?format=otel                  the runs as OTLP/JSON spans, the bytes
-                                    export --format otlp-json --job ID writes
-  GET /api/repos/tests/flaky?repo=R a repository's flaky list (admins:
-                                    Authorization: Bearer TOKEN)
-  GET /jobs/{id}                    the job's summary as an HTML page
-Errors are application/problem+json: 400 bad parameters, 401 no token,
-403 a wrong token, 404 unknown ids.
-
-The admin token is the first line of --admin-token-file, else
-$HANGAR_ADMIN_TOKEN; without one the flaky list is refused to everyone.
-The store is --store, else $HANGAR_STORE, else ~/.hangar/store.db; it opens
-at most --store-max-conns connections (default 16).
-One access-log line per request goes to stderr. The server's own spans (one
-per request, named by route) go over OTLP when OTEL_EXPORTER_OTLP_ENDPOINT
-or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set (OTEL_TRACES_EXPORTER=none
-turns them off); the OTEL_EXPORTER_OTLP_* variables are honoured as export's.
-Its HTTP metrics (http.server.request.duration, body sizes) go over OTLP
-when OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_METRICS_ENDPOINT is
-set (OTEL_METRICS_EXPORTER=none turns them off; the _METRICS_ variables
-first, then the generic ones; every OTEL_METRIC_EXPORT_INTERVAL, default
-60000 ms, and once more on stop). SIGINT or SIGTERM stops the server
-gracefully.
-
-Exit codes: 0 stopped by a signal; 1 the server failed; 2 usage error.
-
-Flags:
-`
 
 type serveOptions struct {
 	listen    string
@@ -102,7 +68,7 @@ func openServed(ctx context.Context, cf *cmdFlags, env Env, tokenFile string, sf
 
 func runServe(ctx context.Context, args []string, env Env) error {
 	fs, o := newServeFlags()
-	cf := flagsFor("serve", serveUsage, fs)
+	cf := flagsFor("serve", clidoc.Help("serve"), fs)
 	if err := cf.parse(args); err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/hangar-dev/testresults/internal/clidoc"
 	"github.com/hangar-dev/testresults/internal/term"
 	"github.com/hangar-dev/testresults/report"
 	"github.com/hangar-dev/testresults/testrun"
@@ -21,30 +22,6 @@ import (
 func init() {
 	register(command{name: "validate", synopsis: "the fail-closed gate for a test tool's JSON result", run: runValidate})
 }
-
-const validateUsage = `Usage: testresults validate [flags] RESULT.json JUNIT.xml
-
-The fail-closed gate for a test tool's JSON result ("-" reads it from
-stdin). It is accepted only when it matches the schema (testrun/schema/
-toolresult.schema.json: ok, returncode 0-255, failed, passed, skipped,
-junit_sha256, junit_path, cmd, every one required, no other field, no key
-twice), ok is true, returncode is 0, failed is 0, and JUNIT.xml exists, is
-non-empty, has that sha256, is the file junit_path names (relative to --dir),
-holds at least one test case (a tool that ran nothing is not "0 failures",
-whatever the suites' attributes say), its failures + errors equal failed,
-and its passed and skipped tests equal passed and skipped (tests counted by
-id, as a run counts them). Every broken rule is printed, one a line. There
-is no warning outcome.
-
---schema prints the schema.
-
---shadow LOG changes nothing: it appends the raw result and the verdict to
-LOG (one JSON object a line) and exits 0 whatever the verdict.
-
-Exit codes: 0 accepted (or --shadow); 1 rejected; 2 usage error.
-
-Flags:
-`
 
 type validateOptions struct {
 	schema bool
@@ -101,7 +78,7 @@ func encoderLine(w io.Writer) func(any) error {
 
 func runValidate(_ context.Context, args []string, env Env) error {
 	fs, o := newValidateFlags()
-	cf := flagsFor("validate", validateUsage, fs)
+	cf := flagsFor("validate", clidoc.Help("validate"), fs)
 	if err := cf.parse(args); err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/hangar-dev/testresults/internal/clidoc"
 	"github.com/hangar-dev/testresults/internal/term"
 	"github.com/hangar-dev/testresults/testrun"
 	"github.com/hangar-dev/testresults/textout"
@@ -16,47 +17,6 @@ import (
 func init() {
 	register(command{name: "verdict", synopsis: "paired verdict of N >= 2 parent and patch runs; exit 1 on broken", run: runVerdict})
 }
-
-const verdictUsage = `Usage: testresults verdict --parent A.json --parent B.json --patch C.json --patch D.json [flags]
-
-Judges every test across N >= 2 runs of the parent and N >= 2 runs of the
-patch:
-  broken        passed in every parent run, fails in every patch run (rejects)
-  repaired      failed in every parent run, passes in every patch run
-  frozen        the parent runs disagreed: excluded from the vote, listed
-  unchanged     the same outcome in every run
-  inconclusive  missing from a run, skipped beside runs that ran it, a run
-                incomplete, or the patch runs disagreed: blocks until
-                collection is fixed
-The decision is reject (a test is broken), block (one is inconclusive),
-allow, or invalid.
-
-The same run given twice on one side is refused: two runs with the same id,
-or two whose reports have the same sha256 digests (one report parsed twice,
-a run file copied under another id). Two copies of a run can never
-disagree, so they would hide a flaky test from the frozen rule.
-
-Fixture pins (a JSON object: fixture path -> sha256) guard the comparison:
-any pinned fixture that differs between parent and patch makes it invalid.
-  --parent-pins F --patch-pins F     compare the pins recorded on each side
-  --pins F --parent-tree D --patch-tree D
-                                     recompute the pinned paths in each tree
-  --pins F --patch-tree D            the file is the parent's; recompute the
-                                     patch's
-
-Exit codes: 0 allow or block; 1 a test is broken; 2 usage error; 3 a run or
-pins file could not be read, the same run was given twice on one side, or a
-fixture pin changed (the comparison is invalid).
-
-With --export the verdict is also exported as OpenTelemetry spans: one
-job.verify span (hangar.job.id from --job) carrying the patch runs' test.run
-and test.case events and, after them, one test.verdict event (the decision,
-the count of each verdict, the first 20 broken ids). It goes over OTLP, or
-as OTLP/JSON to -o FILE; the traceparent comes from $TRACEPARENT. A failed
-export exits 1 when the verdict would exit 0.
-
-Flags:
-`
 
 type verdictOptions struct {
 	parents, patches      []string
@@ -164,7 +124,7 @@ func (o *verdictOptions) pinsOption() (testrun.VerdictOption, error) {
 
 func runVerdict(ctx context.Context, args []string, env Env) error {
 	fs, o := newVerdictFlags()
-	cf := flagsFor("verdict", verdictUsage, fs)
+	cf := flagsFor("verdict", clidoc.Help("verdict"), fs)
 	if err := cf.parse(args); err != nil {
 		return err
 	}

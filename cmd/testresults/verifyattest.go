@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/hangar-dev/testresults/attest"
+	"github.com/hangar-dev/testresults/internal/clidoc"
 	"github.com/hangar-dev/testresults/internal/term"
 	"github.com/hangar-dev/testresults/textout"
 )
@@ -18,38 +19,6 @@ import (
 func init() {
 	register(command{name: "verify-attestation", synopsis: "verify a signed test-result attestation: signature, commit, reports, PASSED and counted", run: runVerifyAttestation})
 }
-
-const verifyAttestationUsage = `Usage: testresults verify-attestation [flags] ATTESTATION.json [REPORT...]
-
-Verifies an attestation that 'testresults attest' wrote, failing closed.
-It is accepted only when every rule holds:
-
-  - the envelope (DSSE) is signed by --key, a PEM public key (PKIX, ECDSA
-    P-256 or Ed25519), and its payload type is application/vnd.in-toto+json;
-  - the payload is an in-toto Statement v1 that validates, with the
-    predicate type https://in-toto.io/attestation/test-result/v0.1;
-  - its one subject is the commit asked for: --commit, else HEAD of the git
-    work tree holding the current folder;
-  - every report the configuration names is re-hashed and has the sha256 it
-    names. With REPORT arguments, those files are the reports: each is
-    paired with the report whose name it ends with (its base name at least,
-    the longest match wins), and each report must be paired with exactly
-    one file. Without them, each report is found by its name relative to
-    the attestation's folder (attest names them relative to the folder it
-    writes to, so keep the reports where they were beside it);
-  - the result is PASSED (--allow-warned: or WARNED), the testresultsRun
-    extension says the run is counted, and its facts give that result.
-
-Every broken rule is printed, one a line (--json: as JSON). The reports are re-hashed only
-under a valid signature. Limits: the attestation at most 64 MiB with 8
-signatures, a key file 64 KiB, a report 32 MiB.
-
-Exit codes: 0 verified; 1 a rule is broken; 2 usage error; 3 the
-attestation or the key could not be read (not a DSSE envelope, too large,
-not a key of a type taken).
-
-Flags:
-`
 
 type verifyAttestationOptions struct {
 	key         string
@@ -79,7 +48,7 @@ func newVerifyAttestationFlags() (*pflag.FlagSet, *verifyAttestationOptions) {
 
 func runVerifyAttestation(ctx context.Context, args []string, env Env) error {
 	fs, o := newVerifyAttestationFlags()
-	cf := flagsFor("verify-attestation", verifyAttestationUsage, fs)
+	cf := flagsFor("verify-attestation", clidoc.Help("verify-attestation"), fs)
 	if err := cf.parse(args); err != nil {
 		return err
 	}
