@@ -2,9 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"os"
-	"sort"
+	"io"
 
 	"github.com/spf13/pflag"
 
@@ -19,12 +19,10 @@ func init() {
 }
 
 type verdictOptions struct {
-	parents, patches      []string
-	pins                  string
-	parentPins, patchPins string
-	parentTree, patchTree string
-	json                  bool
-	ve                    *verdictExport
+	parents, patches []string
+	pins             testrun.PinSources
+	json             bool
+	ve               *verdictExport
 }
 
 func newVerdictFlags() (*pflag.FlagSet, *verdictOptions) {
@@ -32,94 +30,14 @@ func newVerdictFlags() (*pflag.FlagSet, *verdictOptions) {
 	o := &verdictOptions{}
 	fs.StringArrayVar(&o.parents, "parent", nil, "a run of the parent (repeat, at least 2)")
 	fs.StringArrayVar(&o.patches, "patch", nil, "a run of the patch (repeat, at least 2)")
-	fs.StringVar(&o.pins, "pins", "", "fixture pins file (JSON object: path -> sha256)")
-	fs.StringVar(&o.parentPins, "parent-pins", "", "the pins recorded on the parent")
-	fs.StringVar(&o.patchPins, "patch-pins", "", "the pins recorded on the patch")
-	fs.StringVar(&o.parentTree, "parent-tree", "", "the parent's tree: recompute the pinned fixtures there")
-	fs.StringVar(&o.patchTree, "patch-tree", "", "the patch's tree: recompute the pinned fixtures there")
+	fs.StringVar(&o.pins.File, "pins", "", "fixture pins file (JSON object: path -> sha256)")
+	fs.StringVar(&o.pins.Parent, "parent-pins", "", "the pins recorded on the parent")
+	fs.StringVar(&o.pins.Patch, "patch-pins", "", "the pins recorded on the patch")
+	fs.StringVar(&o.pins.ParentTree, "parent-tree", "", "the parent's tree: recompute the pinned fixtures there")
+	fs.StringVar(&o.pins.PatchTree, "patch-tree", "", "the patch's tree: recompute the pinned fixtures there")
 	fs.BoolVar(&o.json, "json", false, "print the verdict as JSON on stdout")
 	o.ve = addVerdictExportFlags(fs)
 	return fs, o
-}
-
-func readPinsFile(path string) (testrun.Pins, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	p, err := testrun.ReadPins(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return p, nil
-}
-
-// pinsOption resolves the pins flags; nil when none is given.
-func (o *verdictOptions) pinsOption() (testrun.VerdictOption, error) {
-	if o.pins == "" && o.parentPins == "" && o.patchPins == "" {
-		if o.parentTree != "" || o.patchTree != "" {
-			return nil, usagef("--parent-tree and --patch-tree need --pins")
-		}
-		return nil, nil
-	}
-	read := func(path string) (testrun.Pins, error) {
-		p, err := readPinsFile(path)
-		if err != nil {
-			return nil, &inputError{err}
-		}
-		return p, nil
-	}
-	var file, parent, patch testrun.Pins
-	var err error
-	if o.pins != "" {
-		if file, err = read(o.pins); err != nil {
-			return nil, err
-		}
-	}
-	paths := func() []string {
-		src := file
-		if src == nil {
-			src = parent
-		}
-		out := make([]string, 0, len(src))
-		for p := range src {
-			out = append(out, p)
-		}
-		sort.Strings(out)
-		return out
-	}
-	switch {
-	case o.parentPins != "":
-		if parent, err = read(o.parentPins); err != nil {
-			return nil, err
-		}
-	case o.parentTree != "":
-		if file == nil {
-			return nil, usagef("--parent-tree needs --pins")
-		}
-		if parent, err = testrun.HashPins(os.DirFS(o.parentTree), paths()); err != nil {
-			return nil, &inputError{err}
-		}
-	default:
-		parent = file
-	}
-	switch {
-	case o.patchPins != "":
-		if patch, err = read(o.patchPins); err != nil {
-			return nil, err
-		}
-	case o.patchTree != "":
-		if patch, err = testrun.HashPins(os.DirFS(o.patchTree), paths()); err != nil {
-			return nil, &inputError{err}
-		}
-	default:
-		return nil, usagef("the patch's pins are missing: give --patch-pins or --patch-tree")
-	}
-	if parent == nil {
-		return nil, usagef("the parent's pins are missing: give --pins or --parent-pins")
-	}
-	return testrun.WithPins(parent, patch), nil
 }
 
 func runVerdict(ctx context.Context, args []string, env Env) error {
@@ -135,41 +53,44 @@ func runVerdict(ctx context.Context, args []string, env Env) error {
 		return cf.usageErr("give at least %d --parent and %d --patch runs (got %d and %d)",
 			testrun.MinPairedRuns, testrun.MinPairedRuns, len(o.parents), len(o.patches))
 	}
-	pinOpt, err := o.pinsOption()
-	if err != nil {
-		if ue, ok := err.(*usageError); ok {
-			return cf.usageErr("%s", ue.msg)
-		}
+	// Runs read from files may be copies of one another.
+	opts := []testrun.VerdictOption{testrun.WithCopiesRefused()}
+	pinOpt, err := o.pins.Option()
+	var perr *testrun.PinSourcesError
+	switch {
+	case errors.As(err, &perr):
+		return cf.usageErr("%s", perr)
+	case err != nil:
 		return rejected(err)
+	case pinOpt != nil:
+		opts = append(opts, pinOpt)
 	}
 	plan, err := o.ve.plan(fs, env)
 	if err != nil {
 		return cf.usageErr("%v", err)
 	}
-	read := func(paths []string) ([]*testrun.Run, error) {
-		var runs []*testrun.Run
-		for _, p := range paths {
-			r, err := readRunFile(p, env.Stdin)
-			if err != nil {
-				return nil, err
-			}
-			runs = append(runs, r)
-		}
-		return runs, nil
+	parent, err := readRunFiles(o.parents, env.Stdin)
+	if err != nil {
+		return rejected(err)
 	}
-	parent, err := read(o.parents)
-	if err == nil {
-		var patch []*testrun.Run
-		if patch, err = read(o.patches); err == nil {
-			// Runs read from files may be copies of one another.
-			opts := []testrun.VerdictOption{testrun.WithCopiesRefused()}
-			if pinOpt != nil {
-				opts = append(opts, pinOpt)
-			}
-			return reportVerdict(ctx, env, o, plan, parent, patch, opts)
-		}
+	patch, err := readRunFiles(o.patches, env.Stdin)
+	if err != nil {
+		return rejected(err)
 	}
-	return rejected(err)
+	return reportVerdict(ctx, env, o, plan, parent, patch, opts)
+}
+
+// readRunFiles reads the runs at paths (readRunFile).
+func readRunFiles(paths []string, stdin io.Reader) ([]*testrun.Run, error) {
+	runs := make([]*testrun.Run, 0, len(paths))
+	for _, p := range paths {
+		r, err := readRunFile(p, stdin)
+		if err != nil {
+			return nil, err
+		}
+		runs = append(runs, r)
+	}
+	return runs, nil
 }
 
 func reportVerdict(ctx context.Context, env Env, o *verdictOptions, plan *exportPlan, parent, patch []*testrun.Run, opts []testrun.VerdictOption) error {

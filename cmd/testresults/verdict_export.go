@@ -1,16 +1,13 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"io"
 
 	"github.com/spf13/pflag"
 
 	"github.com/hangar-dev/testresults/exporter"
 	"github.com/hangar-dev/testresults/testrun"
-	"github.com/hangar-dev/testresults/translate"
 )
 
 // verdictExportSkipped are the export flags that do not fit a verdict: the
@@ -66,35 +63,6 @@ func (v *verdictExport) plan(fs *pflag.FlagSet, env Env) (*exportPlan, error) {
 	return &exportPlan{opts: opts, outFile: outFile}, nil
 }
 
-// exportVerdict exports the job.verify span of the patch runs with the
-// test.verdict event of paired after their events, and returns the span.
-func (p *exportPlan) exportVerdict(ctx context.Context, patch []*testrun.Run, paired *testrun.Paired) (translate.Span, error) {
-	opts := p.opts
-	var buf bytes.Buffer
-	if opts.Format == exporter.FormatOTLPJSON {
-		opts.Output = &buf
-	}
-	var span translate.Span
-	_, err := exporter.ExportBuilt(ctx, opts, func(topts []translate.Option) ([]translate.Span, error) {
-		spans, err := translate.JobSpans(translate.Job{ID: opts.JobID}, patch, topts...)
-		if err != nil {
-			return nil, err
-		}
-		if err := translate.AddVerdict(&spans[0], paired); err != nil {
-			return nil, err
-		}
-		span = spans[0]
-		return spans, nil
-	})
-	if err != nil || opts.Format != exporter.FormatOTLPJSON {
-		return span, err
-	}
-	return span, exporter.WriteFile(p.outFile, func(w io.Writer) error {
-		_, err := w.Write(buf.Bytes())
-		return err
-	})
-}
-
 // exportVerdictResult exports the verdict when plan is not nil, says so on
 // stderr, and ends the command name with the verdict's code, or exit 1
 // for a failed export after a verdict that would exit 0.
@@ -102,7 +70,7 @@ func exportVerdictResult(ctx context.Context, name string, env Env, plan *export
 	if plan == nil {
 		return withCode(code)
 	}
-	s, err := plan.exportVerdict(ctx, patch, paired)
+	s, err := exporter.ExportVerdict(ctx, plan.opts, plan.outFile, patch, paired)
 	if err != nil {
 		if code == exitOK {
 			code = exitFailed
