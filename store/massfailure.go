@@ -2,21 +2,10 @@ package store
 
 import "github.com/hangar-dev/testresults/testrun"
 
-// MassFailureMinTests is the fewest tests (passed, failed or errored) a run
-// needs for the mass-failure guard: with fewer, a share says nothing of the
-// environment (one test that fails is 100% of one).
-const MassFailureMinTests = 10
-
 // MassFailure reports whether Record takes r for a broken environment:
-// testrun.MassFailure (more than testrun.MassFailureShare of its tests
-// failed) in a run of at least MassFailureMinTests tests.
-func MassFailure(r *testrun.Run) bool {
-	if !testrun.MassFailure(r) {
-		return false
-	}
-	c := r.Counts
-	return c.Passed+c.Failed+c.Errors >= MassFailureMinTests
-}
+// testrun.MassFailure, which owns the rule (its share and its fewest
+// tests); the store adds nothing to it.
+func MassFailure(r *testrun.Run) bool { return testrun.MassFailure(r) }
 
 // treeObservations is what Record adds of r to its tree's history:
 // testrun.TreeObservations, and nothing for a mass failure (MassFailure).

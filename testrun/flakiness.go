@@ -19,6 +19,11 @@ const FlipWindow = 50
 // no flips to the flaky list (see MassFailure).
 const MassFailureShare = 0.8
 
+// MassFailureMinTests is the fewest tests (passed, failed or errored) a run
+// needs for the mass-failure guard: with fewer, a share says nothing of the
+// environment (one test that fails is 100% of one).
+const MassFailureMinTests = 10
+
 // HistoryPoint is what one stored run said of one test.
 type HistoryPoint struct {
 	RunID string
@@ -212,16 +217,18 @@ func betaFraction(a, b, x float64) float64 {
 	return h
 }
 
-// MassFailure reports whether more than MassFailureShare of the tests r
-// ran (passed, failed or errored) failed (a run without counts is not): the environment broke, not the
-// tests, and such a run adds no same-tree flips to the flaky list.
+// MassFailure reports whether r ran (passed, failed or errored) at least
+// MassFailureMinTests tests and more than MassFailureShare of them failed
+// (a run without counts is not): the environment broke, not the tests, and
+// such a run adds no same-tree flips to the flaky list. This is the one
+// place the rule lives; the store and the commands call it.
 func MassFailure(r *Run) bool {
 	if r == nil || r.Counts == nil {
 		return false
 	}
 	failing := r.Counts.Failed + r.Counts.Errors
 	ran := r.Counts.Passed + failing
-	return ran > 0 && float64(failing) > MassFailureShare*float64(ran)
+	return ran >= MassFailureMinTests && float64(failing) > MassFailureShare*float64(ran)
 }
 
 // RerunVerdict is what a rerun budget concludes of a failing check.

@@ -327,8 +327,11 @@ func TestMassFailure(t *testing.T) {
 		{Counts{}, false},
 		{Counts{Passed: 2, Failed: 8}, false}, // exactly 80%
 		{Counts{Passed: 1, Failed: 8, Errors: 1}, true},
-		{Counts{Passed: 0, Failed: 1}, true},
+		{Counts{Passed: 0, Failed: 1}, false}, // 100% of one test is no environment
+		{Counts{Passed: 0, Failed: MassFailureMinTests - 1}, false},
+		{Counts{Passed: 0, Failed: MassFailureMinTests - 1, Errors: 1}, true},
 		{Counts{Passed: 1, Failed: 0, Skipped: 100}, false},
+		{Counts{Failed: 9, Skipped: 100}, false}, // skipped tests did not run
 	} {
 		if got := MassFailure(&Run{Counts: &tc.c}); got != tc.want {
 			t.Errorf("MassFailure(%+v) = %v, want %v", tc.c, got, tc.want)
