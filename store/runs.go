@@ -134,6 +134,25 @@ func checkTag(name, v string) error {
 	return nil
 }
 
+// ErrTagNotElement is returned by RecordRun for a run id, job id or
+// session ref that is not one path element: each is one segment of
+// serve's addresses (/api/jobs/{id}, ...), which refuse such ids, so the
+// store refuses to record what could never be read back. A repository is
+// given in the query and may hold slashes.
+var ErrTagNotElement = errors.New("store: not one path element")
+
+// checkPathElement refuses v when it holds a path separator (/ or \) or
+// is . or .. (empty is allowed: no tag).
+func checkPathElement(name, v string) error {
+	switch {
+	case strings.ContainsAny(v, `/\`):
+		return fmt.Errorf("%w: %s %q holds a path separator", ErrTagNotElement, name, v)
+	case v == "." || v == "..":
+		return fmt.Errorf("%w: %s %q is a path element", ErrTagNotElement, name, v)
+	}
+	return nil
+}
+
 func microOrNil(t time.Time) any {
 	if t.IsZero() {
 		return nil
@@ -162,9 +181,17 @@ func encodeRun(sr StoredRun) (*runRow, error) {
 	if r == nil || r.ID == "" {
 		return nil, errors.New("store: a run with an id is required")
 	}
-	for _, tag := range []struct{ name, v string }{{"run id", r.ID}, {"repository", sr.Repo}, {"job id", sr.JobID}, {"session ref", sr.SessionRef}} {
+	for _, tag := range []struct {
+		name, v string
+		element bool
+	}{{"run id", r.ID, true}, {"repository", sr.Repo, false}, {"job id", sr.JobID, true}, {"session ref", sr.SessionRef, true}} {
 		if err := checkTag(tag.name, tag.v); err != nil {
 			return nil, err
+		}
+		if tag.element {
+			if err := checkPathElement(tag.name, tag.v); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if err := r.Validate(); err != nil {

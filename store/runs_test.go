@@ -88,6 +88,38 @@ func TestRecordRunRefuses(t *testing.T) {
 	})
 }
 
+// TestRecordRunRefusesPathSeparators records nothing whose run id, job id
+// or session ref is not one path element (serve's addresses could never
+// read it back), and a repository with slashes as before.
+func TestRecordRunRefusesPathSeparators(t *testing.T) {
+	forEach(t, func(t *testing.T, b backend) {
+		s := open(t, b.location(t), newClock())
+		ctx := context.Background()
+		r := func(id string) *testrun.Run {
+			return run(id, "t", testrun.KindBase, map[string]testrun.Outcome{"a": pass})
+		}
+		for name, sr := range map[string]StoredRun{
+			"job id with a slash":      {Run: r("r1"), JobID: "ci/test"},
+			"job id with a backslash":  {Run: r("r1"), JobID: `ci\test`},
+			"job id dot dot":           {Run: r("r1"), JobID: ".."},
+			"session ref with a slash": {Run: r("r1"), SessionRef: "a/b"},
+			"session ref dot":          {Run: r("r1"), SessionRef: "."},
+			"run id with a slash":      {Run: r("r/1"), JobID: "j"},
+		} {
+			t.Run(name, func(t *testing.T) {
+				_, err := s.RecordRun(ctx, sr)
+				require.ErrorIs(t, err, ErrTagNotElement)
+			})
+		}
+		runs, err := s.JobRuns(ctx, "ci/test")
+		require.NoError(t, err)
+		assert.Empty(t, runs)
+		added, err := s.RecordRun(ctx, StoredRun{Run: r("r1"), Repo: "acme/api", JobID: "ci-test", SessionRef: "s.1"})
+		require.NoError(t, err)
+		assert.True(t, added)
+	})
+}
+
 func TestPruneRuns(t *testing.T) {
 	forEach(t, func(t *testing.T, b backend) {
 		c := newClock()
