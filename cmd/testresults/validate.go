@@ -2,14 +2,9 @@ package main
 
 import (
 	"context"
-	"encoding/base64"
-	"encoding/json"
 	"fmt"
-	"io"
 	"os"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/spf13/pflag"
 
@@ -40,42 +35,6 @@ func newValidateFlags() (*pflag.FlagSet, *validateOptions) {
 	return fs, o
 }
 
-// shadowRecord is one line of the shadow log.
-type shadowRecord struct {
-	Time      time.Time `json:"time"`
-	Result    string    `json:"result"`
-	JUnit     string    `json:"junit"`
-	Accepted  bool      `json:"accepted"`
-	Reasons   []string  `json:"reasons"`
-	Raw       *string   `json:"raw,omitempty"`
-	RawBase64 *string   `json:"raw_base64,omitempty"`
-}
-
-func appendShadow(path string, rec shadowRecord) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-	if err != nil {
-		return err
-	}
-	enc := encoderLine(f)
-	if err := enc(rec); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
-
-// encoderLine returns a function writing one compact JSON line to w.
-func encoderLine(w io.Writer) func(any) error {
-	return func(v any) error {
-		b, err := marshalLine(v)
-		if err != nil {
-			return err
-		}
-		_, err = w.Write(b)
-		return err
-	}
-}
-
 func runValidate(_ context.Context, args []string, env Env) error {
 	fs, o := newValidateFlags()
 	cf := flagsFor("validate", clidoc.Help("validate"), fs)
@@ -99,34 +58,14 @@ func runValidate(_ context.Context, args []string, env Env) error {
 		}
 		dir = wd
 	}
-	var raw []byte
-	var readErr error
-	if fs.Arg(0) == "-" {
-		raw, readErr = io.ReadAll(io.LimitReader(env.Stdin, testrun.MaxToolResultBytes+1))
-	} else {
-		var f *os.File
-		if f, readErr = os.Open(fs.Arg(0)); readErr == nil {
-			raw, readErr = io.ReadAll(io.LimitReader(f, testrun.MaxToolResultBytes+1))
-			f.Close()
-		}
-	}
-	var v testrun.ToolVerdict
-	if readErr != nil {
-		v = testrun.ToolVerdict{Reasons: []string{"the result could not be read: " + readErr.Error()}}
-	} else {
+	raw, err := testrun.ReadToolResult(fs.Arg(0), env.Stdin)
+	v := testrun.ToolVerdict{Reasons: []string{"the result could not be read: " + fmt.Sprint(err)}}
+	if err == nil {
 		v = testrun.CheckToolResult(raw, report.ToolEvidence(fs.Arg(1), dir))
 	}
-
 	if o.shadow != "" {
-		rec := shadowRecord{Time: time.Now().UTC(), Result: fs.Arg(0), JUnit: fs.Arg(1), Accepted: v.Accepted, Reasons: v.Reasons}
-		if utf8.Valid(raw) {
-			s := string(raw)
-			rec.Raw = &s
-		} else {
-			s := base64.StdEncoding.EncodeToString(raw)
-			rec.RawBase64 = &s
-		}
-		if err := appendShadow(o.shadow, rec); err != nil {
+		rec := testrun.NewShadowRecord(time.Now(), fs.Arg(0), fs.Arg(1), raw, v)
+		if err := testrun.AppendShadow(o.shadow, rec); err != nil {
 			fmt.Fprintf(env.Stderr, "testresults validate: --shadow: %v\n", err)
 		}
 		fmt.Fprintf(env.Stderr, "testresults validate: shadow: %s\n", verdictWord(v))
@@ -154,15 +93,4 @@ func verdictWord(v testrun.ToolVerdict) string {
 		return "accepted"
 	}
 	return fmt.Sprintf("rejected (%d reasons)", len(v.Reasons))
-}
-
-// marshalLine is v as one compact JSON line, keeping <, > and & readable.
-func marshalLine(v any) ([]byte, error) {
-	var b strings.Builder
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return []byte(b.String()), nil
 }

@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/hangar-dev/testresults/testrun"
 )
 
 const junitPass = `<?xml version="1.0"?>
@@ -133,7 +135,7 @@ func TestValidateCommand(t *testing.T) {
 		require.NoError(t, err)
 		lines := strings.Split(strings.TrimSpace(string(data)), "\n")
 		require.Len(t, lines, 2, "appended")
-		var rec shadowRecord
+		var rec testrun.ShadowRecord
 		require.NoError(t, json.Unmarshal([]byte(lines[0]), &rec))
 		assert.False(t, rec.Accepted)
 		require.NotNil(t, rec.Raw)
