@@ -84,15 +84,15 @@ func runServe(ctx context.Context, args []string, env Env) error {
 	if err != nil {
 		return err
 	}
-	tel, err := newServeTelemetry(ctx, env)
+	tel, err := serve.NewTelemetry(ctx, env.Getenv)
 	if err != nil {
 		_ = ln.Close() // an error path: the settings error is the one to report
 		// The environment's exporter settings are unusable: a usage
 		// error, without the usage (no flag of serve is at fault).
 		return &exitCode{code: exitUsage, msg: err.Error()}
 	}
-	defer tel.shutdown()
-	srv := serve.New(st, serve.Options{AdminToken: token, AccessLog: env.Stderr, TracerProvider: tel.tp, MeterProvider: tel.mp})
+	defer tel.Shutdown()
+	srv := serve.New(st, serve.Options{AdminToken: token, AccessLog: env.Stderr, TracerProvider: tel.TracerProvider, MeterProvider: tel.MeterProvider})
 	fmt.Fprintf(env.Stderr, "testresults serve: listening on http://%s\n", ln.Addr())
 	if err := serve.Serve(ctx, ln, srv.Handler()); err != nil {
 		return err
