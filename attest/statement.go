@@ -349,8 +349,13 @@ func brief(s string) string {
 
 // IsCommitID reports whether s is a full git commit id: 40 hex digits,
 // either case (a SHA-1 repository's; the in-toto gitCommit digest is one).
-func IsCommitID(s string) bool {
-	if len(s) != 40 {
+func IsCommitID(s string) bool { return len(s) == 40 && IsCommitSHA(s) }
+
+// IsCommitSHA reports whether s is a commit SHA or an abbreviation of one:
+// 4 to 64 hex digits, either case. (A loop, not a regular expression: the
+// pattern's compilation cost every command about 50 KB at start-up.)
+func IsCommitSHA(s string) bool {
+	if len(s) < 4 || len(s) > 64 {
 		return false
 	}
 	for i := 0; i < len(s); i++ {

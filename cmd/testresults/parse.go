@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/hangar-dev/testresults/attest"
 	"github.com/hangar-dev/testresults/internal/clidoc"
 	"github.com/hangar-dev/testresults/report"
 	"github.com/hangar-dev/testresults/testrun"
@@ -62,23 +63,6 @@ func newParseFlags() (*pflag.FlagSet, *parseOptions) {
 	o.exp = addExportFlags(fs)
 	o.store = addStoreFlags(fs)
 	return fs, o
-}
-
-// isHexCommit reports whether s is a commit SHA or an abbreviation of one:
-// 4 to 64 hex digits, either case. (A loop, not a regular expression: the
-// pattern's compilation cost every command about 50 KB at start-up.)
-func isHexCommit(s string) bool {
-	if len(s) < 4 || len(s) > 64 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case '0' <= c && c <= '9', 'a' <= c && c <= 'f', 'A' <= c && c <= 'F':
-		default:
-			return false
-		}
-	}
-	return true
 }
 
 func runParse(ctx context.Context, args []string, env Env) error {
@@ -158,7 +142,7 @@ func (o *parseOptions) check(cf *cmdFlags) error {
 		return err
 	}
 	switch {
-	case o.commit != "" && !isHexCommit(o.commit):
+	case o.commit != "" && !attest.IsCommitSHA(o.commit):
 		return usageErr("--commit %q is not a hex commit SHA", o.commit)
 	case fs.Changed("exit-code") && testrun.CheckExitCode(o.exitCode) != nil:
 		return usageErr("--exit-code %d is not between 0 and %d", o.exitCode, testrun.MaxExitCode)
