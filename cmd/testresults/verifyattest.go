@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
-	"github.com/secure-systems-lab/go-securesystemslib/dsse"
 	"github.com/spf13/pflag"
 
 	"github.com/hangar-dev/testresults/attest"
@@ -25,15 +23,6 @@ type verifyAttestationOptions struct {
 	commit      string
 	allowWarned bool
 	json        bool
-}
-
-// verifyAttestationJSON is what --json prints.
-type verifyAttestationJSON struct {
-	Verified bool     `json:"verified"`
-	Commit   string   `json:"commit"`
-	Result   *string  `json:"result"`
-	Reports  int      `json:"reports_rehashed"`
-	Problems []string `json:"problems"`
 }
 
 func newVerifyAttestationFlags() (*pflag.FlagSet, *verifyAttestationOptions) {
@@ -82,9 +71,9 @@ func runVerifyAttestation(ctx context.Context, args []string, env Env) error {
 	if err != nil {
 		return rejectedf("--key %s: %w", o.key, err)
 	}
-	envelope, dir, err := readEnvelopeFile(fs.Arg(0), env.Stdin)
+	envelope, dir, err := attest.ReadEnvelopeFile(fs.Arg(0), env.Stdin)
 	if err != nil {
-		return err
+		return rejected(err)
 	}
 	want.Dir = dir
 	v := attest.Verify(ctx, envelope, key, want)
@@ -101,14 +90,7 @@ func runVerifyAttestation(ctx context.Context, args []string, env Env) error {
 // for the terminal) or as JSON.
 func printVerification(w io.Writer, asJSON bool, commit string, v *attest.Verification) error {
 	if asJSON {
-		j := verifyAttestationJSON{Verified: v.OK(), Commit: commit, Reports: v.Reports, Problems: v.Problems}
-		if j.Problems == nil {
-			j.Problems = []string{}
-		}
-		if r := v.Predicate.GetResult(); r != "" {
-			j.Result = &r
-		}
-		return writeJSON(w, j)
+		return writeJSON(w, v.Report(commit))
 	}
 	out := term.NewWriter(w)
 	if !v.OK() {
@@ -121,23 +103,4 @@ func printVerification(w io.Writer, asJSON bool, commit string, v *attest.Verifi
 	_, err := fmt.Fprintf(out, "verified: commit %s, result %s, %s re-hashed\n",
 		commit, v.Predicate.GetResult(), textout.Quantity(v.Reports, "report"))
 	return err
-}
-
-// readEnvelopeFile reads the attestation at path ("-": stdin) and returns
-// it with the folder it lies in (the current folder for stdin).
-func readEnvelopeFile(path string, stdin io.Reader) (*dsse.Envelope, string, error) {
-	r, dir := stdin, "."
-	if path != "-" {
-		f, err := os.Open(path)
-		if err != nil {
-			return nil, "", rejected(err)
-		}
-		defer f.Close()
-		r, dir = f, filepath.Dir(path)
-	}
-	e, err := attest.ReadEnvelope(r)
-	if err != nil {
-		return nil, "", rejectedf("%s: %w", path, err)
-	}
-	return e, dir, nil
 }
