@@ -13,9 +13,9 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"sort"
-	"strings"
 	"syscall"
 
+	"github.com/hangar-dev/testresults/internal/clidoc"
 	"github.com/hangar-dev/testresults/internal/term"
 )
 
@@ -88,7 +88,7 @@ func run(ctx context.Context, args []string, env Env) int {
 		return exitOK
 	case "--version", "version":
 		bi, _ := debug.ReadBuildInfo()
-		fmt.Fprintln(env.Stdout, version(bi))
+		fmt.Fprintln(env.Stdout, clidoc.Version(bi))
 		return exitOK
 	}
 	c, ok := commands[args[0]]
@@ -124,44 +124,3 @@ func usage(w io.Writer) {
 // the man page.
 const exitCodesText = `Exit codes: 0 ok, 1 verdict, check or export failed, 2 usage error,
 3 input rejected (limits, hostile or unreadable report).`
-
-// version is the line --version prints: the module version, then the
-// commit, its time and whether the tree had changes, when the build
-// recorded them ("(devel)" for a build from a checkout).
-func version(bi *debug.BuildInfo) string {
-	v := "(devel)"
-	if bi != nil && bi.Main.Version != "" {
-		v = bi.Main.Version
-	}
-	var rev, at, modified string
-	if bi != nil {
-		for _, s := range bi.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				rev = s.Value
-			case "vcs.time":
-				at = s.Value
-			case "vcs.modified":
-				modified = s.Value
-			}
-		}
-	}
-	line := "testresults " + v
-	var parts []string
-	if rev != "" {
-		parts = append(parts, "commit "+rev)
-	}
-	if at != "" {
-		parts = append(parts, at)
-	}
-	if modified == "true" {
-		parts = append(parts, "modified")
-	}
-	if len(parts) > 0 {
-		line += " (" + strings.Join(parts, ", ") + ")"
-	}
-	if bi != nil && bi.GoVersion != "" {
-		line += " " + bi.GoVersion
-	}
-	return line
-}

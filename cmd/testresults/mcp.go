@@ -54,8 +54,9 @@ func runMCP(ctx context.Context, args []string, env Env) error {
 		return err
 	}
 	defer func() { _ = st.Close() }()
+	bi, _ := debug.ReadBuildInfo() // nil without build information: "(devel)"
 	srv, err := mcpserver.New(st, mcpserver.WithAdminToken(token), mcpserver.WithReportsDir(o.reportsDir),
-		mcpserver.WithEnviron(env.Environ()), mcpserver.WithVersion(moduleVersion()))
+		mcpserver.WithEnviron(env.Environ()), mcpserver.WithVersion(clidoc.ModuleVersion(bi)))
 	if err != nil {
 		return cf.usageErr("--reports-dir: %v", err)
 	}
@@ -82,11 +83,3 @@ func runMCP(ctx context.Context, args []string, env Env) error {
 type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
-
-// moduleVersion is the module version the binary was built from.
-func moduleVersion() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		return bi.Main.Version
-	}
-	return "(devel)"
-}
