@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"os"
-	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -33,28 +31,11 @@ func newServeFlags() (*pflag.FlagSet, *serveOptions) {
 	return fs, o
 }
 
-// adminToken reads the admin token from the file or the environment.
-func (o *serveOptions) adminToken(env Env) (string, error) {
-	if o.tokenFile == "" {
-		return strings.TrimSpace(env.Getenv("HANGAR_ADMIN_TOKEN")), nil
-	}
-	data, err := os.ReadFile(o.tokenFile)
-	if err != nil {
-		return "", err
-	}
-	line, _, _ := strings.Cut(string(data), "\n")
-	tok := strings.TrimSpace(line)
-	if tok == "" {
-		return "", fmt.Errorf("%s: no token on its first line", o.tokenFile)
-	}
-	return tok, nil
-}
-
 // openServed reads the admin token (tokenFile, else $HANGAR_ADMIN_TOKEN)
 // and opens the store, as a server of stored runs (serve, mcp) starts:
 // a bad token file or store flag is a usage error of cf.
 func openServed(ctx context.Context, cf *cmdFlags, env Env, tokenFile string, sf *storeFlag) (string, store.Store, error) {
-	token, err := (&serveOptions{tokenFile: tokenFile}).adminToken(env)
+	token, err := serve.ReadAdminToken(tokenFile, env.Getenv)
 	if err != nil {
 		return "", nil, cf.usageErr("--admin-token-file: %v", err)
 	}
