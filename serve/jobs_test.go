@@ -189,9 +189,11 @@ func TestJobListFresh(t *testing.T) {
 func TestFrontPage(t *testing.T) {
 	forEach(t, func(t *testing.T, st store.Store) {
 		hostile := `<script>alert(1)</script>"&'`
+		// A job id is one path element (the store refuses a slash).
+		hostileJob := `<script>alert(2)<script>"&'`
 		r := mkRun("r1", testrun.KindAfterTurn, 0, map[string]testrun.Outcome{"pkg::TestA": pass}, nil, nil)
 		r.Commit = hostile
-		recordForJob(t, st, "acme/<b>api</b>", hostile, r)
+		recordForJob(t, st, "acme/<b>api</b>", hostileJob, r)
 		recordForJob(t, st, "acme/web", "job web?#1", mkRun("r2", testrun.KindBase, 1, map[string]testrun.Outcome{"pkg::TestA": pass}, nil, nil))
 		srv := jobsServer(t, st)
 
@@ -202,6 +204,7 @@ func TestFrontPage(t *testing.T) {
 		assert.NotContains(t, body, "<script")
 		assert.NotContains(t, body, "<b>")
 		assert.Contains(t, body, "&lt;script&gt;alert(1)&lt;/script&gt;&#34;&amp;&#39;")
+		assert.Contains(t, body, "&lt;script&gt;alert(2)&lt;script&gt;&#34;&amp;&#39;")
 		assert.Contains(t, body, `href="/jobs/job%20web%3F%231"`, "the id is one escaped path segment")
 		assert.Contains(t, body, `href="/?repo=acme%2Fweb"`)
 		assert.Less(t, strings.Index(body, "acme/web"), strings.Index(body, "acme/&lt;b&gt;api&lt;/b&gt;"), "newest first")
