@@ -343,28 +343,43 @@ func listsOf(repo string, t store.RepoTests) RepoTestsLists {
 // trends answers a repository's trends over its last counted runs, and
 // its tests ranked over them, as JSON.
 func (s *Server) trends(w http.ResponseWriter, r *http.Request) error {
-	q := r.URL.Query()
-	repo, _, err := historyParams(q, false, "runs")
-	if err != nil {
-		return err
-	}
-	n, err := intParam(q, "runs", DefaultTrendRuns, store.MaxTrendRuns)
-	if err != nil {
-		return err
-	}
-	key, version, done, err := s.cached(w, r)
-	if done || err != nil {
-		return err
-	}
-	rh, err := s.loadRepoHistory(r, repo, n)
-	if err != nil {
+	repo, rh, c, err := s.repoRequest(w, r)
+	if c.done || err != nil {
 		return err
 	}
 	out := trendsResponse{Repository: repo, Page: repoPagePath(repo), Runs: make([]TrendPoint, len(rh.trends)), Tests: listsOf(repo, rh.tests)}
 	for i, p := range rh.trends {
 		out.Runs[i] = trendPointOf(p)
 	}
-	return s.answerJSON(w, r, key, version, out)
+	return s.answerJSON(w, r, c.key, c.version, out)
+}
+
+// cacheSlot is where a new response is kept (key, version), or done when
+// the cache answered.
+type cacheSlot struct {
+	key, version string
+	done         bool
+}
+
+// repoRequest reads a repository request (repo and ?runs), answers it
+// from the cache when it can, and otherwise loads the repository's
+// history the answer shows.
+func (s *Server) repoRequest(w http.ResponseWriter, r *http.Request) (string, repoHistory, cacheSlot, error) {
+	var c cacheSlot
+	q := r.URL.Query()
+	repo, _, err := historyParams(q, false, "runs")
+	if err != nil {
+		return "", repoHistory{}, c, err
+	}
+	n, err := intParam(q, "runs", DefaultTrendRuns, store.MaxTrendRuns)
+	if err != nil {
+		return "", repoHistory{}, c, err
+	}
+	if c.key, c.version, c.done, err = s.cached(w, r); c.done || err != nil {
+		return "", repoHistory{}, c, err
+	}
+	rh, err := s.loadRepoHistory(r, repo, n)
+	return repo, rh, c, err
 }
 
 // parseHistoryPage parses the page template name with the charts'
@@ -391,24 +406,11 @@ type repoPageData struct {
 // repoTestsPage renders a repository's trends as charts and its ranked
 // tests as HTML.
 func (s *Server) repoTestsPage(w http.ResponseWriter, r *http.Request) error {
-	q := r.URL.Query()
-	repo, _, err := historyParams(q, false, "runs")
-	if err != nil {
+	repo, rh, c, err := s.repoRequest(w, r)
+	if c.done || err != nil {
 		return err
 	}
-	n, err := intParam(q, "runs", DefaultTrendRuns, store.MaxTrendRuns)
-	if err != nil {
-		return err
-	}
-	key, version, done, err := s.cached(w, r)
-	if done || err != nil {
-		return err
-	}
-	rh, err := s.loadRepoHistory(r, repo, n)
-	if err != nil {
-		return err
-	}
-	return s.answerHTML(w, r, key, version, repoTestsTemplate(), repoPageDataOf(repo, rh))
+	return s.answerHTML(w, r, c.key, c.version, repoTestsTemplate(), repoPageDataOf(repo, rh))
 }
 
 func repoPageDataOf(repo string, rh repoHistory) repoPageData {

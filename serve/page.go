@@ -82,14 +82,9 @@ func (s *Server) jobPage(w http.ResponseWriter, r *http.Request) error {
 		return badRequest("the page takes no parameters")
 	}
 	ctx := r.Context()
-	version, err := s.version(ctx, scopeJob, id)
-	if err != nil {
+	key, version, done, err := s.cachedScope(w, r, scopeJob, id)
+	if done || err != nil {
 		return err
-	}
-	key := cacheKey(r)
-	if b := s.cache.get(key, version); b != nil {
-		b.serve(w, r)
-		return nil
 	}
 	runs, err := s.runs.JobRuns(ctx, id)
 	if err != nil {

@@ -248,6 +248,22 @@ func parseTestsQuery(q url.Values) (testsQuery, error) {
 	return tq, nil
 }
 
+// cachedScope answers r from the cache when a response for the current
+// version of the job or session id is kept, and returns the key and
+// version to keep a new one under.
+func (s *Server) cachedScope(w http.ResponseWriter, r *http.Request, sc scope, id string) (key, version string, done bool, err error) {
+	version, err = s.version(r.Context(), sc, id)
+	if err != nil {
+		return "", "", false, err
+	}
+	key = cacheKey(r)
+	if b := s.cache.get(key, version); b != nil {
+		b.serve(w, r)
+		return key, version, true, nil
+	}
+	return key, version, false, nil
+}
+
 // tests answers a job's or a session's summary, one of its runs, or its
 // runs as OTLP/JSON.
 func (s *Server) tests(w http.ResponseWriter, r *http.Request, sc scope) error {
@@ -260,14 +276,9 @@ func (s *Server) tests(w http.ResponseWriter, r *http.Request, sc scope) error {
 		return err
 	}
 	ctx := r.Context()
-	version, err := s.version(ctx, sc, id)
-	if err != nil {
+	key, version, done, err := s.cachedScope(w, r, sc, id)
+	if done || err != nil {
 		return err
-	}
-	key := cacheKey(r)
-	if b := s.cache.get(key, version); b != nil {
-		b.serve(w, r)
-		return nil
 	}
 	runs, err := s.loadRuns(ctx, sc, id)
 	if err != nil {

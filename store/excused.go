@@ -97,19 +97,9 @@ func (s *sqlStore) excused(ctx context.Context, repo, env string, ids []string, 
 	}
 	w := newExcusedWindow(jobStart)
 	firstBefore, lastFrom, clearFrom, clearBefore := w.bounds()
-	// The ids go as one parameter (a text[] for PostgreSQL, a JSON array
-	// that SQLite's json_each reads), so that one statement, prepared
-	// once, answers any number of them in one query.
-	var in string
-	var list any
-	if s.d.name == "postgres" {
-		in, list = `= ANY(?)`, ids
-	} else {
-		b, err := json.Marshal(ids)
-		if err != nil {
-			return err
-		}
-		in, list = `IN (SELECT value FROM json_each(?))`, string(b)
+	in, list, err := s.idsParam(ids)
+	if err != nil {
+		return err
 	}
 	// seen is NULL for the entries whose last sighting decides.
 	st, err := s.prepare(ctx, s.q(`SELECT test_id,
@@ -129,6 +119,21 @@ func (s *sqlStore) excused(ctx context.Context, repo, env string, ids []string, 
 		err = cerr
 	}
 	return err
+}
+
+// idsParam is ids as one parameter (a text[] for PostgreSQL, a JSON array
+// that SQLite's json_each reads) and the condition that reads it (after
+// "test_id "), so that one statement, prepared once, answers any number
+// of them in one query.
+func (s *sqlStore) idsParam(ids []string) (in string, list any, err error) {
+	if s.d.name == "postgres" {
+		return `= ANY(?)`, ids, nil
+	}
+	b, err := json.Marshal(ids)
+	if err != nil {
+		return "", nil, err
+	}
+	return `IN (SELECT value FROM json_each(?))`, string(b), nil
 }
 
 func scanExcused(rows *sql.Rows, w excusedWindow, out map[string]bool) error {

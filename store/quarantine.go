@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -116,17 +115,9 @@ func (s *sqlStore) QuarantineLookup(ctx context.Context, repo, env string, ids [
 	if len(ids) == 0 {
 		return []testrun.QuarantineEntry{}, nil
 	}
-	// The ids go as one parameter, as Excused sends them.
-	var in string
-	var list any
-	if s.d.name == "postgres" {
-		in, list = `= ANY(?)`, ids
-	} else {
-		b, err := json.Marshal(ids)
-		if err != nil {
-			return nil, s.fail("", err)
-		}
-		in, list = `IN (SELECT value FROM json_each(?))`, string(b)
+	in, list, err := s.idsParam(ids)
+	if err != nil {
+		return nil, s.fail("", err)
 	}
 	c := s.d.collate
 	return s.scanQuarantine(ctx, `SELECT `+quarantineColumns+` FROM quarantine
