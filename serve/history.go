@@ -102,12 +102,19 @@ func (s *Server) cached(w http.ResponseWriter, r *http.Request) (key, version st
 	if err != nil {
 		return "", "", false, err
 	}
+	key, done = s.cacheHit(w, r, version)
+	return key, version, done, nil
+}
+
+// cacheHit answers r from the cache when a response for version is kept
+// (done), and returns the key to keep a new one under.
+func (s *Server) cacheHit(w http.ResponseWriter, r *http.Request, version string) (key string, done bool) {
 	key = cacheKey(r)
 	if b := s.cache.get(key, version); b != nil {
 		b.serve(w, r)
-		return key, version, true, nil
+		return key, true
 	}
-	return key, version, false, nil
+	return key, false
 }
 
 // HistoryEntry is one run of a test's history.

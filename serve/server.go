@@ -256,12 +256,8 @@ func (s *Server) cachedScope(w http.ResponseWriter, r *http.Request, sc scope, i
 	if err != nil {
 		return "", "", false, err
 	}
-	key = cacheKey(r)
-	if b := s.cache.get(key, version); b != nil {
-		b.serve(w, r)
-		return key, version, true, nil
-	}
-	return key, version, false, nil
+	key, done = s.cacheHit(w, r, version)
+	return key, version, done, nil
 }
 
 // tests answers a job's or a session's summary, one of its runs, or its
