@@ -89,6 +89,19 @@ const (
 	// duration: the span's zero length is not a measured time.
 	TestDurationUnknownKey = attribute.Key("hangar.test.duration_unknown")
 
+	// The flakiness score of a test (testrun.Flakiness) on its test.case
+	// event, when the export is given one (from the stored history of the
+	// test's repository): FailureRate, the posterior estimate of the rate
+	// at which it fails where it can pass, and Evidence, the outcomes it
+	// rests on (the rate is absent when there are none); FlipRate, the
+	// share of outcome changes among its last FlipWindowRuns runs (absent
+	// below two runs). A score informs; it never changes a status or a
+	// count, and it excuses nothing.
+	TestFlakinessFailureRateKey    = attribute.Key("hangar.test.flakiness.failure_rate")
+	TestFlakinessEvidenceKey       = attribute.Key("hangar.test.flakiness.evidence")
+	TestFlakinessFlipRateKey       = attribute.Key("hangar.test.flakiness.flip_rate")
+	TestFlakinessFlipWindowRunsKey = attribute.Key("hangar.test.flakiness.flip_window_runs")
+
 	// TestFailedIDsKey is a span attribute: the first failing test ids of
 	// the span's runs, in the order of their test.case events.
 	TestFailedIDsKey = attribute.Key("hangar.test.failed_ids")

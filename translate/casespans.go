@@ -57,7 +57,8 @@ func ParseCaseSpans(s string) (CaseSpans, error) {
 // (pass or fail; none for a skipped test), test.suite.name,
 // hangar.test.outcome, hangar.test.flaky and hangar.test.run.id, and for a
 // failure hangar.test.message, hangar.test.new_failure, code.file.path and
-// code.line.number as its test.case event does. A failing test's span has
+// code.line.number as its test.case event does, and the flakiness score
+// of WithFlakiness. A failing test's span has
 // status Error. Spans come in the order of the test.case events (failures
 // first), then, for CaseSpansAll, the other tests sorted by id; the first
 // starts at the run's start and each next one EventStep later, so that
@@ -135,7 +136,7 @@ func caseSpan(parent *Span, p *runPlan, c caseRef, start time.Time) Span {
 		Start:        start,
 		End:          start,
 	}
-	attrs := make([]attribute.KeyValue, 0, 12)
+	attrs := make([]attribute.KeyValue, 0, 16)
 	attrs = append(attrs, semconv.TestCaseNameKey.String(id))
 	switch {
 	case outcome.Failing():
@@ -164,7 +165,7 @@ func caseSpan(parent *Span, p *runPlan, c caseRef, start time.Time) Span {
 	} else {
 		attrs = append(attrs, semconv.TestDurationUnknownKey.Bool(true))
 	}
-	s.Attrs = attrs
+	s.Attrs = p.appendFlakiness(attrs, c.id)
 	return s
 }
 

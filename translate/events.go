@@ -35,6 +35,29 @@ func RunEvents(run *testrun.Run, opts ...Option) ([]Event, error) {
 	return spanEvents(plans, cfg), nil
 }
 
+// CaseIDs lists the ids of the tests that get a test.case event when runs
+// are exported, before any cap, each once, in the order of the events:
+// for each run in turn, its failures as the run lists them, then its other
+// failing ids sorted, then its flaky tests that passed, sorted. Nil runs
+// are passed over. These are the tests whose flakiness scores
+// WithFlakiness can use.
+func CaseIDs(runs ...*testrun.Run) []string {
+	var ids []string
+	seen := map[string]bool{}
+	for _, r := range runs {
+		if r == nil {
+			continue
+		}
+		for _, c := range caseList(r) {
+			if !seen[c.id] {
+				seen[c.id] = true
+				ids = append(ids, c.id)
+			}
+		}
+	}
+	return ids
+}
+
 // runPlan is one validated run with its resolved times and the ordered list
 // of tests that deserve a test.case event.
 type runPlan struct {
@@ -45,6 +68,8 @@ type runPlan struct {
 	// newFailures then holds the ids testrun.NewFailures returned.
 	compare     bool
 	newFailures map[string]bool
+	// flakiness are the scores of WithFlakiness, by test id.
+	flakiness map[string]testrun.Flakiness
 }
 
 type caseRef struct {
@@ -79,7 +104,7 @@ func planRuns(runs []*testrun.Run, cfg config, now time.Time) ([]runPlan, error)
 			}
 		}
 		start, end := runTimes(r, now)
-		p := runPlan{run: r, start: start, end: end, cases: cases}
+		p := runPlan{run: r, start: start, end: end, cases: cases, flakiness: cfg.flakiness}
 		if cfg.base != nil {
 			// The comparison rule lives once, in testrun.NewFailures.
 			if ids, err := testrun.NewFailures(cfg.base, r); err == nil {
@@ -349,7 +374,7 @@ func runEvent(p *runPlan, omitted int64) Event {
 
 // caseEvent builds the test.case event of c.
 func caseEvent(p *runPlan, c caseRef) Event {
-	attrs := make([]attribute.KeyValue, 0, 8)
+	attrs := make([]attribute.KeyValue, 0, 12)
 	attrs = append(attrs, semconv.TestCaseNameKey.String(valid(c.id)))
 	if c.outcome.Failing() {
 		attrs = append(attrs,
@@ -367,7 +392,26 @@ func caseEvent(p *runPlan, c caseRef) Event {
 		attrs = append(attrs, semconv.TestMessageKey.String(c.message))
 	}
 	attrs = c.appendLocation(attrs)
+	attrs = p.appendFlakiness(attrs, c.id)
 	return Event{Name: semconv.EventTestCase, Time: p.end, Attrs: attrs}
+}
+
+// appendFlakiness appends the hangar.test.flakiness.* attributes of the
+// score WithFlakiness gave for id, if any: the failure rate only when
+// some evidence backs it, the flip rate only over two runs or more.
+func (p *runPlan) appendFlakiness(attrs []attribute.KeyValue, id string) []attribute.KeyValue {
+	f, ok := p.flakiness[id]
+	if !ok {
+		return attrs
+	}
+	if f.Evidence > 0 {
+		attrs = append(attrs, semconv.TestFlakinessFailureRateKey.Float64(f.FailureRate))
+	}
+	attrs = append(attrs, semconv.TestFlakinessEvidenceKey.Int(f.Evidence))
+	if f.FlipWindowRuns > 1 {
+		attrs = append(attrs, semconv.TestFlakinessFlipRateKey.Float64(f.FlipRate))
+	}
+	return append(attrs, semconv.TestFlakinessFlipWindowRunsKey.Int(f.FlipWindowRuns))
 }
 
 // appendLocation appends code.file.path and code.line.number where the

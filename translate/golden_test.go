@@ -91,9 +91,23 @@ var goldenCases = []goldenCase{
 	{name: "case_spans_all", runs: []string{"run.json"}, job: translate.Job{ID: "job-53"}, opts: func(testing.TB) []translate.Option {
 		return []translate.Option{translate.WithCaseSpans(translate.CaseSpansAll)}
 	}},
+	{name: "flakiness", runs: []string{"run.json"}, job: translate.Job{ID: "job-55"}, opts: func(testing.TB) []translate.Option {
+		return []translate.Option{translate.WithFlakiness(goldenScores)}
+	}},
 	{name: "case_spans_session", turns: map[int][]string{1: {"turn1.json"}}, opts: func(testing.TB) []translate.Option {
 		return []translate.Option{translate.WithCaseSpans(translate.CaseSpansFailed)}
 	}},
+}
+
+// goldenScores are the flakiness scores of the flakiness case: a test with
+// evidence and a full flip window, one scored without evidence over one
+// run (no rate is written for either part), a flaky test that passed, and
+// a test the run does not hold (no event to carry it).
+var goldenScores = map[string]testrun.Flakiness{
+	"tests/test_api.py::test_login_expired_token": {Runs: 50, FlakyTrees: 3, FailureRate: 0.3125, Evidence: 14, Flips: 7, FlipRate: 7.0 / 49, FlipWindowRuns: 50, Flaky: true},
+	"tests/test_db.py::test_migrate":              {Runs: 1, FailureRate: 0.5, FlipWindowRuns: 1},
+	"tests/test_cache.py::test_ttl":               {Runs: 4, Retries: 1, FailureRate: 0.5, Evidence: 2, Flips: 2, FlipRate: 2.0 / 3, FlipWindowRuns: 4, Flaky: true},
+	"tests/test_gone.py::test_removed":            {Runs: 9, FailureRate: 0.1, Evidence: 8, FlipWindowRuns: 9},
 }
 
 // goldenSpans translates the case's runs into neutral spans.

@@ -1,6 +1,7 @@
 package translate
 
 import (
+	"maps"
 	"time"
 
 	"go.opentelemetry.io/otel/trace"
@@ -38,6 +39,7 @@ type config struct {
 	now           func() time.Time
 	redactor      *testrun.Redactor
 	caseSpans     CaseSpans
+	flakiness     map[string]testrun.Flakiness
 }
 
 func newConfig(opts []Option) config {
@@ -137,6 +139,20 @@ func WithClock(now func() time.Time) Option {
 		if now != nil {
 			c.now = now
 		}
+		return c
+	})
+}
+
+// WithFlakiness gives the flakiness score of tests by test id (as
+// store.Scores returns them): the test.case event of a test with a score,
+// its log record and its case span carry it as the
+// hangar.test.flakiness.* attributes (see package semconv). A score
+// informs; it changes no status, count or flag, and excuses nothing. The
+// map is read, not kept: later changes to it do not reach the export.
+func WithFlakiness(scores map[string]testrun.Flakiness) Option {
+	scores = maps.Clone(scores)
+	return optionFunc(func(c config) config {
+		c.flakiness = scores
 		return c
 	})
 }
