@@ -56,6 +56,10 @@ type Options struct {
 	Format Format
 	// Output receives the OTLP/JSON lines of FormatOTLPJSON.
 	Output io.Writer
+	// OutputFile, when set, is where the OTLP/JSON lines of FormatOTLPJSON
+	// go instead of Output: written whole or not at all (WriteFile), once
+	// the whole export is encoded.
+	OutputFile string
 	// OTLP are the OTLP settings of FormatOTLP.
 	OTLP OTLPOptions
 	// ServiceName overrides service.name (see NewResource).
@@ -76,6 +80,10 @@ type Options struct {
 	Provision bool
 	// Base is the base run test.case events are compared with.
 	Base *testrun.Run
+	// Flakiness are the flakiness scores of tests by id, which their
+	// test.case events carry (see translate.WithFlakiness); they inform
+	// and change nothing else.
+	Flakiness map[string]testrun.Flakiness
 	// The limits below follow one rule: a positive value is the limit, 0
 	// (the zero value) means its default, and a negative value is refused
 	// with ErrConfig. The CLI's flags have no unset value, so they refuse 0
@@ -132,6 +140,9 @@ func ExportBuilt(ctx context.Context, o Options, build func([]translate.Option) 
 }
 
 func export(ctx context.Context, o Options, build func([]translate.Option) ([]translate.Span, error)) (_ Result, err error) {
+	if o.OutputFile != "" && (o.Format == FormatOTLPJSON || o.Format == FormatOTel) {
+		return exportToFile(ctx, o, build)
+	}
 	topts, maxBytes, res, err := prepare(ctx, o)
 	if err != nil {
 		return Result{}, err
@@ -218,6 +229,7 @@ func prepare(ctx context.Context, o Options) ([]translate.Option, int, *resource
 		translate.WithParent(parent),
 		translate.WithCaseSpans(o.CaseSpans),
 		translate.WithEvents(o.Events),
+		translate.WithFlakiness(o.Flakiness),
 	}, maxBytes, res, nil
 }
 

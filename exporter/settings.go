@@ -47,6 +47,7 @@ type Settings struct {
 	Provision   bool          // --base
 	Session     string        // --session
 	Turns       []string      // --turn N or N=RUN.json, repeated
+	BaseRun     string        // --base-run: the base run's file, read by Plan
 	// MaxCaseEvents (--max-case-events) is given by a flag, which has no
 	// unset value: 0 is refused here, where Options reads 0 as its
 	// default. A value the command line did not give becomes Options' 0,

@@ -34,48 +34,40 @@ type config struct {
 func newConfig(opts []Option) config {
 	c := config{maxItems: DefaultMaxItems, maxMessage: DefaultMaxMessage, maxID: DefaultMaxID}
 	for _, o := range opts {
-		c = o.apply(c)
+		if o != nil {
+			o(&c)
+		}
 	}
 	return c
 }
 
 // Option configures a rendering.
-type Option interface {
-	apply(config) config
-}
-
-type optionFunc func(config) config
-
-func (f optionFunc) apply(c config) config { return f(c) }
+type Option func(*config)
 
 // WithMaxItems sets how many entries each list shows (default
 // DefaultMaxItems); n <= 0 keeps the default.
 func WithMaxItems(n int) Option {
-	return optionFunc(func(c config) config {
-		if n > 0 {
-			c.maxItems = n
-		}
-		return c
-	})
+	return func(c *config) { c.maxItems = positiveOr(n, c.maxItems) }
 }
 
 // WithMaxMessage sets the length, in characters, messages are clipped to
 // (default DefaultMaxMessage); n <= 0 keeps the default.
 func WithMaxMessage(n int) Option {
-	return optionFunc(func(c config) config {
-		if n > 0 {
-			c.maxMessage = n
-		}
-		return c
-	})
+	return func(c *config) { c.maxMessage = positiveOr(n, c.maxMessage) }
+}
+
+// positiveOr is n when it is positive, else def.
+func positiveOr(n, def int) int {
+	if n > 0 {
+		return n
+	}
+	return def
 }
 
 // WithScores gives the flakiness score of failing tests by test id (as
 // store.Scores returns them): each failing test shown with a score has it
 // beside it. A score informs; it excuses no failure.
 func WithScores(scores map[string]testrun.Flakiness) Option {
-	return optionFunc(func(c config) config {
-		c.scores = maps.Clone(scores)
-		return c
-	})
+	scores = maps.Clone(scores)
+	return func(c *config) { c.scores = scores }
 }

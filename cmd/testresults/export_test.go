@@ -432,9 +432,9 @@ func TestExportColour(t *testing.T) {
 		})
 	}
 	id := trace.TraceID{1}
-	p := &exportPlan{result: exporter.Result{Runs: 2, Spans: 1, Destination: "OTLP/gRPC localhost:4317", TraceIDs: []trace.TraceID{id, {2}}}}
-	assert.Equal(t, "testresults export: exported 2 runs in 1 span to OTLP/gRPC localhost:4317; traces "+
-		id.String()+", 02000000000000000000000000000000 (trusted/counted are recomputed by the collector)", p.summary(),
+	r := exporter.Result{Runs: 2, Spans: 1, Destination: "OTLP/gRPC localhost:4317", TraceIDs: []trace.TraceID{id, {2}}}
+	assert.Equal(t, "exported 2 runs in 1 span to OTLP/gRPC localhost:4317; traces "+
+		id.String()+", 02000000000000000000000000000000 (trusted/counted are recomputed by the collector)", r.Summary(exporter.Options{}),
 		"the line holds no colour codes: the terminal writer would show them escaped")
 }
 

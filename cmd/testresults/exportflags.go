@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"io"
 
 	"github.com/spf13/pflag"
 
@@ -16,17 +15,18 @@ import (
 type exportOptions struct {
 	s       exporter.Settings
 	baseRun string
-	// quiet is export's own flag (newExportFlags), not addExportFlags'.
+	// quiet, repo and store are export's own (newExportFlags).
 	quiet bool
+	repo  string
+	store *storeFlag
 }
 
 func newExportFlags() (*pflag.FlagSet, *exportOptions) {
-	fs := pflag.NewFlagSet("export", pflag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.Usage = func() {}
-	fs.SortFlags = false
+	fs := newFlagSet("export")
 	o := addExportFlags(fs)
 	fs.BoolVarP(&o.quiet, "quiet", "q", false, "print nothing on stderr when the export succeeds")
+	fs.StringVar(&o.repo, "repo", "", "score the failing tests from this repository's stored history (default: the repository the store recorded the runs under)")
+	o.store = addStoreFlag(fs, "store", "the store whose history scores the failing tests", shortStoreConns, false)
 	return fs, o
 }
 
