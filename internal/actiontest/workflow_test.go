@@ -11,8 +11,9 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// TestExampleWorkflow: the example workflow parses, installs testresults by
-// its module path, and gives the action only inputs it has, the required
+// TestExampleWorkflow: the example workflow parses, installs testresults as
+// the README's Install section does (the release's .deb first, go install by
+// module path as the fallback), and gives the action only inputs it has, the required
 // ones included.
 func TestExampleWorkflow(t *testing.T) {
 	a, root := loadAction(t)
@@ -33,8 +34,10 @@ func TestExampleWorkflow(t *testing.T) {
 	uses, installs := 0, 0
 	for _, job := range wf.Jobs {
 		for _, st := range job.Steps {
-			if strings.Contains(st.Run, "go install github.com/hangar-dev/testresults/cmd/testresults@") {
+			if gi := strings.Index(st.Run, "go install github.com/hangar-dev/testresults/cmd/testresults@"); gi >= 0 {
 				installs++
+				di := strings.Index(st.Run, "dpkg -i")
+				assert.True(t, di >= 0 && di < gi, "the install step tries the .deb before go install")
 			}
 			if !strings.HasPrefix(st.Uses, "hangar-dev/testresults@") {
 				continue
