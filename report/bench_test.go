@@ -180,15 +180,16 @@ func BenchmarkReadRun(b *testing.B) {
 	b.ReportMetric(float64(peak)/float64(size), "peak-heap-ratio")
 }
 
-// BenchmarkVsUnmarshal interleaves the four readers on the same report,
+// BenchmarkVsUnmarshal interleaves the five readers on the same report,
 // one after the other in every iteration, and reports how many times
-// faster than encoding/xml Unmarshal each is (x-unmarshal metrics). On a
-// loaded machine these ratios hold far better than absolute times
-// measured minutes apart.
+// faster than encoding/xml Unmarshal each is (x-unmarshal metrics), and
+// how many times faster than the guarded-gosax model (see gosax_test.go)
+// Parse and ReadRun are (x-gosax metrics). On a loaded machine these
+// ratios hold far better than absolute times measured minutes apart.
 func BenchmarkVsUnmarshal(b *testing.B) {
 	path, _ := benchFile(b)
 	data := benchData()
-	var tUnmarshal, tJUnit, tParse, tReadRun time.Duration
+	var tUnmarshal, tGosax, tJUnit, tParse, tReadRun time.Duration
 	timed := func(d *time.Duration, f func() error) {
 		start := time.Now()
 		if err := f(); err != nil {
@@ -202,6 +203,10 @@ func BenchmarkVsUnmarshal(b *testing.B) {
 		timed(&tUnmarshal, func() error {
 			var v xmlbaseline.Suites
 			return xml.Unmarshal(data, &v)
+		})
+		timed(&tGosax, func() error {
+			_, err := gosaxRead(data, "bench.xml")
+			return err
 		})
 		timed(&tJUnit, func() error {
 			_, err := junit.Parse(bytes.NewReader(data), "bench.xml")
@@ -219,6 +224,9 @@ func BenchmarkVsUnmarshal(b *testing.B) {
 	b.ReportMetric(float64(tUnmarshal)/float64(tJUnit), "junit-x-unmarshal")
 	b.ReportMetric(float64(tUnmarshal)/float64(tParse), "parse-x-unmarshal")
 	b.ReportMetric(float64(tUnmarshal)/float64(tReadRun), "readrun-x-unmarshal")
+	b.ReportMetric(float64(tUnmarshal)/float64(tGosax), "gosax-x-unmarshal")
+	b.ReportMetric(float64(tGosax)/float64(tParse), "parse-x-gosax")
+	b.ReportMetric(float64(tGosax)/float64(tReadRun), "readrun-x-gosax")
 }
 
 // TestReadRunPeakMemory bounds the live heap ReadRun holds at its peak on
