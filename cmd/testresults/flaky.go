@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/hangar-dev/testresults/internal/clidoc"
 	"io"
 	"time"
 
@@ -19,40 +20,7 @@ func init() {
 	register(command{name: "flaky", synopsis: "the per-repository flaky list: record, list, prune, check, summary", run: runFlaky, words: flakySubcommands})
 }
 
-const flakyUsage = `Usage: testresults flaky SUBCOMMAND [flags] [RUN.json...]
-
-The flaky list of each repository and environment. A test is flaky when its
-runner retried it and it passed, or when it passed in one recorded run and
-failed in another on the same tree (same repository, environment and tree
-digest). Entries expire 30 days after they were last seen flaky.
-
-  record --repo R RUN.json...   add what the runs show; gate runs and
-                                graders below isolated never add
-  list [--repo R] [--env E]     the live entries
-  prune                         delete entries (and tree history) last seen
-                                more than 30 days ago
-  check --repo R --job-start T [--base BASE.json] RUN.json
-                                which failures of the run the list excuses:
-                                only entries on it before the job started
-                                (T, RFC 3339) count; with --base only the
-                                new failures need an excuse. A failed run
-                                whose every failure is excused is transient.
-  summary [--limit N]           the repositories with the most flaky tests,
-                                each with its worst test
-  quarantine add|remove|list    entries a person makes (owner, reason,
-                                expiry) that run --quarantine honours; see
-                                testresults flaky quarantine --help
-
-The store is --store, else $HANGAR_STORE, else ~/.hangar/store.db (SQLite);
-a postgres:// URL names a shared PostgreSQL store. It opens at most
---store-max-conns connections (default 2).
-
-Exit codes: 0 ok (check: no failure, or transient); 1 check: a failure the
-list does not excuse, or failures not known whole; 2 usage error; 3 a run
-could not be read, or the store failed.
-
-Flags:
-`
+var flakyUsage = clidoc.Help("flaky")
 
 type flakyOptions struct {
 	store    *storeFlag

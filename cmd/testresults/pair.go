@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/hangar-dev/testresults/internal/clidoc"
 	"io"
 	"os"
 	"path/filepath"
@@ -25,49 +26,7 @@ func init() {
 // exitInterrupted is pair's exit code when a signal stopped it.
 const exitInterrupted = 130
 
-const pairUsage = `Usage: testresults pair [flags] [--patch FILE.diff | --patch-ref REF] -- CMD [ARGS...]
-
-Runs the check CMD --runs times (default 2) on the parent and as many times on
-the patch, each in its own git worktree of the repository (-C, default the
-current folder), then judges every test as 'testresults verdict' does:
-broken, repaired, frozen, unchanged or inconclusive.
-
-  --patch FILE.diff   the parent is HEAD; the patch is HEAD with the diff
-                      applied (git apply)
-  --patch-ref REF     the parent is REF^; the patch is REF
-  neither             as --patch-ref HEAD
-
-The worktrees (git worktree add --detach, in a temporary folder) are removed
-afterwards, also when a run fails or on SIGINT/SIGTERM. The parent runs come
-first (kind base), then the patch runs (kind after_turn); each run's report
-folder (--out, default a fresh temporary folder, kept) holds its
-TEST-RESULTS.json and output.log. The check's own output goes there only;
--v also copies it to stderr.
-
---pins FILE (a JSON object: fixture path -> sha256, relative to the
-repository's root) is hashed again in each tree: a pinned fixture that
-differs between parent and patch makes the comparison invalid.
-
-The verdict table goes to stdout (--json: the verdict as JSON); one line per
-run and the frozen tests go to stderr.
-
-Exit codes: 0 allow or block; 1 a test is broken; 2 usage error; 3 the
-comparison is invalid, or the worktrees could not be made (not a git
-repository, the patch does not apply); 130 interrupted.
-
---new-test-runs N runs the tests new in the patch (absent from every parent
-run) up to N more times on the patch (only them where the runner allows:
-pytest node ids, go test -run, jest -t) and lists each after the table:
-flaky_on_arrival (it passed and failed), new_passing, new_failing or
-unjudged, also in new-tests.json in the --out folder. It informs: the
-verdict and the exit code are unchanged.
-
-With --export the verdict is also exported, as 'testresults verdict
---export' exports it: a job.verify span (--job) with the patch runs' events
-and a test.verdict event.
-
-Flags:
-`
+var pairUsage = clidoc.Help("pair")
 
 type pairOptions struct {
 	runs     int

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/hangar-dev/testresults/internal/clidoc"
 	"path/filepath"
 	"time"
 
@@ -17,31 +18,7 @@ func init() {
 	register(command{name: "prune", synopsis: "apply the retention of run folders and per-case maps", run: runPrune})
 }
 
-var pruneUsage = fmt.Sprintf(`Usage: testresults prune [flags]
-
-Applies the retention of the report folders that 'testresults run' makes:
-a run folder older than %d days is removed; after %d days (%d for runs of
-kind base) the per-case map ("cases") of its TEST-RESULTS.json is dropped
-and the run keeps its counts and failures. A run's age is its started_at
-(else its folder's time). Only run folders are touched: named by a run id
-and holding TEST-RESULTS.json or output.log (or nothing); any other folder
-is skipped and listed, so pruning the wrong folder deletes nothing that is
-not a run's. Files are rewritten atomically; symbolic links are never
-followed.
-
-With --store (or HANGAR_STORE set) the same retention is applied to the
-runs recorded in the store (runs 14 days after recording; per-case maps 3
-days, 14 for base runs), and "store" in the output says how many runs and
-per-case maps went.
-
-Prints what it did as JSON on stdout (removed, cases_dropped, skipped,
-store) and a line per change on stderr (--quiet silences it).
-
-Exit codes: 0 pruned (or nothing to prune); 1 the folder could not be
-pruned; 2 usage error.
-
-Flags:
-`, int(check.RunRetention.Hours()/24), int(check.CasesRetention.Hours()/24), int(check.BaseCasesRetention.Hours()/24))
+var pruneUsage = fmt.Sprintf(clidoc.Help("prune"), int(check.RunRetention.Hours()/24), int(check.CasesRetention.Hours()/24), int(check.BaseCasesRetention.Hours()/24))
 
 type pruneOptions struct {
 	dir   string

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/hangar-dev/testresults/internal/clidoc"
 	"io"
 	"text/tabwriter"
 	"time"
@@ -14,33 +15,7 @@ import (
 	"github.com/hangar-dev/testresults/testrun"
 )
 
-const quarantineUsage = `Usage: testresults flaky quarantine add|remove|list [flags]
-
-Quarantine entries a person makes: a quarantined test still runs and is
-still reported, and with 'testresults run --quarantine' its failure does not
-fail the run. An entry counts for a job only when it was made before the job
-started and had not expired by then; an expired entry stops counting, and
-run says so. Nothing adds an entry but this command: no score, trend or run
-quarantines a test, and a test that fails on every run is broken, not
-something to quarantine by itself.
-
-  add --repo R --test ID --owner WHO --reason WHY --expires WHEN [--env E]
-          add an entry, or renew the one of that test (it then counts from
-          the next job); WHEN is a date (2026-12-31: through that day, UTC),
-          an RFC 3339 time, or a duration (72h, 14d, 2w); at most 90 days
-  remove --repo R --test ID [--env E]
-          remove an entry
-  list [--repo R] [--json]
-          every entry, expired ones marked
-
-Without --env an entry applies to every environment of the repository; an
-environment's own entry decides over it there.
-
-Exit codes: 0 ok; 1 remove: no such entry; 2 usage error; 3 the store
-failed or refused the entry.
-
-Flags:
-`
+var quarantineUsage = clidoc.Help("flaky-quarantine")
 
 type quarantineOptions struct {
 	store   *storeFlag

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/hangar-dev/testresults/internal/clidoc"
 	iofs "io/fs"
 	"os"
 	"os/signal"
@@ -37,87 +38,7 @@ const (
 	exitInternal = 125
 )
 
-const runUsage = `Usage: testresults run [flags] -- CMD [ARGS...]
-
-Runs the check CMD unchanged (its stdin, stdout, stderr and exit code are its
-own), in a fresh report folder, and collects the reports it wrote:
-
-  - the report folder ($HOME/.hangar/tests/RUN-ID, or --out) is exported to
-    the check as HANGAR_TESTS_DIR;
-  - unless the environment already sets them, runner variables point the
-    common runners there: PYTEST_ADDOPTS gets --junitxml=$HANGAR_TESTS_DIR/
-    pytest.xml (not when PYTEST_ADDOPTS, the command line or the repository's
-    pytest configuration already names a JUnit file: that file is read
-    instead), GOTESTSUM_JUNITFILE=$HANGAR_TESTS_DIR/gotestsum.xml, and
-    JEST_JUNIT_OUTPUT_DIR=$HANGAR_TESTS_DIR when the repository uses
-    jest-junit;
-  - then it reads the reports written since the start (regular files, no
-    symbolic link in the path) from the report folder, the globs the
-    repository lists under verify_reports in .hangar/environment.yaml, and
-    the usual places (Maven, Gradle, cargo-nextest, *junit*.xml,
-    test-results/, test-reports/, coverage.xml, cobertura*.xml, lcov.info,
-    *.lcov).
-
-HANGAR_TEST_REPORTS=collect reads reports without setting any variable; off
-does neither. The commit and working-tree digest are read before the check
-runs; the last 1 MiB of its output is kept, redacted, in output.log.
-
-TEST-RESULTS.json (the run; with --base-run also the comparison: base_id,
-available, unavailable_reason, new_failures, base_failures, fixed,
-flaky_on_list (each flaky id with on_list), coverage_delta and
-output_failures, and then run.json beside
-it, the run alone, for 'testresults export') is written into
-the report folder whatever happens, also after a timeout or a signal. stdout belongs to the
-check: the run goes to that file, and a short summary to stderr (--quiet
-silences it; colour only on a terminal, NO_COLOR honoured).
-
-The comparison also reads the check's output (output.log) and the base's
-(output.log beside the --base-run file, or --base-output): a failing test
-the output names and the reports miss makes new failures unknown. With
---repo, the flaky ids are marked on_list from the flaky list (--store, else
-HANGAR_STORE, else ~/.hangar/store.db; at most --store-max-conns
-connections, default 2) as it stood when the check started.
-
---rerun-flaky: when the check failed and the flaky list, as it stood before
-this job started, holds every failure (with --base-run: every new failure),
-the check runs once more, kind rerun, in the report folder's sibling
-FOLDER-rerun. The rerun decides: its exit code is run's. The first run's
-TEST-RESULTS.json then names it under rerun, with transient true when the
-rerun passed; the rerun's names the first under rerun_of. With --export,
-the rerun is exported.
-
---quarantine: a check that failed only by tests quarantined for --repo (and
---env, or every environment) before this job started exits 0, and says which
-failures were quarantined; an expired entry no longer counts, with a
-warning. Only a person adds an entry (testresults flaky quarantine add).
-
---rerun-budget K: a failed check reruns up to K times on the same tree, kind
-rerun, in FOLDER-rerun-N, and stops at the first pass: only its failing tests
-where the runner allows it (pytest node ids, go test -run, jest -t), else the
-whole check. It says whether the check is flaky (failed, then passed) or
-broken (failed every time); the exit code stays the first run's, since a
-pass within the job excuses nothing in it. With --repo the runs are recorded
-on the flaky list, their same-tree flips included, except a run in which more
-than 80% of at least 10 tests failed (the environment broke): it records no
-flip, and run says so.
-
---expect-ids FILE checks the run against the tests it was expected to run,
-as 'testresults parse --expect-ids' does: an expected test that no report
-mentions is listed in not_run and makes the run incomplete (not counted);
-the check's exit code is unchanged. FILE is read before the check starts.
-
---timeout sends SIGTERM to the check's whole process group, then SIGKILL
-after --kill-after; SIGINT and SIGTERM sent to testresults are passed on to
-the group (a second one kills it).
-
-Exit codes: the check's own exit code; 128+N when a signal N ended it; 124
-when --timeout ended it; 126 or 127 when it could not be started (not
-executable, not found); 125 when testresults failed around it (the report
-folder or TEST-RESULTS.json); 2 usage error; with --export, 1 when the
-export failed after a check that passed.
-
-Flags:
-`
+var runUsage = clidoc.Help("run")
 
 type runOptions struct {
 	kind       string
