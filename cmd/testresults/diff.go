@@ -3,9 +3,8 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"fmt"
+	"errors"
 	"io"
-	"os"
 
 	"github.com/spf13/pflag"
 
@@ -42,27 +41,8 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-// readTail returns the last max bytes of the file at path.
-func readTail(path string, max int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", path)
-	}
-	if off := fi.Size() - max; off > 0 {
-		if _, err := f.Seek(off, io.SeekStart); err != nil {
-			return nil, err
-		}
-	}
-	return io.ReadAll(io.LimitReader(f, max))
-}
+// readTail returns the last max bytes of the file at path (testrun.ReadTail).
+var readTail = testrun.ReadTail
 
 func runDiff(_ context.Context, args []string, env Env) error {
 	fs, o := newDiffFlags()
@@ -84,23 +64,16 @@ func runDiff(_ context.Context, args []string, env Env) error {
 	if err != nil {
 		return rejectedf("after: %w", err)
 	}
-	var opts []testrun.CompareOption
-	if o.afterOutput != "" {
-		afterOut, err := readTail(o.afterOutput, testrun.MaxOutputBytes)
-		if err != nil {
-			return rejectedf("--after-output: %w", err)
-		}
-		var baseOut []byte
-		if o.baseOutput != "" {
-			if baseOut, err = readTail(o.baseOutput, testrun.MaxOutputBytes); err != nil {
-				return rejectedf("--base-output: %w", err)
-			}
-		}
-		opts = append(opts, testrun.WithOutput(baseOut, afterOut))
-	} else if o.baseOutput != "" {
+	opts, err := testrun.ReadOutputs(o.baseOutput, o.afterOutput)
+	var rerr *testrun.OutputReadError
+	switch {
+	case errors.Is(err, testrun.ErrBaseOutputAlone):
 		return cf.usageErr("--base-output needs --after-output")
+	case errors.As(err, &rerr) && rerr.After:
+		return rejectedf("--after-output: %w", rerr.Err)
+	case errors.As(err, &rerr):
+		return rejectedf("--base-output: %w", rerr.Err)
 	}
-
 	c := testrun.Compare(base, after, opts...)
 	code := exitOK
 	if !c.Available || len(c.NewFailures) > 0 {
