@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"github.com/hangar-dev/testresults/internal/clidoc"
-	"io"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -13,6 +11,7 @@ import (
 	"github.com/hangar-dev/testresults/internal/term"
 	"github.com/hangar-dev/testresults/store"
 	"github.com/hangar-dev/testresults/testrun"
+	"github.com/hangar-dev/testresults/textout"
 )
 
 var quarantineUsage = clidoc.Help("flaky-quarantine")
@@ -78,20 +77,17 @@ func runQuarantine(ctx context.Context, args []string, env Env) error {
 		if err != nil {
 			return fail(err)
 		}
-		verb := "quarantined"
-		if replaced {
-			verb = "renewed"
-		}
-		fmt.Fprintf(w, "%s %s in %s (%s) until %s, owner %s\n", verb, got.TestID, got.Repository, envLabel(got.Environment), got.Expires.Format(time.RFC3339), got.Owner)
+		textout.QuarantineAdded(w, got, replaced)
 	case "remove":
 		removed, err := q.RemoveQuarantine(ctx, o.repo, o.env, o.test)
 		if err != nil {
 			return fail(err)
 		}
+		line := textout.QuarantineRemoved(o.repo, o.env, o.test, removed)
 		if !removed {
-			return &subError{sub: "quarantine remove", err: &exitCode{code: exitFailed, msg: fmt.Sprintf("no entry for %s in %s (%s)", o.test, o.repo, envLabel(o.env))}}
+			return &subError{sub: "quarantine remove", err: &exitCode{code: exitFailed, msg: line}}
 		}
-		fmt.Fprintf(w, "removed %s in %s (%s)\n", o.test, o.repo, envLabel(o.env))
+		fmt.Fprint(w, line)
 	case "list":
 		entries, err := q.QuarantineList(ctx, o.repo)
 		if err != nil {
@@ -100,7 +96,7 @@ func runQuarantine(ctx context.Context, args []string, env Env) error {
 		if o.json {
 			return writeJSON(env.Stdout, entries)
 		}
-		printQuarantine(w, entries, time.Now())
+		textout.QuarantineList(w, entries, time.Now())
 	}
 	return nil
 }
@@ -131,33 +127,4 @@ func (o *quarantineOptions) entry(cf *cmdFlags, sub string, now time.Time) (test
 	}
 	e.Expires = t
 	return e, nil
-}
-
-func envLabel(env string) string {
-	if env == "" {
-		return "every environment"
-	}
-	return "environment " + env
-}
-
-// printQuarantine prints entries as a table for people, the expired ones
-// marked.
-func printQuarantine(w io.Writer, entries []testrun.QuarantineEntry, now time.Time) {
-	if len(entries) == 0 {
-		fmt.Fprintln(w, "no quarantined test")
-		return
-	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "REPOSITORY\tENV\tTEST\tOWNER\tEXPIRES\tREASON")
-	for _, e := range entries {
-		env, exp := e.Environment, e.Expires.Format(time.RFC3339)
-		if env == "" {
-			env = "*"
-		}
-		if e.Expired(now) {
-			exp += " (expired)"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", e.Repository, env, e.TestID, e.Owner, exp, e.Reason)
-	}
-	_ = tw.Flush() // a failed write to stdout has no one else to tell
 }
