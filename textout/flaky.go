@@ -177,3 +177,30 @@ func FlakySummary(w io.Writer, sum []testrun.FlakyRepoSummary) {
 			s.Worst.TestID, s.Worst.Environment, s.Worst.Sightings, s.Worst.LastSeen.Format(time.RFC3339))
 	}
 }
+
+// FlakyListEntries pairs each entry with its score (testrun.ScoreEntries:
+// nil when it has none).
+func FlakyListEntries(entries []testrun.FlakyEntry, scores []*testrun.Flakiness) []FlakyListEntry {
+	out := make([]FlakyListEntry, len(entries))
+	for i, e := range entries {
+		out[i].FlakyEntry = e
+		if i < len(scores) && scores[i] != nil {
+			out[i].Score = ScoreOf(*scores[i])
+		}
+	}
+	return out
+}
+
+// NewFlakyCheck is the answer for run of the excusal e
+// (testrun.ExcuseByEntries), each failure with its entry of entries.
+func NewFlakyCheck(run string, jobStart time.Time, e testrun.Excusal, entries map[string]testrun.FlakyEntry) FlakyCheck {
+	c := FlakyCheck{Run: run, JobStart: jobStart, Transient: e.Transient, Unknown: e.Unknown, Failures: []FlakyCheckFailure{}}
+	for _, f := range e.Failures {
+		fc := FlakyCheckFailure{ID: f.ID, Excused: f.Excused}
+		if en, ok := entries[f.ID]; ok {
+			fc.Entry = &en
+		}
+		c.Failures = append(c.Failures, fc)
+	}
+	return c
+}

@@ -125,6 +125,17 @@ func TestGolden(t *testing.T) {
 				{Run: "g1", Reason: "run \"g1\" is a gate run"},
 			})
 		},
+		"quarantine": func(b *bytes.Buffer) {
+			e := testrun.QuarantineEntry{Repository: "hangar-dev/app", TestID: "t::a", Owner: "ana", Reason: "races the cache", Expires: t0.Add(72 * time.Hour)}
+			QuarantineAdded(b, e, false)
+			one := e
+			one.Environment, one.TestID, one.Expires = "linux", "t::b", t0.Add(-time.Hour)
+			QuarantineAdded(b, one, true)
+			b.WriteString(QuarantineRemoved("hangar-dev/app", "", "t::a", true))
+			b.WriteString(QuarantineRemoved("hangar-dev/app", "linux", "t::gone", false) + "\n")
+			QuarantineList(b, []testrun.QuarantineEntry{e, one}, t0)
+			QuarantineList(b, nil, t0)
+		},
 		"run_line": func(b *bytes.Buffer) {
 			b.WriteString(RunLine(failedRun(), 1, "/runs/patch-1") + "\n")
 			b.WriteString(RunLine(&testrun.Run{Status: testrun.StatusAborted, StartedAt: t0, EndedAt: t0}, 130, "/runs/patch-2") + "\n")
@@ -153,4 +164,21 @@ func TestWords(t *testing.T) {
 	ids := []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l"}
 	assert.Equal(t, ": a, b, c, d, e, f, g, h, i, j, and 2 more", ListTail(ids))
 	assert.Equal(t, "passed,missing", Outcomes([]testrun.Outcome{testrun.OutcomePassed, ""}))
+}
+
+func TestNewFlakyCheckAndListEntries(t *testing.T) {
+	e := entry("t::a", t0, 2)
+	c := NewFlakyCheck("r", t0, testrun.Excusal{Failures: []testrun.ExcusedFailure{{ID: "t::a", Excused: true}, {ID: "t::b"}}},
+		map[string]testrun.FlakyEntry{"t::a": e})
+	require.Len(t, c.Failures, 2)
+	assert.Equal(t, &e, c.Failures[0].Entry)
+	assert.True(t, c.Failures[0].Excused)
+	assert.Nil(t, c.Failures[1].Entry, "a failure off the list has no entry")
+	assert.True(t, c.Failed(), "one failure is not excused")
+	assert.NotNil(t, NewFlakyCheck("r", t0, testrun.Excusal{}, nil).Failures, "no failure is an empty list in JSON, not null")
+
+	list := FlakyListEntries([]testrun.FlakyEntry{e, entry("t::b", t0, 1)}, []*testrun.Flakiness{{FailureRate: 0.5, Evidence: 4}, nil})
+	require.Len(t, list, 2)
+	assert.Equal(t, "fails 50% of 4 · 0 flips/0", list[0].Score.String())
+	assert.Nil(t, list[1].Score)
 }

@@ -167,40 +167,14 @@ func flakyList(ctx context.Context, c flakyCall) error {
 	if err != nil {
 		return c.fail(err)
 	}
-	scored, err := scoreEntries(ctx, c.st, entries)
+	scores, err := testrun.ScoreEntries(entries, func(repo string, ids []string) (map[string]testrun.Flakiness, error) {
+		return store.Scores(ctx, c.st, repo, ids)
+	})
 	if err != nil {
 		return c.fail(err)
 	}
+	scored := textout.FlakyListEntries(entries, scores)
 	return c.out(scored, func(w io.Writer) { textout.FlakyList(w, scored) })
-}
-
-// scoreEntries gives each entry its test's flakiness score in its
-// repository (store.Scores); an entry beyond the tests one call scores has
-// none.
-func scoreEntries(ctx context.Context, st store.Store, entries []testrun.FlakyEntry) ([]textout.FlakyListEntry, error) {
-	ids, seen := map[string][]string{}, map[[2]string]bool{}
-	for _, e := range entries {
-		if k := [2]string{e.Repository, e.TestID}; !seen[k] {
-			seen[k] = true
-			ids[e.Repository] = append(ids[e.Repository], e.TestID)
-		}
-	}
-	scores := map[string]map[string]testrun.Flakiness{}
-	for repo, list := range ids {
-		s, err := store.Scores(ctx, st, repo, list)
-		if err != nil {
-			return nil, err
-		}
-		scores[repo] = s
-	}
-	out := make([]textout.FlakyListEntry, len(entries))
-	for i, e := range entries {
-		out[i].FlakyEntry = e
-		if f, ok := scores[e.Repository][e.TestID]; ok {
-			out[i].Score = textout.ScoreOf(f)
-		}
-	}
-	return out, nil
 }
 
 func flakyPrune(ctx context.Context, c flakyCall) error {
@@ -243,34 +217,13 @@ func flakyRecord(ctx context.Context, c flakyCall) error {
 // run is transient.
 func flakyCheck(ctx context.Context, c flakyCall) error {
 	r := c.runs[0]
-	var cmp *testrun.Comparison
-	if c.base != nil {
-		x := testrun.Compare(c.base, r)
-		cmp = &x
-	}
-	var entries map[string]testrun.FlakyEntry
-	e, err := testrun.Excuse(r, cmp, func(ids []string) (map[string]bool, error) {
-		var err error
-		if entries, err = c.st.Lookup(ctx, c.o.repo, c.o.env, ids); err != nil {
-			return nil, err
-		}
-		on := make(map[string]bool, len(entries))
-		for id, en := range entries {
-			on[id] = en.Excused(c.jobStart)
-		}
-		return on, nil
+	e, entries, err := testrun.ExcuseByEntries(r, c.base, c.jobStart, func(ids []string) (map[string]testrun.FlakyEntry, error) {
+		return c.st.Lookup(ctx, c.o.repo, c.o.env, ids)
 	})
 	if err != nil {
 		return c.fail(err)
 	}
-	res := textout.FlakyCheck{Run: r.ID, JobStart: c.jobStart, Transient: e.Transient, Unknown: e.Unknown, Failures: []textout.FlakyCheckFailure{}}
-	for _, f := range e.Failures {
-		fc := textout.FlakyCheckFailure{ID: f.ID, Excused: f.Excused}
-		if en, ok := entries[f.ID]; ok {
-			fc.Entry = &en
-		}
-		res.Failures = append(res.Failures, fc)
-	}
+	res := textout.NewFlakyCheck(r.ID, c.jobStart, e, entries)
 	code := exitOK
 	if res.Failed() {
 		code = exitFailed
