@@ -4,12 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/spf13/pflag"
-
-	"github.com/hangar-dev/testresults/internal/clidoc"
-	"github.com/hangar-dev/testresults/testrun"
 )
 
 // Exit codes shared by every subcommand.
@@ -105,32 +101,6 @@ type cmdFlags struct {
 // flagsFor pairs the flag set of the command name with its usage text.
 func flagsFor(name, usage string, fs *pflag.FlagSet) *cmdFlags {
 	return &cmdFlags{name: name, usage: usage, fs: fs}
-}
-
-// addKindFlags registers --kind (its values annotated for completion) and
-// --grade, the run's kind and a grader's grade, as parse and run both take
-// them.
-func addKindFlags(fs *pflag.FlagSet, kind, grade *string) {
-	kinds := make([]string, len(testrun.Kinds))
-	for i, k := range testrun.Kinds {
-		kinds[i] = string(k)
-	}
-	fs.StringVar(kind, "kind", "", "the run's kind: "+strings.Join(kinds, ", "))
-	_ = fs.SetAnnotation("kind", clidoc.ValuesAnnotation, kinds)
-	fs.StringVar(grade, "grade", "", "with --kind grader: the grader's grade (isolated, or a lower grade)")
-}
-
-// checkKindFlags checks --kind and --grade as addKindFlags registered them.
-func checkKindFlags(cf *cmdFlags, kind, grade string) error {
-	if kind != "" && !testrun.Kind(kind).Valid() {
-		return cf.usageErr("unknown --kind %q", kind)
-	}
-	if cf.fs.Changed("grade") {
-		if err := checkGradeFlag(testrun.Kind(kind), grade); err != nil {
-			return cf.usageErr("%s", err.msg)
-		}
-	}
-	return nil
 }
 
 // newFlagSet is the flag set every subcommand starts from: errors are

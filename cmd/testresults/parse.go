@@ -22,37 +22,31 @@ func init() {
 }
 
 type parseOptions struct {
-	kind     string
-	grade    string
-	commit   string
+	// d is what the flags say of the run; the times and the exit code
+	// are set on it by check.
+	d        testrun.Description
 	exitCode int
-	command  string
-	id       string
-	tree     string
-	agentRun string
 	status   string
 	started  string
 	ended    string
-	// startedAt and endedAt are started and ended, parsed by check.
-	startedAt, endedAt time.Time
-	workDir            string
-	expect             string
-	quiet              bool
-	export             bool
-	exp                *exportOptions
-	store              *storeOptions
+	workDir  string
+	expect   string
+	quiet    bool
+	export   bool
+	exp      *exportOptions
+	store    *storeOptions
 }
 
 func newParseFlags() (*pflag.FlagSet, *parseOptions) {
 	o := &parseOptions{}
 	fs := newFlagSet("parse")
-	addKindFlags(fs, &o.kind, &o.grade)
-	fs.StringVar(&o.commit, "commit", "", "the commit the check ran on (hex SHA)")
+	addKindFlags(fs, (*string)(&o.d.Kind), &o.d.Grade)
+	fs.StringVar(&o.d.Commit, "commit", "", "the commit the check ran on (hex SHA)")
 	fs.IntVar(&o.exitCode, "exit-code", 0, "the check's own exit code (0-255); sets status success or failure")
-	fs.StringVar(&o.command, "command", "", "the check's command line")
-	fs.StringVar(&o.id, "id", "", "the run id (default: derived from the reports' SHA-256)")
-	fs.StringVar(&o.tree, "tree", "", "the digest of the working tree the check ran on")
-	fs.StringVar(&o.agentRun, "agent-run-id", "", "the agent run the check checked")
+	fs.StringVar(&o.d.Command, "command", "", "the check's command line")
+	fs.StringVar(&o.d.ID, "id", "", "the run id (default: derived from the reports' SHA-256)")
+	fs.StringVar(&o.d.Tree, "tree", "", "the digest of the working tree the check ran on")
+	fs.StringVar(&o.d.AgentRunID, "agent-run-id", "", "the agent run the check checked")
 	fs.StringVar(&o.status, "status", "", "how the check ended: success, failure, timed_out, aborted (default: from --exit-code)")
 	fs.StringVar(&o.started, "started-at", "", "when the check started (RFC 3339)")
 	fs.StringVar(&o.ended, "ended-at", "", "when the check ended (RFC 3339)")
@@ -97,7 +91,7 @@ func runParse(ctx context.Context, args []string, env Env) error {
 		}
 	}
 	run, rerr := report.ReadRun(fs.Args(), o.readOptions(env, expected)...)
-	o.describe(fs, run)
+	o.d.Describe(run)
 	if err := writeJSON(env.Stdout, run); err != nil {
 		return rejected(err)
 	}
@@ -131,19 +125,19 @@ func runParse(ctx context.Context, args []string, env Env) error {
 	return withCode(code)
 }
 
-// check checks the flags; the times are parsed into o.startedAt and
-// o.endedAt.
+// check checks the flags and completes o.d: the times, the exit code when
+// given and the status.
 func (o *parseOptions) check(cf *cmdFlags) error {
 	fs, usageErr := cf.fs, cf.usageErr
 	if fs.NArg() == 0 {
 		return usageErr("no PATH given")
 	}
-	if err := checkKindFlags(cf, o.kind, o.grade); err != nil {
+	if err := checkKindFlags(cf, string(o.d.Kind), o.d.Grade); err != nil {
 		return err
 	}
 	switch {
-	case o.commit != "" && !attest.IsCommitSHA(o.commit):
-		return usageErr("--commit %q is not a hex commit SHA", o.commit)
+	case o.d.Commit != "" && !attest.IsCommitSHA(o.d.Commit):
+		return usageErr("--commit %q is not a hex commit SHA", o.d.Commit)
 	case fs.Changed("exit-code") && testrun.CheckExitCode(o.exitCode) != nil:
 		return usageErr("--exit-code %d is not between 0 and %d", o.exitCode, testrun.MaxExitCode)
 	case o.status != "" && !testrun.Status(o.status).Valid():
@@ -152,7 +146,7 @@ func (o *parseOptions) check(cf *cmdFlags) error {
 	for _, t := range []struct {
 		flag, value string
 		to          *time.Time
-	}{{"started-at", o.started, &o.startedAt}, {"ended-at", o.ended, &o.endedAt}} {
+	}{{"started-at", o.started, &o.d.StartedAt}, {"ended-at", o.ended, &o.d.EndedAt}} {
 		if t.value == "" {
 			continue
 		}
@@ -162,9 +156,13 @@ func (o *parseOptions) check(cf *cmdFlags) error {
 		}
 		*t.to = v
 	}
-	if !o.startedAt.IsZero() && !o.endedAt.IsZero() && o.endedAt.Before(o.startedAt) {
+	if !o.d.StartedAt.IsZero() && !o.d.EndedAt.IsZero() && o.d.EndedAt.Before(o.d.StartedAt) {
 		return usageErr("--ended-at is before --started-at")
 	}
+	if fs.Changed("exit-code") {
+		o.d.ExitCode = &o.exitCode
+	}
+	o.d.Status = testrun.Status(o.status)
 	return nil
 }
 
@@ -182,30 +180,6 @@ func (o *parseOptions) readOptions(env Env, expected []string) []report.Option {
 		ropts = append(ropts, report.WithRunOptions(testrun.WithExpectedIDs(expected)))
 	}
 	return ropts
-}
-
-// describe sets what the flags say of the run: its id (else derived from
-// the reports), kind, commit, command, times, exit code and status.
-func (o *parseOptions) describe(fs *pflag.FlagSet, run *testrun.Run) {
-	run.ID = o.id
-	if run.ID == "" {
-		run.ID = testrun.DeriveID(run.Reports)
-	}
-	run.Kind = testrun.Kind(o.kind)
-	run.Grade = o.grade
-	run.Commit = o.commit
-	run.Command = o.command
-	run.Tree = o.tree
-	run.AgentRunID = o.agentRun
-	run.StartedAt, run.EndedAt = o.startedAt, o.endedAt
-	if fs.Changed("exit-code") {
-		code := o.exitCode
-		run.ExitCode = &code
-		run.Status = testrun.StatusForExitCode(code)
-	}
-	if o.status != "" {
-		run.Status = testrun.Status(o.status)
-	}
 }
 
 // exportFlagNames lists the flags that addExportFlags registers.
@@ -236,16 +210,4 @@ func readExpectedIDs(fs *pflag.FlagSet, path string) ([]string, error) {
 		return nil, fmt.Errorf("--expect-ids %s: %v", path, err)
 	}
 	return ids, nil
-}
-
-// checkGradeFlag checks a --grade given on the command line: the rule is
-// testrun.CheckGrade, and a grade given empty is refused too.
-func checkGradeFlag(kind testrun.Kind, grade string) *usageError {
-	if kind != testrun.KindGrader {
-		return &usageError{msg: "--grade is only for --kind grader"}
-	}
-	if grade == "" || testrun.CheckGrade(kind, grade) != nil {
-		return &usageError{msg: "--grade is empty"}
-	}
-	return nil
 }

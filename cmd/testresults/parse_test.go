@@ -158,9 +158,9 @@ func TestParseExitCodes(t *testing.T) {
 func TestParseFlags(t *testing.T) {
 	fs, o := newParseFlags()
 	require.NoError(t, fs.Parse([]string{"--kind", "grader", "--grade", "isolated", "--id", "r1", "a.xml"}))
-	assert.Equal(t, "grader", o.kind)
-	assert.Equal(t, "isolated", o.grade)
-	assert.Equal(t, "r1", o.id)
+	assert.Equal(t, "grader", string(o.d.Kind))
+	assert.Equal(t, "isolated", o.d.Grade)
+	assert.Equal(t, "r1", o.d.ID)
 	assert.Equal(t, []string{"a.xml"}, fs.Args())
 }
 
