@@ -12,7 +12,6 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
-	"sort"
 	"syscall"
 
 	"github.com/hangar-dev/testresults/internal/clidoc"
@@ -101,23 +100,11 @@ func run(ctx context.Context, args []string, env Env) int {
 }
 
 func usage(w io.Writer) {
-	fmt.Fprintln(w, "Usage: testresults COMMAND [flags] [args]")
-	fmt.Fprintln(w, "       testresults --version")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Commands:")
-	names := make([]string, 0, len(commands))
-	width := 0
-	for n := range commands {
-		names = append(names, n)
-		width = max(width, len(n))
+	cmds := make([]clidoc.Command, 0, len(commands))
+	for _, c := range commands {
+		cmds = append(cmds, clidoc.Command{Name: c.name, Synopsis: c.synopsis})
 	}
-	sort.Strings(names)
-	for _, n := range names {
-		fmt.Fprintf(w, "  %-*s %s\n", width, n, commands[n].synopsis)
-	}
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, exitCodesText)
-	fmt.Fprintln(w, "Run 'testresults COMMAND --help' for a command's flags.")
+	clidoc.Usage(w, cmds, exitCodesText)
 }
 
 // exitCodesText is what every command's exit codes mean, for the usage and
