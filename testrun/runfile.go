@@ -30,3 +30,17 @@ func ReadRunFile(path string, stdin io.Reader) (*Run, error) {
 	}
 	return results.Run, nil
 }
+
+// ReadRunFiles reads the runs at paths in order (ReadRunFile), stopping at
+// the first that cannot be read.
+func ReadRunFiles(paths []string, stdin io.Reader) ([]*Run, error) {
+	runs := make([]*Run, 0, len(paths))
+	for _, p := range paths {
+		r, err := ReadRunFile(p, stdin)
+		if err != nil {
+			return nil, err
+		}
+		runs = append(runs, r)
+	}
+	return runs, nil
+}

@@ -53,3 +53,29 @@ func TestReadRunFile(t *testing.T) {
 		t.Errorf("no id: %v", err)
 	}
 }
+
+// TestReadRunFiles: the runs come back in the order of their paths, and
+// the first that cannot be read stops the read with its error.
+func TestReadRunFiles(t *testing.T) {
+	dir := t.TempDir()
+	var paths []string
+	for _, id := range []string{"b", "a"} {
+		data, err := (&Run{ID: id, Kind: KindBase, Status: StatusSuccess, IncompleteReasons: []string{"no report found"}}).MarshalJSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, id+".json")
+		if err := os.WriteFile(p, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	runs, err := ReadRunFiles(paths, nil)
+	if err != nil || len(runs) != 2 || runs[0].ID != "b" || runs[1].ID != "a" {
+		t.Fatalf("runs %v, err %v; want b then a", runs, err)
+	}
+	missing := filepath.Join(dir, "missing.json")
+	if runs, err := ReadRunFiles([]string{paths[0], missing, paths[1]}, nil); !errors.Is(err, fs.ErrNotExist) || runs != nil {
+		t.Errorf("a missing file: %v, %v; want fs.ErrNotExist and no runs", runs, err)
+	}
+}

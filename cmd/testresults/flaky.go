@@ -96,12 +96,8 @@ func runFlaky(ctx context.Context, args []string, env Env) error {
 		return cf.usageErr("%v", err)
 	}
 	// Runs are read before the store opens: a bad file changes nothing.
-	for _, p := range rest {
-		r, err := readRunFile(p, env.Stdin)
-		if err != nil {
-			return rejected(err)
-		}
-		c.runs = append(c.runs, r)
+	if c.runs, err = testrun.ReadRunFiles(rest, env.Stdin); err != nil {
+		return rejected(err)
 	}
 	if o.base != "" {
 		if c.base, err = readRunFile(o.base, env.Stdin); err != nil {

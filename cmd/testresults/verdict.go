@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 
 	"github.com/spf13/pflag"
 
@@ -69,28 +68,15 @@ func runVerdict(ctx context.Context, args []string, env Env) error {
 	if err != nil {
 		return cf.usageErr("%v", err)
 	}
-	parent, err := readRunFiles(o.parents, env.Stdin)
+	parent, err := testrun.ReadRunFiles(o.parents, env.Stdin)
 	if err != nil {
 		return rejected(err)
 	}
-	patch, err := readRunFiles(o.patches, env.Stdin)
+	patch, err := testrun.ReadRunFiles(o.patches, env.Stdin)
 	if err != nil {
 		return rejected(err)
 	}
 	return reportVerdict(ctx, env, o, plan, parent, patch, opts)
-}
-
-// readRunFiles reads the runs at paths (readRunFile).
-func readRunFiles(paths []string, stdin io.Reader) ([]*testrun.Run, error) {
-	runs := make([]*testrun.Run, 0, len(paths))
-	for _, p := range paths {
-		r, err := readRunFile(p, stdin)
-		if err != nil {
-			return nil, err
-		}
-		runs = append(runs, r)
-	}
-	return runs, nil
 }
 
 func reportVerdict(ctx context.Context, env Env, o *verdictOptions, plan *exportPlan, parent, patch []*testrun.Run, opts []testrun.VerdictOption) error {
