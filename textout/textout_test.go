@@ -136,6 +136,10 @@ func TestGolden(t *testing.T) {
 			QuarantineList(b, []testrun.QuarantineEntry{e, one}, t0)
 			QuarantineList(b, nil, t0)
 		},
+		"tool_verdict": func(b *bytes.Buffer) {
+			ToolVerdict(b, testrun.ToolVerdict{Accepted: true})
+			ToolVerdict(b, testrun.ToolVerdict{Reasons: []string{"junit_path: no such file", "passed 3 != the report's 2"}})
+		},
 		"run_line": func(b *bytes.Buffer) {
 			b.WriteString(RunLine(failedRun(), 1, "/runs/patch-1") + "\n")
 			b.WriteString(RunLine(&testrun.Run{Status: testrun.StatusAborted, StartedAt: t0, EndedAt: t0}, 130, "/runs/patch-2") + "\n")

@@ -12,6 +12,7 @@ import (
 	"github.com/hangar-dev/testresults/internal/term"
 	"github.com/hangar-dev/testresults/report"
 	"github.com/hangar-dev/testresults/testrun"
+	"github.com/hangar-dev/testresults/textout"
 )
 
 func init() {
@@ -68,7 +69,7 @@ func runValidate(_ context.Context, args []string, env Env) error {
 		if err := testrun.AppendShadow(o.shadow, rec); err != nil {
 			fmt.Fprintf(env.Stderr, "testresults validate: --shadow: %v\n", err)
 		}
-		fmt.Fprintf(env.Stderr, "testresults validate: shadow: %s\n", verdictWord(v))
+		fmt.Fprintf(env.Stderr, "testresults validate: shadow: %s\n", textout.ToolVerdictWord(v))
 		return nil
 	}
 	if o.json {
@@ -76,21 +77,10 @@ func runValidate(_ context.Context, args []string, env Env) error {
 			return err
 		}
 	} else {
-		out := term.NewWriter(env.Stdout)
-		fmt.Fprintln(out, verdictWord(v))
-		for _, r := range v.Reasons {
-			fmt.Fprintf(out, "  - %s\n", r)
-		}
+		textout.ToolVerdict(term.NewWriter(env.Stdout), v)
 	}
 	if !v.Accepted {
 		return withCode(exitFailed)
 	}
 	return nil
-}
-
-func verdictWord(v testrun.ToolVerdict) string {
-	if v.Accepted {
-		return "accepted"
-	}
-	return fmt.Sprintf("rejected (%d reasons)", len(v.Reasons))
 }
