@@ -46,8 +46,9 @@ func runExport(ctx context.Context, args []string, env Env) error {
 // scores returns the flakiness scores of the tests the runs' test.case
 // events name (translate.CaseIDs), from the stored history of the
 // repository: --repo, else the one the store recorded the runs under
-// (when they agree). Without --repo, --store or $HANGAR_STORE no store is
-// read: the scores inform, and no export opens a store nobody named.
+// (testrun.CommonRepository). Without --repo, --store or $HANGAR_STORE no
+// store is read: the scores inform, and no export opens a store nobody
+// named.
 func (o *exportOptions) scores(ctx context.Context, env Env, runs []*testrun.Run) (map[string]testrun.Flakiness, error) {
 	if o.repo == "" && o.store.loc == "" && env.Getenv("HANGAR_STORE") == "" {
 		return nil, nil
@@ -63,30 +64,18 @@ func (o *exportOptions) scores(ctx context.Context, env Env, runs []*testrun.Run
 	defer st.Close()
 	repo := o.repo
 	if repo == "" {
-		if repo, err = storedRepo(ctx, st, runs); err != nil || repo == "" {
+		repo, err = testrun.CommonRepository(runs, func(id string) (string, error) {
+			sr, _, err := st.RunPage(ctx, id, 0, 1)
+			if errors.Is(err, store.ErrNotFound) {
+				return "", nil
+			}
+			return sr.Repo, err
+		})
+		if err != nil || repo == "" {
 			return nil, err
 		}
 	}
 	return store.Scores(ctx, st, repo, translate.CaseIDs(runs...))
-}
-
-// storedRepo is the repository st recorded runs under: "" when it holds
-// none with one, or they name different ones (no one history scores them).
-func storedRepo(ctx context.Context, st store.Store, runs []*testrun.Run) (string, error) {
-	repo := ""
-	for _, r := range runs {
-		sr, _, err := st.RunPage(ctx, r.ID, 0, 1)
-		switch {
-		case errors.Is(err, store.ErrNotFound), err == nil && sr.Repo == "":
-		case err != nil:
-			return "", err
-		case repo != "" && sr.Repo != repo:
-			return "", nil
-		default:
-			repo = sr.Repo
-		}
-	}
-	return repo, nil
 }
 
 // printSummary prints the summary line on stderr, its "exported" in green
