@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/install-check.sh [--no-build]
+# scripts/install-check.sh [--ci | --no-build]
 #
 # What a new user does, on this machine: build the release snapshot of HEAD
 # (scripts/release-snapshot.sh --once, which checks the archives, the SBOMs,
@@ -9,6 +9,12 @@
 # /usr/bin/testresults, on a pytest project and on a Go module
 # (testdata/projects/pytest and testdata/projects/gotestsum). The package is
 # removed again on the way out, whatever happened.
+#
+# --ci builds this machine's platform only, once
+# (scripts/release-snapshot.sh --single-target: the same .goreleaser.yaml
+# and its nfpm .deb, without the other five targets and without the second
+# build that scripts/release-snapshot.sh does without --once), so CI can
+# afford it on every change; the default builds all six targets.
 #
 # --no-build installs the .deb already in dist/ (from an earlier run of
 # scripts/release-snapshot.sh) instead of building one.
@@ -21,10 +27,12 @@
 set -euo pipefail
 
 build=true
+snapshot=(--once)
 case "${1:-}" in
   "") ;;
+  --ci) snapshot=(--single-target) ;;
   --no-build) build=false ;;
-  *) echo "usage: scripts/install-check.sh [--no-build]" >&2; exit 2 ;;
+  *) echo "usage: scripts/install-check.sh [--ci | --no-build]" >&2; exit 2 ;;
 esac
 
 fail() { echo "install-check: $*" >&2; exit 1; }
@@ -42,7 +50,7 @@ fi
 
 start=$(date +%s)
 if $build; then
-  bash scripts/release-snapshot.sh --once
+  bash scripts/release-snapshot.sh "${snapshot[@]}"
 fi
 built=$(date +%s)
 
