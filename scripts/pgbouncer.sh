@@ -23,26 +23,9 @@ state_file=${TESTRESULTS_PGBOUNCER_STATE:-${TMPDIR:-/tmp}/testresults-pgbouncer.
 
 log() { echo "pgbouncer.sh: $*" >&2; }
 
-as_owner() {
-	if [ "$(id -u)" = 0 ]; then
-		runuser -u postgres -- "$@"
-	else
-		"$@"
-	fi
-}
-
-free_port() {
-	local p i
-	for i in $(seq 1 200); do
-		p=$((20000 + RANDOM % 40000))
-		if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
-			echo "$p"
-			return 0
-		fi
-	done
-	log "no free port found"
-	return 1
-}
+# as_owner and free_port.
+# shellcheck source=lib/pg.sh
+source "$(dirname "${BASH_SOURCE[0]}")/lib/pg.sh"
 
 start() {
 	local server=${1:-}
