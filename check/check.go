@@ -240,7 +240,7 @@ func runFolder(cfg *config, env environ, start time.Time) (id, dir string, err e
 		if home == "" {
 			return "", "", fmt.Errorf("%w: HOME is not set: give the report folder", ErrReportDir)
 		}
-		dir = filepath.Join(home, ".hangar", "tests", id)
+		dir = filepath.Join(RunsDir(home), id)
 	}
 	if dir, err = filepath.Abs(dir); err != nil {
 		return "", "", fmt.Errorf("%w: %v", ErrReportDir, err)

@@ -278,3 +278,25 @@ func readResultsFields(path string) (jsonFields, error) {
 	}
 	return fields, nil
 }
+
+// RunsDir is the folder of run folders under home, where a check's report
+// folder goes by default and what Prune applies to by default.
+func RunsDir(home string) string { return filepath.Join(home, ".hangar", "tests") }
+
+// Lines says, one line each for people, what Prune removed, dropped and
+// skipped, then how many run folders and per-case maps; the lines carry
+// the paths and reasons as they are (the caller escapes them for a
+// terminal).
+func (p *Pruned) Lines() []string {
+	var out []string
+	for _, d := range p.Removed {
+		out = append(out, "removed "+d)
+	}
+	for _, f := range p.CasesDropped {
+		out = append(out, "dropped the per-case map of "+f)
+	}
+	for _, s := range p.Skipped {
+		out = append(out, "skipped "+s.Path+": "+s.Reason)
+	}
+	return append(out, fmt.Sprintf("testresults prune: %d run folders removed, %d per-case maps dropped", len(p.Removed), len(p.CasesDropped)))
+}

@@ -178,3 +178,22 @@ func TestPruneFollowsRetain(t *testing.T) {
 	assert.NotEmpty(t, p.Removed)
 	assert.NotEmpty(t, p.CasesDropped)
 }
+
+func TestPrunedLines(t *testing.T) {
+	p := &Pruned{Removed: []string{"/r/old"}, CasesDropped: []string{"/r/mid/TEST-RESULTS.json"}, Skipped: []PruneSkip{{Path: "/r/x", Reason: "not a run folder"}}}
+	want := []string{
+		"removed /r/old",
+		"dropped the per-case map of /r/mid/TEST-RESULTS.json",
+		"skipped /r/x: not a run folder",
+		"testresults prune: 1 run folders removed, 1 per-case maps dropped",
+	}
+	if got := p.Lines(); !slices.Equal(got, want) {
+		t.Fatalf("Lines = %q, want %q", got, want)
+	}
+	if got := (&Pruned{}).Lines(); len(got) != 1 {
+		t.Fatalf("nothing pruned: %q, want the count line alone", got)
+	}
+	if got, want := RunsDir("/home/u"), filepath.Join("/home/u", ".hangar", "tests"); got != want {
+		t.Fatalf("RunsDir = %q, want %q", got, want)
+	}
+}
