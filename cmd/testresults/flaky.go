@@ -133,11 +133,9 @@ func (c *flakyCall) checkArgs(cf *cmdFlags, sub string, rest []string) error {
 		if o.base == "-" && rest[0] == "-" {
 			return cf.usageErr("only one run can come from stdin")
 		}
-		t, err := time.Parse(time.RFC3339Nano, o.jobStart)
-		if err != nil {
-			return cf.usageErr("--job-start %q is not an RFC 3339 time", o.jobStart)
-		}
-		c.jobStart = t
+		var err error
+		c.jobStart, err = timeFlag(cf, "job-start", o.jobStart)
+		return err
 	default:
 		if len(rest) > 0 {
 			return cf.usageErr("%s takes no arguments", sub)

@@ -44,9 +44,9 @@ func runPacket(ctx context.Context, args []string, env Env) error {
 	}
 	fail := cf.usageErr
 	format, ferr := packet.ParseFormat(o.format)
-	jobStart, terr := time.Now(), error(nil)
-	if o.jobStart != "" {
-		jobStart, terr = time.Parse(time.RFC3339Nano, o.jobStart)
+	jobStart, terr := timeFlag(cf, "job-start", o.jobStart)
+	if o.jobStart == "" {
+		jobStart = time.Now()
 	}
 	switch {
 	case fs.NArg() != 1:
@@ -58,7 +58,7 @@ func runPacket(ctx context.Context, args []string, env Env) error {
 	case o.base == "-" && fs.Arg(0) == "-":
 		return fail("only one run can come from stdin")
 	case terr != nil:
-		return fail("--job-start %q is not an RFC 3339 time", o.jobStart)
+		return terr
 	}
 	var base, after *testrun.Run
 	var err error

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"sync"
-	"time"
 
 	"github.com/spf13/pflag"
 
@@ -84,10 +83,8 @@ func runParse(ctx context.Context, args []string, env Env) error {
 			return rejected(err)
 		}
 	} else {
-		for _, name := range exportFlagNames() {
-			if fs.Changed(name) {
-				return cf.usageErr("--%s is an export flag: add --export", name)
-			}
+		if err := needExport(fs, exportFlagNames()); err != nil {
+			return cf.usageErr("%v", err)
 		}
 	}
 	run, rerr := report.ReadRun(fs.Args(), o.readOptions(env, expected)...)
@@ -143,18 +140,12 @@ func (o *parseOptions) check(cf *cmdFlags) error {
 	case o.status != "" && !testrun.Status(o.status).Valid():
 		return usageErr("unknown --status %q (want success, failure, timed_out or aborted)", o.status)
 	}
-	for _, t := range []struct {
-		flag, value string
-		to          *time.Time
-	}{{"started-at", o.started, &o.d.StartedAt}, {"ended-at", o.ended, &o.d.EndedAt}} {
-		if t.value == "" {
-			continue
-		}
-		v, err := time.Parse(time.RFC3339Nano, t.value)
-		if err != nil {
-			return usageErr("--%s %q is not an RFC 3339 time", t.flag, t.value)
-		}
-		*t.to = v
+	var err error
+	if o.d.StartedAt, err = timeFlag(cf, "started-at", o.started); err != nil {
+		return err
+	}
+	if o.d.EndedAt, err = timeFlag(cf, "ended-at", o.ended); err != nil {
+		return err
 	}
 	if !o.d.StartedAt.IsZero() && !o.d.EndedAt.IsZero() && o.d.EndedAt.Before(o.d.StartedAt) {
 		return usageErr("--ended-at is before --started-at")

@@ -46,12 +46,7 @@ func addVerdictExportFlags(fs *pflag.FlagSet) *verdictExport {
 // *usageError.
 func (v *verdictExport) plan(fs *pflag.FlagSet, env Env) (*exportPlan, error) {
 	if !v.export {
-		for _, name := range v.names {
-			if fs.Changed(name) {
-				return nil, usagef("--%s is an export flag: add --export", name)
-			}
-		}
-		return nil, nil
+		return nil, needExport(fs, v.names)
 	}
 	opts, outFile, err := v.exp.exporterOptions(fs, env)
 	if err != nil {

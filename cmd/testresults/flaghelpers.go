@@ -2,6 +2,7 @@ package main
 
 import (
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -36,6 +37,30 @@ func checkKindFlags(cf *cmdFlags, kind, grade string) error {
 		return cf.usageErr("--grade is only for --kind grader")
 	case grade == "" || testrun.CheckGrade(k, grade) != nil:
 		return cf.usageErr("--grade is empty")
+	}
+	return nil
+}
+
+// timeFlag parses the RFC 3339 time given to --name (the zero time for
+// ""), as every command that takes a time reads it.
+func timeFlag(cf *cmdFlags, name, value string) (time.Time, error) {
+	if value == "" {
+		return time.Time{}, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, value)
+	if err != nil {
+		return time.Time{}, cf.usageErr("--%s %q is not an RFC 3339 time", name, value)
+	}
+	return t, nil
+}
+
+// needExport refuses the first flag of names given on fs: an export flag
+// without --export (parse, run, verdict, pair).
+func needExport(fs *pflag.FlagSet, names []string) error {
+	for _, name := range names {
+		if fs.Changed(name) {
+			return usagef("--%s is an export flag: add --export", name)
+		}
 	}
 	return nil
 }
