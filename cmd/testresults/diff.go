@@ -41,9 +41,6 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-// readTail returns the last max bytes of the file at path (testrun.ReadTail).
-var readTail = testrun.ReadTail
-
 func runDiff(_ context.Context, args []string, env Env) error {
 	fs, o := newDiffFlags()
 	cf := flagsFor("diff", clidoc.Help("diff"), fs)

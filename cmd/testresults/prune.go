@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"github.com/hangar-dev/testresults/internal/clidoc"
-	"path/filepath"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -61,7 +60,7 @@ func runPrune(ctx context.Context, args []string, env Env) error {
 		if home == "" {
 			return usageErr("HOME is not set: give --dir")
 		}
-		dir = filepath.Join(home, ".hangar", "tests")
+		dir = check.RunsDir(home)
 	}
 	loc, err := o.store.location(env)
 	if err != nil {
@@ -86,16 +85,9 @@ func runPrune(ctx context.Context, args []string, env Env) error {
 		return err
 	}
 	if !o.quiet {
-		for _, d := range p.Removed {
-			fmt.Fprintf(env.Stderr, "removed %s\n", term.EscapeLine(d))
+		for _, l := range p.Lines() {
+			fmt.Fprintln(env.Stderr, term.EscapeLine(l))
 		}
-		for _, f := range p.CasesDropped {
-			fmt.Fprintf(env.Stderr, "dropped the per-case map of %s\n", term.EscapeLine(f))
-		}
-		for _, s := range p.Skipped {
-			fmt.Fprintf(env.Stderr, "skipped %s: %s\n", term.EscapeLine(s.Path), term.EscapeLine(s.Reason))
-		}
-		fmt.Fprintf(env.Stderr, "testresults prune: %d run folders removed, %d per-case maps dropped\n", len(p.Removed), len(p.CasesDropped))
 		if out.Store != nil {
 			fmt.Fprintf(env.Stderr, "testresults prune: store: %d runs removed, %d per-case maps dropped\n", out.Store.Runs, out.Store.Cases)
 		}

@@ -5,10 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"github.com/hangar-dev/testresults/internal/clidoc"
-	iofs "io/fs"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -177,8 +175,8 @@ func (o *runOptions) check(cf *cmdFlags) ([]string, error) {
 		return nil, usageErr("--rerun-flaky needs --repo (and --store, HANGAR_STORE or the default store)")
 	case o.quarantine && o.repo == "":
 		return nil, usageErr("--quarantine needs --repo (and --store, HANGAR_STORE or the default store)")
-	case o.rerunBudget < 0 || o.rerunBudget > maxRerunBudget:
-		return nil, usageErr("--rerun-budget %d: want 0 to %d", o.rerunBudget, maxRerunBudget)
+	case o.rerunBudget < 0 || o.rerunBudget > check.MaxRerunBudget:
+		return nil, usageErr("--rerun-budget %d: want 0 to %d", o.rerunBudget, check.MaxRerunBudget)
 	case o.rerunBudget > 0 && o.rerunFlaky:
 		return nil, usageErr("--rerun-budget and --rerun-flaky: give one (each reruns a failed check its own way)")
 	case o.baseOutput != "" && o.exp.baseRun == "":
@@ -239,18 +237,8 @@ func (j *runJob) prepare(cf *cmdFlags) error {
 	if j.base == nil {
 		return nil
 	}
-	p := o.baseOutput
-	if p == "" && o.exp.baseRun != "-" {
-		p = filepath.Join(filepath.Dir(o.exp.baseRun), check.OutputFile)
-	}
-	if p != "" {
-		b, err := readTail(p, testrun.MaxOutputBytes)
-		switch {
-		case err == nil:
-			j.baseOut = b
-		case o.baseOutput != "" || !errors.Is(err, iofs.ErrNotExist):
-			return &exitCode{code: exitUsage, msg: "--base-output: " + err.Error()}
-		}
+	if j.baseOut, err = check.ReadBaseOutput(o.exp.baseRun, o.baseOutput); err != nil {
+		return &exitCode{code: exitUsage, msg: "--base-output: " + err.Error()}
 	}
 	return nil
 }
@@ -357,14 +345,7 @@ func (j *runJob) compare(ctx context.Context, res *check.Result) *testrun.Compar
 	if j.base == nil {
 		return nil
 	}
-	var afterOut []byte
-	if res.OutputFile != "" {
-		afterOut, _ = readTail(res.OutputFile, testrun.MaxOutputBytes)
-	}
-	if afterOut == nil {
-		afterOut = []byte{}
-	}
-	opts := []testrun.CompareOption{testrun.WithOutput(j.baseOut, afterOut)}
+	opts := []testrun.CompareOption{testrun.WithOutput(j.baseOut, res.KeptOutput())}
 	if j.st != nil {
 		ids, err := onFlakyList(ctx, j.st, j.o.repo, j.o.envName, res.Run.Flaky, j.start)
 		if err != nil {
@@ -421,10 +402,7 @@ func (j *runJob) rerunFlaky(ctx context.Context, argv []string, res *check.Resul
 func (j *runJob) rerun(ctx context.Context, argv []string, first *check.Result, firstCmp *testrun.Comparison, excused []string) (int, *check.Result) {
 	// With --run-id the rerun is RUN-ID-rerun, when that is still an id;
 	// otherwise it gets a fresh one.
-	id := ""
-	if j.o.runID != "" && testrun.ValidID(j.o.runID+"-rerun") {
-		id = j.o.runID + "-rerun"
-	}
+	id := check.RerunID(j.o.runID, "-rerun")
 	opts := append(j.checkOptions(),
 		check.WithKind(testrun.KindRerun, ""),
 		check.WithRunID(id),
@@ -447,15 +425,12 @@ func (j *runJob) rerun(ctx context.Context, argv []string, first *check.Result, 
 	code := j.ended(res)
 	transient := code == exitOK
 	cmp := j.compare(ctx, res)
-	link := func(r *check.Result) *testrun.RerunLink {
-		return &testrun.RerunLink{ID: r.Run.ID, Dir: r.Dir, Status: r.Run.Status, ExitCode: r.Run.ExitCode, Excused: excused}
-	}
-	path, werr := j.write(res, testrun.TestResults{Comparison: cmp, RerunOf: link(first)})
+	path, werr := j.write(res, testrun.TestResults{Comparison: cmp, RerunOf: first.Link(excused)})
 	if werr != nil {
 		j.say("rerun: %v", werr)
 		code = exitInternal
 	}
-	if _, err := j.write(first, testrun.TestResults{Comparison: firstCmp, Rerun: link(res), Transient: &transient}); err != nil {
+	if _, err := j.write(first, testrun.TestResults{Comparison: firstCmp, Rerun: res.Link(excused), Transient: &transient}); err != nil {
 		j.say("%v", err)
 		code = exitInternal
 	}

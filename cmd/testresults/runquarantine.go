@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"strings"
 
 	"github.com/hangar-dev/testresults/internal/term"
 	"github.com/hangar-dev/testresults/store"
@@ -19,7 +17,6 @@ func (j *runJob) quarantined(ctx context.Context, r *testrun.Run, code int) int 
 	if code == exitOK || r.Status != testrun.StatusFailure {
 		return code
 	}
-	w := term.NewWriter(j.env.Stderr)
 	q, err := store.QuarantineOf(j.st)
 	if err != nil || j.st == nil {
 		j.say("quarantine: the store could not be read")
@@ -34,20 +31,9 @@ func (j *runJob) quarantined(ctx context.Context, r *testrun.Run, code int) int 
 		}
 	}
 	got := testrun.Quarantine(r, entries, j.o.envName, j.start)
-	for _, warn := range got.Warnings {
-		fmt.Fprintf(w, "  quarantine: %s\n", warn)
-	}
-	if ids := got.Excused(); len(ids) > 0 && !j.o.quiet {
-		fmt.Fprintf(w, "  quarantined failures (still reported): %s\n", strings.Join(ids, ", "))
-	}
+	got.WriteText(term.NewWriter(j.env.Stderr), code, j.o.quiet)
 	if !got.Passes {
-		if !j.o.quiet {
-			fmt.Fprintf(w, "  the check fails: %s\n", got.Reason())
-		}
 		return code
-	}
-	if !j.o.quiet {
-		fmt.Fprintf(w, "  every failure is quarantined: exit 0 (the check exited %d)\n", code)
 	}
 	return exitOK
 }
