@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"github.com/hangar-dev/testresults/internal/clidoc"
 	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -152,21 +150,8 @@ func (o *pairOptions) check(cf *cmdFlags) ([]string, error) {
 	case o.newRuns < 0 || o.newRuns > check.MaxNewTestRuns:
 		return nil, cf.usageErr("--new-test-runs %d: want 0 to %d", o.newRuns, check.MaxNewTestRuns)
 	}
-	for _, f := range []struct {
-		name string
-		path *string
-	}{{"patch", &o.patch}, {"pins", &o.pins}} {
-		if *f.path == "" {
-			continue
-		}
-		abs, err := filepath.Abs(*f.path)
-		if err == nil && f.name == "patch" {
-			_, err = os.Stat(abs)
-		}
-		if err != nil {
-			return nil, cf.usageErr("--%s: %v", f.name, err)
-		}
-		*f.path = abs
+	if which, err := check.AbsPairFiles(&o.patch, &o.pins); err != nil {
+		return nil, cf.usageErr("--%s: %v", which, err)
 	}
 	return argv, nil
 }
