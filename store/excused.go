@@ -101,10 +101,14 @@ func (s *sqlStore) excused(ctx context.Context, repo, env string, ids []string, 
 	if err != nil {
 		return err
 	}
-	// seen is NULL for the entries whose last sighting decides.
+	// seen is NULL for the entries whose last sighting decides. It is read
+	// by key only for the others, so that the scan itself needs only the
+	// columns of flaky_entries_excused (an index-only scan on PostgreSQL).
 	st, err := s.prepare(ctx, s.q(`SELECT test_id,
-			CASE WHEN last_seen >= ? AND last_seen < ? THEN NULL ELSE seen END
-		FROM flaky_entries
+			CASE WHEN last_seen >= ? AND last_seen < ? THEN NULL ELSE
+				(SELECT k.seen FROM flaky_entries k WHERE k.repository = f.repository
+					AND k.environment = f.environment AND k.test_id = f.test_id) END
+		FROM flaky_entries f
 		WHERE repository = ? AND environment = ? AND first_seen < ? AND last_seen >= ?
 			AND test_id `+in))
 	if err != nil {
