@@ -287,10 +287,8 @@ func (s *sqlStore) TestHistory(ctx context.Context, q HistoryQuery) ([]HistoryEn
 		return nil, s.fail("", err)
 	}
 	defer func() { _ = rows.Close() }() // its error is rows.Err's, checked below
-	// One allocation for a history of up to a page of runs; the values
-	// the runs share (outcome, tree, job, session) are kept once each.
+	// One allocation for a history of up to 1,024 runs.
 	out := make([]HistoryEntry, 0, min(boundOr(q.Limit, MaxHistoryRuns), 1024))
-	var shared interner
 	for rows.Next() {
 		var e HistoryEntry
 		var at int64
@@ -300,8 +298,7 @@ func (s *sqlStore) TestHistory(ctx context.Context, q HistoryQuery) ([]HistoryEn
 		if err := rows.Scan(&e.RunID, &at, &e.Tree, &outcome, &d, &retried, &e.JobID, &e.SessionRef); err != nil {
 			return nil, s.fail("", err)
 		}
-		e.Tree, e.JobID, e.SessionRef = shared.of(e.Tree), shared.of(e.JobID), shared.of(e.SessionRef)
-		e.At, e.Outcome, e.Retried = time.UnixMicro(at).UTC(), testrun.Outcome(shared.of(outcome)), retried != 0
+		e.At, e.Outcome, e.Retried = time.UnixMicro(at).UTC(), testrun.Outcome(outcome), retried != 0
 		e.Duration, e.Timed = time.Duration(d.Int64)*time.Microsecond, d.Valid
 		out = append(out, e)
 	}
@@ -310,26 +307,6 @@ func (s *sqlStore) TestHistory(ctx context.Context, q HistoryQuery) ([]HistoryEn
 	}
 	sortEntries(out)
 	return out, nil
-}
-
-// interner keeps one copy of each of the last values it was given, so
-// that a long history holds its few distinct outcomes, trees, jobs and
-// sessions once rather than once per run.
-type interner struct {
-	seen map[string]string
-}
-
-func (n *interner) of(v string) string {
-	if n.seen == nil {
-		n.seen = map[string]string{}
-	}
-	if kept, ok := n.seen[v]; ok {
-		return kept
-	}
-	if len(n.seen) < 4096 {
-		n.seen[v] = v
-	}
-	return v
 }
 
 // sortEntries orders entries by time, then run id.
