@@ -282,12 +282,12 @@ func (m *gosaxModel) start(tag []byte) error {
 		if int64(len(m.execs)) >= m.lim.MaxCases {
 			return &xmlsafe.LimitError{Limit: xmlsafe.LimitCases, Max: m.lim.MaxCases}
 		}
-		id := append(m.idBuf[:0], classname...)
-		if len(id) > 0 {
-			id = append(id, "::"...)
+		m.idBuf = append(m.idBuf[:0], classname...)
+		if len(m.idBuf) > 0 {
+			m.idBuf = append(m.idBuf, "::"...)
 		}
-		id = append(id, caseName...)
-		m.idBuf = id
+		m.idBuf = append(m.idBuf, caseName...)
+		id := m.idBuf
 		m.inCase, m.caseDepth = true, depth
 		m.cur = testrun.Execution{ID: string(id)}
 		if n := len(m.suites); n > 0 {
