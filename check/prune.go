@@ -231,18 +231,11 @@ func (f jsonFields) object() ([]byte, error) {
 // readResultsFields reads TEST-RESULTS.json (never through a symbolic link)
 // as its top-level fields in order.
 func readResultsFields(path string) (jsonFields, error) {
-	f, err := openNoFollow(path)
+	f, err := openRegularNoFollow(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("check: %s is not a regular file", path)
-	}
 	b, err := io.ReadAll(io.LimitReader(f, maxResultsBytes+1))
 	if err != nil {
 		return nil, err

@@ -26,7 +26,7 @@ var errConfigTooLarge = fmt.Errorf("check: configuration file larger than %d KiB
 // readConfig reads a small configuration file without following a symbolic
 // link as its last component. A missing file is (nil, nil).
 func readConfig(path string) ([]byte, error) {
-	f, err := openNoFollow(path)
+	f, err := openRegularNoFollow(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
@@ -34,13 +34,6 @@ func readConfig(path string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("check: %s is not a regular file", path)
-	}
 	b, err := io.ReadAll(io.LimitReader(f, maxConfigBytes+1))
 	if err != nil {
 		return nil, err
