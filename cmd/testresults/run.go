@@ -7,6 +7,7 @@ import (
 	"github.com/hangar-dev/testresults/internal/clidoc"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -223,10 +224,9 @@ func (j *runJob) prepare(cf *cmdFlags) error {
 		}
 		j.base = j.plan.opts.Base
 	} else {
-		for _, name := range exportFlagNames() {
-			if name != "base-run" && fs.Changed(name) {
-				return cf.usageErr("--%s is an export flag: add --export", name)
-			}
+		names := slices.DeleteFunc(slices.Clone(exportFlagNames()), func(n string) bool { return n == "base-run" })
+		if err := needExport(fs, names); err != nil {
+			return cf.usageErr("%v", err)
 		}
 		if o.exp.baseRun != "" {
 			if j.base, err = readRunFile(o.exp.baseRun, j.env.Stdin); err != nil {
