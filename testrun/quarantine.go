@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // A quarantine entry is the one excuse a person makes: a test that still
@@ -68,41 +69,72 @@ func (e QuarantineEntry) AppliesTo(env string) bool {
 	return e.Environment == "" || e.Environment == env
 }
 
-// CheckQuarantine checks an entry about to be added at now: repository,
-// test id, owner and reason given (within their bounds, one line each),
-// and an expiry after now and at most MaxQuarantine later.
+// CheckQuarantine checks an entry about to be added at now: what names it
+// (CheckQuarantineKey), owner and reason given (within their bounds, one
+// line each, UTF-8), and an expiry given, after now and at most
+// MaxQuarantine later. It is the one rule of an entry, whoever adds it
+// (flaky quarantine add, the query API, a store).
 func CheckQuarantine(e QuarantineEntry, now time.Time) error {
-	field := func(name, v string, max int) error {
-		switch {
-		case strings.TrimSpace(v) == "":
-			return fmt.Errorf("%w: %s is required", ErrQuarantine, name)
-		case len(v) > max:
-			return fmt.Errorf("%w: %s is %d bytes, over %d", ErrQuarantine, name, len(v), max)
-		case strings.ContainsAny(v, "\r\n\x00"):
-			return fmt.Errorf("%w: %s must be one line", ErrQuarantine, name)
-		}
-		return nil
+	if err := CheckQuarantineKey(e.Repository, e.Environment, e.TestID); err != nil {
+		return err
 	}
-	for _, f := range []struct {
-		name, v string
-		max     int
-	}{
-		{"the repository", e.Repository, MaxIDLength * 4},
-		{"the test id", e.TestID, 4096},
-		{"the owner", e.Owner, MaxQuarantineOwner},
-		{"the reason", e.Reason, MaxQuarantineReason},
-	} {
-		if err := field(f.name, f.v, f.max); err != nil {
-			return err
-		}
+	if err := checkQuarantineField("the owner", e.Owner, MaxQuarantineOwner); err != nil {
+		return err
+	}
+	if err := checkQuarantineField("the reason", e.Reason, MaxQuarantineReason); err != nil {
+		return err
 	}
 	switch {
-	case strings.ContainsAny(e.Environment, "\r\n\x00"):
-		return fmt.Errorf("%w: the environment must be one line", ErrQuarantine)
+	case e.Expires.IsZero():
+		return fmt.Errorf("%w: the expiry is required", ErrQuarantine)
 	case !e.Expires.After(now):
 		return fmt.Errorf("%w: it expires at %s, not after now (%s)", ErrQuarantine, e.Expires.UTC().Format(time.RFC3339), now.UTC().Format(time.RFC3339))
 	case e.Expires.Sub(now) > MaxQuarantine:
 		return fmt.Errorf("%w: it expires at %s, more than %d days from now: quarantine is for a test someone is fixing", ErrQuarantine, e.Expires.UTC().Format(time.RFC3339), int(MaxQuarantine/(24*time.Hour)))
+	}
+	return nil
+}
+
+// Bounds of what names a quarantine entry, in bytes.
+const (
+	MaxQuarantineRepository = MaxIDLength * 4
+	MaxQuarantineTestID     = 4096
+)
+
+// CheckQuarantineKey checks what names an entry, to add or to remove one:
+// a repository and a test id given (within MaxQuarantineRepository and
+// MaxQuarantineTestID, one line each, UTF-8), and an environment of one
+// line ("" is every environment).
+func CheckQuarantineKey(repo, env, testID string) error {
+	if err := checkQuarantineField("the repository", repo, MaxQuarantineRepository); err != nil {
+		return err
+	}
+	if err := checkQuarantineField("the test id", testID, MaxQuarantineTestID); err != nil {
+		return err
+	}
+	switch {
+	case len(env) > MaxQuarantineRepository:
+		return fmt.Errorf("%w: the environment is %d bytes, over %d", ErrQuarantine, len(env), MaxQuarantineRepository)
+	case !utf8.ValidString(env):
+		return fmt.Errorf("%w: the environment is not UTF-8", ErrQuarantine)
+	case strings.ContainsAny(env, "\r\n\x00"):
+		return fmt.Errorf("%w: the environment must be one line", ErrQuarantine)
+	}
+	return nil
+}
+
+// checkQuarantineField checks a required text field of an entry: given,
+// within max bytes, UTF-8, one line.
+func checkQuarantineField(name, v string, max int) error {
+	switch {
+	case strings.TrimSpace(v) == "":
+		return fmt.Errorf("%w: %s is required", ErrQuarantine, name)
+	case len(v) > max:
+		return fmt.Errorf("%w: %s is %d bytes, over %d", ErrQuarantine, name, len(v), max)
+	case !utf8.ValidString(v):
+		return fmt.Errorf("%w: %s is not UTF-8", ErrQuarantine, name)
+	case strings.ContainsAny(v, "\r\n\x00"):
+		return fmt.Errorf("%w: %s must be one line", ErrQuarantine, name)
 	}
 	return nil
 }

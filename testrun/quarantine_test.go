@@ -111,6 +111,9 @@ func TestCheckQuarantine(t *testing.T) {
 		"expired already":     func(e *QuarantineEntry) { e.Expires = now },
 		"past MaxQuarantine":  func(e *QuarantineEntry) { e.Expires = now.Add(MaxQuarantine + time.Second) },
 		"environment newline": func(e *QuarantineEntry) { e.Environment = "x\ny" },
+		"no expiry":           func(e *QuarantineEntry) { e.Expires = time.Time{} },
+		"owner not UTF-8":     func(e *QuarantineEntry) { e.Owner = "an\xffa" },
+		"long test id":        func(e *QuarantineEntry) { e.TestID = strings.Repeat("t", MaxQuarantineTestID+1) },
 	} {
 		t.Run(name, func(t *testing.T) {
 			e := ok
