@@ -4,7 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/hangar-dev/testresults/testrun"
@@ -104,22 +106,78 @@ func (s *sqlStore) excused(ctx context.Context, repo, env string, ids []string, 
 	// seen is NULL for the entries whose last sighting decides. It is read
 	// by key only for the others, so that the scan itself needs only the
 	// columns of flaky_entries_excused (an index-only scan on PostgreSQL).
-	st, err := s.prepare(ctx, s.q(`SELECT test_id,
+	query := s.q(`SELECT test_id,
 			CASE WHEN last_seen >= ? AND last_seen < ? THEN NULL ELSE
 				(SELECT k.seen FROM flaky_entries k WHERE k.repository = f.repository
 					AND k.environment = f.environment AND k.test_id = f.test_id) END
 		FROM flaky_entries f
 		WHERE repository = ? AND environment = ? AND first_seen < ? AND last_seen >= ?
-			AND test_id `+in))
+			AND test_id ` + in)
+	args := []any{clearFrom, clearBefore, repo, env, firstBefore, lastFrom, list}
+	if s.d.name == "postgres" {
+		// The ids as one array literal in the text format: pgx sends a
+		// string as it is, where a []string costs an allocation per id.
+		args[len(args)-1] = textArray(ids)
+		return s.excusedPgx(ctx, query, args, ids, w, out)
+	}
+	st, err := s.prepare(ctx, query)
 	if err != nil {
 		return err
 	}
-	rows, err := st.QueryContext(ctx, clearFrom, clearBefore, repo, env, firstBefore, lastFrom, list)
+	rows, err := st.QueryContext(ctx, args...)
 	if err != nil {
 		return err
 	}
 	err = scanExcused(rows, w, out)
 	if cerr := rows.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// excusedPgx asks the query on one of the pool's connections through
+// pgx itself rather than database/sql, reading each row's bytes in place
+// (pgx.Rows.RawValues): a text column is the same bytes in the text and
+// the binary format, so the answer does not depend on the connection's
+// query exec mode. pgx prepares and keeps the statement on the connection
+// in its default mode, and prepares nothing under exec or simple_protocol
+// (see postgresConnector). The ids a row names are found in the
+// ids without copying the row's bytes into a string.
+func (s *sqlStore) excusedPgx(ctx context.Context, query string, args []any, ids []string, w excusedWindow, out map[string]bool) error {
+	at := make(map[string]int, len(ids))
+	for i, id := range ids {
+		at[id] = i
+	}
+	c, err := s.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	err = c.Raw(func(dc any) error {
+		pc := pgxConn(dc)
+		if pc == nil {
+			return errors.New("the pgx driver gave an unexpected connection type")
+		}
+		rows, err := pc.Query(ctx, query, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			v := rows.RawValues()
+			if len(v) != 2 {
+				return fmt.Errorf("%d columns, want 2", len(v))
+			}
+			i, ok := at[string(v[0])]
+			if !ok {
+				return fmt.Errorf("entry %q was not asked for", v[0])
+			}
+			if err := decideExcused(ids[i], v[1], w, out); err != nil {
+				return err
+			}
+		}
+		return rows.Err()
+	})
+	if cerr := c.Close(); err == nil {
 		err = cerr
 	}
 	return err
@@ -147,20 +205,57 @@ func scanExcused(rows *sql.Rows, w excusedWindow, out map[string]bool) error {
 		if err := rows.Scan(&id, &seen); err != nil {
 			return err
 		}
-		if seen == nil {
-			out[id] = true
-			continue
-		}
-		var times sightingTimes
-		if err := json.Unmarshal(seen, &times); err != nil {
-			return fmt.Errorf("entry %q: sightings: %w", id, err)
-		}
-		for _, t := range times {
-			if at := t.At.UnixNano(); at >= w.from && at < w.jobStart {
-				out[id] = true
-				break
-			}
+		if err := decideExcused(id, seen, w, out); err != nil {
+			return err
 		}
 	}
 	return rows.Err()
+}
+
+// decideExcused sets out[id] for an entry the query returned: excused when
+// its last sighting decided (seen is nil), else when one of its kept
+// sightings lies in the window.
+func decideExcused(id string, seen []byte, w excusedWindow, out map[string]bool) error {
+	if seen == nil {
+		out[id] = true
+		return nil
+	}
+	var times sightingTimes
+	if err := json.Unmarshal(seen, &times); err != nil {
+		return fmt.Errorf("entry %q: sightings: %w", id, err)
+	}
+	for _, t := range times {
+		if at := t.At.UnixNano(); at >= w.from && at < w.jobStart {
+			out[id] = true
+			break
+		}
+	}
+	return nil
+}
+
+// textArray is ids as a PostgreSQL array literal of quoted elements, in
+// which only a double quote and a backslash are escaped.
+func textArray(ids []string) string {
+	n := 2
+	for _, id := range ids {
+		n += len(id) + 3
+	}
+	var b strings.Builder
+	b.Grow(n)
+	b.WriteByte('{')
+	for i, id := range ids {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('"')
+		for j := 0; j < len(id); j++ {
+			if c := id[j]; c == '"' || c == '\\' {
+				b.WriteByte('\\')
+			}
+			b.WriteByte(id[j])
+		}
+		b.WriteByte('"')
+	}
+	b.WriteByte('}')
+	return b.String()
 }

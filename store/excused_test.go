@@ -4,11 +4,13 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"net/url"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/hangar-dev/testresults/internal/teststore"
 	"github.com/hangar-dev/testresults/testrun"
 )
 
@@ -127,4 +129,73 @@ func TestExcusedBadSightings(t *testing.T) {
 		_, err = Excused(ctx, s, "r", "e", []string{"broken"}, c.Now())
 		require.ErrorContains(t, err, `entry "broken": sightings`)
 	})
+}
+
+// TestExcusedAwkwardIDs: ids that an array literal would misread unless
+// quoted and escaped (quotes, backslashes, commas, braces, spaces, the
+// word NULL, an empty id) are each answered for themselves, in every
+// PostgreSQL query exec mode (the statement prepared and kept, or, behind
+// a pooler, none kept on the server), and on SQLite.
+func TestExcusedAwkwardIDs(t *testing.T) {
+	ids := []string{`a"b`, `a\b`, `a\"b`, `a,b`, `{a}`, `a b`, ` `, `NULL`, ``, `é::ü`, `"`, `\`, `plain`}
+	check := func(t *testing.T, location string, prepared func(*testing.T, int)) {
+		c := newClock()
+		s, err := Open(context.Background(), location, WithClock(c.Now), WithMaxConns(1))
+		require.NoError(t, err)
+		defer s.Close()
+		ss := s.(*sqlStore)
+		ctx := context.Background()
+		var entries []testrun.FlakyEntry
+		want := map[string]bool{}
+		for i, id := range ids {
+			// Every other id is on the list; the rest are absent, and one
+			// look-alike of each absent id is (its quotes or escapes
+			// dropped), so that misreading the literal changes the answer.
+			want[id] = i%2 == 0
+			listed := id + "~"
+			if want[id] {
+				listed = id
+			}
+			e := testrun.FlakyEntry{Repository: "r", Environment: "e", TestID: listed}
+			e.Add(testrun.FlakySeen{How: testrun.FlakyRunnerRetry, Runs: []string{"r"}, At: c.Now().Add(-time.Hour)})
+			entries = append(entries, e)
+		}
+		for _, look := range []string{`ab`, `a`, `b`, `a\`} {
+			e := testrun.FlakyEntry{Repository: "r", Environment: "e", TestID: look}
+			e.Add(testrun.FlakySeen{How: testrun.FlakyRunnerRetry, Runs: []string{"r"}, At: c.Now().Add(-time.Hour)})
+			entries = append(entries, e)
+		}
+		require.NoError(t, ss.inTx(ctx, "fill", func(tx *sql.Tx) error { return ss.putEntries(ctx, tx, entries) }))
+		for range 2 { // the second time on a statement the connection kept
+			got, err := Excused(ctx, s, "r", "e", ids, c.Now())
+			require.NoError(t, err)
+			require.Equal(t, want, got)
+		}
+		if prepared != nil {
+			var n int
+			require.NoError(t, ss.db.QueryRowContext(ctx, `SELECT count(*) FROM pg_prepared_statements`).Scan(&n))
+			prepared(t, n)
+		}
+	}
+	t.Run("sqlite", func(t *testing.T) { check(t, teststore.SQLiteLocation(t), nil) })
+	for _, mode := range []string{"", "exec", "simple_protocol"} {
+		t.Run("postgres mode "+mode, func(t *testing.T) {
+			location := teststore.PostgresLocation(t)
+			if mode != "" {
+				u, err := url.Parse(location)
+				require.NoError(t, err)
+				q := u.Query()
+				q.Set("default_query_exec_mode", mode)
+				u.RawQuery = q.Encode()
+				location = u.String()
+			}
+			check(t, location, func(t *testing.T, n int) {
+				if mode == "" {
+					require.Positive(t, n, "the statement is kept on the connection")
+				} else {
+					require.Zero(t, n, "nothing is kept on the server behind a pooler")
+				}
+			})
+		})
+	}
 }

@@ -117,3 +117,17 @@ func (s *unpreparedStmt) ExecContext(ctx context.Context, args []driver.NamedVal
 func (s *unpreparedStmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
 	return s.conn.QueryContext(ctx, s.query, args)
 }
+
+// pgxConn is the pgx connection under one of the store's database/sql
+// connections (sql.Conn.Raw's driver connection), or nil. Its query exec
+// mode is the URL's, so that a query asked on it prepares what the
+// store's other queries would (see postgresConnector).
+func pgxConn(dc any) *pgx.Conn {
+	switch c := dc.(type) {
+	case *stdlib.Conn:
+		return c.Conn()
+	case *unpreparedConn:
+		return c.Conn.Conn()
+	}
+	return nil
+}
