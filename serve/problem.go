@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/hangar-dev/testresults/store"
+	"github.com/hangar-dev/testresults/testrun"
 )
 
 // Handlers return the error they met instead of answering it, and one
@@ -70,8 +71,9 @@ var errAbort = errors.New("serve: response cut short")
 
 // answerError answers err, met while answering a request of context ctx:
 //
-//   - a problemError as it says, a bad identifier (checkID) 400 and a run
-//     too large for one page 413, with the error's text;
+//   - a problemError as it says, a bad identifier (checkID) 400, a run
+//     too large for one page 413 and a quarantine entry the rule refuses
+//     (testrun.ErrQuarantine) 422, with the error's text;
 //   - otherwise, once ctx is done, the error is that, whatever the store's
 //     driver made of it: 503 with Retry-After;
 //   - store.ErrNotFound 404; anything else is the store's failure, 500;
@@ -88,6 +90,8 @@ func answerError(ctx context.Context, w http.ResponseWriter, err error) {
 		p = &problemError{status: http.StatusBadRequest, detail: err.Error()}
 	case errors.Is(err, errTooLarge):
 		p = &problemError{status: http.StatusRequestEntityTooLarge, detail: err.Error()}
+	case errors.Is(err, testrun.ErrQuarantine):
+		p = &problemError{status: http.StatusUnprocessableEntity, detail: quarantineDetail(err)}
 	default:
 		p = storeProblem(ctx, err)
 	}
@@ -135,12 +139,18 @@ func writeProblem(w http.ResponseWriter, status int, detail string) {
 
 // writeJSON answers with v as JSON, not kept.
 func writeJSON(w http.ResponseWriter, v any) error {
+	return writeJSONStatus(w, http.StatusOK, v)
+}
+
+// writeJSONStatus answers status with v as JSON, not kept.
+func writeJSONStatus(w http.ResponseWriter, status int, v any) error {
 	data, err := json.Marshal(v)
 	if err != nil {
 		return internalError("the response could not be encoded", err)
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
 	_, _ = w.Write(append(data, '\n'))
 	return nil
 }

@@ -42,7 +42,8 @@ type Options struct {
 	AccessLog io.Writer
 	// RequestTimeout bounds one request (0: DefaultRequestTimeout).
 	RequestTimeout time.Duration
-	// Now stamps the access log (nil: time.Now).
+	// Now stamps the access log and judges which quarantine entries a
+	// listing marks expired (nil: time.Now).
 	Now func() time.Time
 	// TracerProvider and MeterProvider receive the server's own spans and
 	// metrics, through otelhttp (nil: the global providers).
@@ -118,6 +119,10 @@ func (s *Server) Handler() http.Handler {
 	mux.Handle("GET /api/repos/tests/flaky", handlerFunc(s.flakyList))
 	mux.Handle("GET /api/repos/tests/history", handlerFunc(s.testHistory))
 	mux.Handle("GET /api/repos/tests/trends", handlerFunc(s.trends))
+	mux.Handle("GET /api/repos/quarantine", handlerFunc(s.quarantineList))
+	mux.Handle("POST /api/repos/quarantine", handlerFunc(s.quarantineAdd))
+	mux.Handle("DELETE /api/repos/quarantine", handlerFunc(s.quarantineRemove))
+	mux.Handle("/api/repos/quarantine", handlerFunc(quarantineMethods))
 	mux.Handle("GET /repos/tests", handlerFunc(s.repoTestsPage))
 	mux.Handle("GET /repos/tests/history", handlerFunc(s.testHistoryPage))
 	mux.Handle("GET /api/jobs", handlerFunc(s.jobList))
@@ -138,7 +143,7 @@ func (s *Server) Handler() http.Handler {
 func noRoute(w http.ResponseWriter, r *http.Request) error {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
-		return problemf(http.StatusMethodNotAllowed, "the API is read-only")
+		return problemf(http.StatusMethodNotAllowed, "this endpoint is read-only")
 	}
 	return notFound("no such endpoint")
 }
@@ -375,8 +380,11 @@ func (s *Server) oneRun(w http.ResponseWriter, r *http.Request, runID string, ca
 	return s.answerJSON(w, r, key, version, out, header...)
 }
 
-// flakyList answers a repository's flaky list to admins.
-func (s *Server) flakyList(w http.ResponseWriter, r *http.Request) error {
+// admin refuses r unless it carries the admin bearer token: 401 without a
+// bearer token, 403 with another token, and 403 to every token when the
+// server has none. The tokens are compared as SHA-256 sums, in constant
+// time.
+func (s *Server) admin(r *http.Request) error {
 	auth := r.Header.Get("Authorization")
 	token, ok := strings.CutPrefix(auth, "Bearer ")
 	if auth == "" || !ok || token == "" {
@@ -385,6 +393,14 @@ func (s *Server) flakyList(w http.ResponseWriter, r *http.Request) error {
 	sum := sha256.Sum256([]byte(token))
 	if s.opts.AdminToken == "" || subtle.ConstantTimeCompare(sum[:], s.tokenSum[:]) != 1 {
 		return problemf(http.StatusForbidden, "the token is not an admin token")
+	}
+	return nil
+}
+
+// flakyList answers a repository's flaky list to admins.
+func (s *Server) flakyList(w http.ResponseWriter, r *http.Request) error {
+	if err := s.admin(r); err != nil {
+		return err
 	}
 	q := r.URL.Query()
 	for k := range q {
