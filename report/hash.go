@@ -3,6 +3,7 @@ package report
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"hash"
 	"io"
 	"sync"
 
@@ -10,14 +11,22 @@ import (
 )
 
 // Hashing a report costs about a fifth of reading it, and needs no order
-// with the parse: a hashReader reads the source in blocks, hands each block
-// to a goroutine that checks its bytes for the XML reader (see
-// xmlsafe.Precheck) and hashes it, and serves the parser from the same
-// block. It reads up to hashBlocks blocks ahead of the one it serves, so
-// that the goroutine has checked a block before the parser reaches it. A
-// block is filled again only once it is served and hashed, so the memory
-// held is bounded whatever the report's size, and a slow hasher slows the
-// reader rather than queueing data.
+// with the parse: a hashReader reads the source in blocks, queues each
+// block to be checked for the XML reader (see xmlsafe.Precheck) and
+// hashed, and serves the parser from the same block. A helper goroutine
+// runs the queued work beside the parser, in order, one job at a time. It
+// reads up to hashBlocks blocks ahead of the one it serves, so that the
+// helper has checked a block before the parser reaches it. A block is
+// filled again only once it is served and hashed, so the memory held is
+// bounded whatever the report's size, and slow hashing slows the reader
+// rather than queueing data.
+//
+// The parser never sleeps waiting for the helper to get to work: when it
+// needs a job done (a block's slot to fill again, every job at stop) and
+// the helper is not running one, it runs the queued jobs itself. On a busy
+// machine the helper's thread may wait long for a core, and a parser
+// waiting on it would wait as long; with two goroutines that can each do
+// the work, the one that runs does it.
 const (
 	hashBlockSize = 64 << 10
 	hashBlocks    = 16
@@ -40,28 +49,39 @@ type hashReader struct {
 	blocks int      // slots taken from the pool
 	queue  [][]byte // blocks read and not yet served, in order; queue[0] is being served
 	off    int      // bytes of queue[0] served
-	sent   int      // blocks sent to the hasher
-	hashed int      // blocks the hasher is known to be done with
-	jobs   chan hashJob
-	done   chan struct{} // one per block hashed
-	sum    chan []byte
+	sent   int      // blocks queued to be hashed
 	closed bool
-	// pre checks each block for the XML reader before it is hashed, on
-	// the hasher's goroutine.
+
+	// mu guards the fields below it; wake is signalled when a job is
+	// queued, when one ends and when the helper is to return.
+	mu   sync.Mutex
+	wake sync.Cond
+	jobs []hashJob // queued, jobs[head:] not yet started
+	head int
+	// busy is set while a job runs, on either goroutine: jobs run one at
+	// a time, in the order they were queued.
+	busy    bool
+	hashed  int  // blocks hashed
+	calls   int  // calls queued and not yet run
+	closing bool // every job has run: the helper returns
+
+	// d and pre are used by the job running.
+	d hash.Hash
+	// pre checks each block for the XML reader before it is hashed.
 	pre xmlsafe.Precheck
 }
 
-// newHashReader starts the hasher goroutine; the caller must call stop, on
-// every path, to end it.
+// newHashReader starts the helper goroutine; the caller must call stop,
+// on every path, to end it.
 func newHashReader(r io.Reader) *hashReader {
 	h := &hashReader{
 		r:     r,
 		queue: make([][]byte, 0, hashBlocks),
-		jobs:  make(chan hashJob, hashBlocks+hashCalls),
-		done:  make(chan struct{}, hashBlocks),
-		sum:   make(chan []byte, 1),
+		jobs:  make([]hashJob, 0, hashBlocks+hashCalls),
+		d:     sha256.New(),
 	}
-	go h.hash()
+	h.wake.L = &h.mu
+	go h.help()
 	return h
 }
 
@@ -71,32 +91,78 @@ type hashJob struct {
 	call  func()
 }
 
-// hashCalls is how many calls (see do) may wait for the hasher beside the
-// blocks before do waits too.
+// hashCalls is how many calls (see do) may wait to be run beside the
+// blocks before do runs queued jobs itself.
 const hashCalls = 8
 
-func (h *hashReader) hash() {
-	d := sha256.New()
-	for j := range h.jobs {
-		if j.call != nil {
-			j.call()
+// help runs queued jobs until stop has run them all.
+func (h *hashReader) help() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for !h.closing {
+		if h.busy || h.head == len(h.jobs) {
+			h.wake.Wait()
 			continue
 		}
-		h.pre.Write(j.block)
-		d.Write(j.block)
-		h.done <- struct{}{}
+		h.runNext()
 	}
-	h.sum <- d.Sum(nil)
 }
 
-// do has the hasher's goroutine call f, after it has hashed the blocks
-// read so far; stop returns once it has. The parser hands it work that
-// needs no answer (merging the cases it has read into the run): the
-// hasher's goroutine is the one that runs beside the parser, on the second
-// core, and a goroutine of its own would take turns with the parser and
-// the hasher instead.
+// runNext runs the next queued job; h.mu is held, and released while the
+// job runs.
+func (h *hashReader) runNext() {
+	j := h.jobs[h.head]
+	h.jobs[h.head] = hashJob{}
+	h.head++
+	if h.head == len(h.jobs) {
+		h.jobs, h.head = h.jobs[:0], 0
+	}
+	h.busy = true
+	h.mu.Unlock()
+	if j.call != nil {
+		j.call()
+	} else {
+		h.pre.Write(j.block)
+		h.d.Write(j.block)
+	}
+	h.mu.Lock()
+	h.busy = false
+	if j.call != nil {
+		h.calls--
+	} else {
+		h.hashed++
+	}
+	h.wake.Broadcast()
+}
+
+// until runs queued jobs, or waits for the one running to end, until done
+// holds; h.mu is held.
+func (h *hashReader) until(done func() bool) {
+	for !done() {
+		if !h.busy && h.head < len(h.jobs) {
+			h.runNext()
+			continue
+		}
+		h.wake.Wait()
+	}
+}
+
+// push queues j; h.mu is held.
+func (h *hashReader) push(j hashJob) {
+	h.jobs = append(h.jobs, j)
+	h.wake.Signal()
+}
+
+// do has f called after the blocks read so far are hashed, by the helper
+// or, at stop at the latest, by the caller; stop returns once it has. The
+// parser hands it work that needs no answer (merging the cases it has
+// read into the run), to be done on the second core while it goes on.
 func (h *hashReader) do(f func()) {
-	h.jobs <- hashJob{call: f}
+	h.mu.Lock()
+	h.until(func() bool { return h.calls < hashCalls })
+	h.push(hashJob{call: f})
+	h.calls++
+	h.mu.Unlock()
 }
 
 func (h *hashReader) Read(p []byte) (int, error) {
@@ -114,25 +180,25 @@ func (h *hashReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// readAhead reads blocks from the source and sends them to the hasher
-// while fewer than hashBlocks are queued. Block k reuses the slot of block
-// k-hashBlocks, which is served (it left the queue); it waits for the
-// hasher to be done with it only when nothing is queued to serve.
+// readAhead reads blocks from the source and queues them to be hashed
+// while fewer than hashBlocks are queued to serve. Block k reuses the slot
+// of block k-hashBlocks, which is served (it left the queue); when that
+// block is not hashed yet, it waits for it (running jobs itself) only when
+// nothing is queued to serve.
 func (h *hashReader) readAhead() {
 	for h.err == nil && len(h.queue) < hashBlocks {
-		if h.sent >= hashBlocks && h.hashed <= h.sent-hashBlocks {
-			select {
-			case <-h.done:
-				h.hashed++
-				continue
-			default:
+		if h.sent >= hashBlocks {
+			h.mu.Lock()
+			reused := func() bool { return h.hashed > h.sent-hashBlocks }
+			free := reused()
+			if !free && len(h.queue) == 0 {
+				h.until(reused)
+				free = true
 			}
-			if len(h.queue) > 0 {
+			h.mu.Unlock()
+			if !free {
 				return
 			}
-			<-h.done
-			h.hashed++
-			continue
 		}
 		slot := &h.slots[h.sent%hashBlocks]
 		if *slot == nil {
@@ -142,7 +208,9 @@ func (h *hashReader) readAhead() {
 		n, err := h.r.Read(*slot)
 		h.err = err
 		if n > 0 {
-			h.jobs <- hashJob{block: (*slot)[:n]}
+			h.mu.Lock()
+			h.push(hashJob{block: (*slot)[:n]})
+			h.mu.Unlock()
 			h.sent++
 			h.queue = append(h.queue, (*slot)[:n])
 		} else if err == nil {
@@ -151,16 +219,20 @@ func (h *hashReader) readAhead() {
 	}
 }
 
-// stop ends the hasher, once all blocks sent are hashed, and returns the
-// blocks to the pool. It returns the hex SHA-256 of the bytes read from the
+// stop runs the jobs not run yet, ends the helper and returns the blocks
+// to the pool. It returns the hex SHA-256 of the bytes read from the
 // source; it may be called again, and then returns "".
 func (h *hashReader) stop() string {
 	if h.closed {
 		return ""
 	}
 	h.closed = true
-	close(h.jobs)
-	sum := <-h.sum
+	h.mu.Lock()
+	h.until(func() bool { return h.head == len(h.jobs) && !h.busy })
+	h.closing = true
+	h.wake.Broadcast()
+	h.mu.Unlock()
+	sum := h.d.Sum(nil)
 	h.queue = nil
 	for i, b := range h.slots {
 		if b != nil {
