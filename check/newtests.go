@@ -1,11 +1,8 @@
 package check
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -155,6 +152,15 @@ func (r *NewTestsResult) Flaky() []string {
 	return ids
 }
 
+// Summary says in a line how many new tests there are and how they were
+// run again, or that there are none.
+func (r *NewTestsResult) Summary() string {
+	if len(r.Tests) == 0 {
+		return "none (every patch test is in a parent run)"
+	}
+	return fmt.Sprintf("%d, run %d more times (%s)", len(r.Tests), len(r.Runs), r.How())
+}
+
 // NewTestRuns runs the tests new in the patch of res (NewTests) up to n
 // more times on the patch, in a worktree of its own made as Run makes it,
 // each run's reports under res.Out as new-N, and classifies them over the
@@ -185,7 +191,7 @@ func (p Pair) NewTestRuns(ctx context.Context, argv []string, res *PairResult, n
 			p.progress(PairEvent{Err: fmt.Errorf("removing the worktrees: %w", rerr)})
 		}
 	}()
-	tree, err := p.patchTree(ctx, trees, res)
+	tree, err := p.patchTree(ctx, trees, "patch-new", res.Patch)
 	if err != nil {
 		return nil, err
 	}
@@ -193,7 +199,8 @@ func (p Pair) NewTestRuns(ctx context.Context, argv []string, res *PairResult, n
 		out.Argv, out.Selected = sel, true
 	}
 	for i := 1; i <= n && !allFlaky(out.Tests); i++ {
-		r, err := p.newTestRun(ctx, out.Argv, tree, filepath.Join(res.Out, "new-"+strconv.Itoa(i)), i)
+		e := PairEvent{Side: "new", N: i, Total: n}
+		r, err := p.run(ctx, out.Argv, e, "new-test run", tree, testrun.KindAfterTurn, filepath.Join(res.Out, "new-"+strconv.Itoa(i)))
 		if err != nil {
 			return nil, err
 		}
@@ -201,56 +208,6 @@ func (p Pair) NewTestRuns(ctx context.Context, argv []string, res *PairResult, n
 		out.Tests = ClassifyNewTests(ids, append(append([]*testrun.Run{}, res.PatchRuns...), out.Runs...))
 	}
 	return out, nil
-}
-
-// patchTree adds a worktree of the patch's commit, the diff applied.
-func (p Pair) patchTree(ctx context.Context, trees *worktrees, res *PairResult) (string, error) {
-	tree, err := trees.add(ctx, "patch-new", res.Patch)
-	if err != nil {
-		return "", fmt.Errorf("%w: %v", ErrPair, err)
-	}
-	if p.Patch != "" {
-		diff, err := filepath.Abs(p.Patch)
-		if err == nil {
-			_, err = gitRunner{dir: tree, env: p.Env}.text(ctx, "apply", diff)
-		}
-		if err != nil {
-			return "", fmt.Errorf("%w: the diff does not apply on %s: %v", ErrPair, shortRev(res.Patch), err)
-		}
-	}
-	return tree, nil
-}
-
-// newTestRun is extra run i of the new tests, kind after_turn, reported
-// with side "new".
-func (p Pair) newTestRun(ctx context.Context, argv []string, tree, dir string, i int) (*testrun.Run, error) {
-	output := p.Output
-	if output == nil {
-		output = io.Discard
-	}
-	r, err := Run(ctx, argv, WithDir(tree), WithEnv(p.Env), WithStdio(bytes.NewReader(nil), output, output),
-		WithKind(testrun.KindAfterTurn, ""), WithReportDir(dir), WithTimeout(p.Timeout))
-	if ctx.Err() != nil {
-		if r != nil {
-			_ = r.Close() // the run is abandoned; its folder stays
-		}
-		return nil, ErrInterrupted
-	}
-	if r == nil {
-		if errors.Is(err, ErrMode) || errors.Is(err, ErrReportDir) {
-			return nil, fmt.Errorf("new-test run %d: %w", i, err)
-		}
-		return nil, fmt.Errorf("%w: new-test run %d: %v", ErrPair, i, err)
-	}
-	defer func() { _ = r.Close() }() // its results are written below
-	if err != nil {
-		p.progress(PairEvent{Side: "new", N: i, Err: err})
-	}
-	if _, werr := WriteResults(r.Dir, r.Run); werr != nil {
-		return nil, fmt.Errorf("%w: new-test run %d: %v", ErrPair, i, werr)
-	}
-	p.progress(PairEvent{Side: "new", N: i, Result: r})
-	return r.Run, nil
 }
 
 func allFlaky(tests []NewTest) bool {

@@ -2,6 +2,7 @@ package check
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -82,8 +83,12 @@ func TestPairNewTestRunsPytest(t *testing.T) {
 	}
 	decision := res.Paired.Decision
 
+	var events []string
+	p.Progress = func(e PairEvent) { events = append(events, fmt.Sprintf("%s %d/%d", e.Side, e.N, e.Total)) }
 	got, err := p.NewTestRuns(context.Background(), argv, res, 3)
 	require.NoError(t, err)
+	assert.Equal(t, []string{"new 1/3", "new 2/3", "new 3/3"}, events)
+	assert.Equal(t, "2, run 3 more times (pytest test_new.py::test_new_flaky test_new.py::test_new_stable)", got.Summary())
 	assert.True(t, got.Selected)
 	assert.Equal(t, []string{"pytest", "test_new.py::test_new_flaky", "test_new.py::test_new_stable"}, got.Argv)
 	require.Len(t, got.Runs, 3)
@@ -103,6 +108,7 @@ func TestPairNewTestRunsPytest(t *testing.T) {
 	none, err := p.NewTestRuns(context.Background(), argv, res, 0)
 	require.NoError(t, err)
 	assert.Empty(t, none.Runs)
+	assert.Equal(t, "2, run 0 more times (the whole check)", none.Summary())
 	_, err = p.NewTestRuns(context.Background(), argv, res, MaxNewTestRuns+1)
 	assert.ErrorIs(t, err, ErrPair)
 }

@@ -57,15 +57,16 @@ type Pair struct {
 	Progress func(PairEvent)
 }
 
-// PairEvent is one run of a Pair: its side ("parent" or "patch"), its
-// number on that side (from 1), and its result or a problem the run had.
-// An event with no side is a problem of the pair itself (removing the
-// worktrees failed), which does not change its result.
+// PairEvent is one run of a Pair: its side ("parent", "patch", or "new"
+// for a new-test run), its number on that side (from 1) of Total, and its
+// result or a problem the run had. An event with no side is a problem of
+// the pair itself (removing the worktrees failed), which does not change
+// its result.
 type PairEvent struct {
-	Side   string
-	N      int
-	Result *Result
-	Err    error
+	Side     string
+	N, Total int
+	Result   *Result
+	Err      error
 }
 
 // PairResult is what a Pair ran and judged.
@@ -178,62 +179,77 @@ func (p Pair) trees(ctx context.Context, trees *worktrees, res *PairResult) (par
 	if parent, err = trees.add(ctx, "parent", res.Parent); err != nil {
 		return "", "", fmt.Errorf("%w: %v", ErrPair, err)
 	}
-	if patch, err = trees.add(ctx, "patch", res.Patch); err != nil {
-		return "", "", fmt.Errorf("%w: %v", ErrPair, err)
+	if patch, err = p.patchTree(ctx, trees, "patch", res.Patch); err != nil {
+		return "", "", err
+	}
+	return parent, patch, nil
+}
+
+// patchTree adds the worktree name of the patch's commit, the diff applied.
+func (p Pair) patchTree(ctx context.Context, trees *worktrees, name, commit string) (string, error) {
+	tree, err := trees.add(ctx, name, commit)
+	if err != nil {
+		return "", fmt.Errorf("%w: %v", ErrPair, err)
 	}
 	if p.Patch != "" {
 		diff, err := filepath.Abs(p.Patch)
 		if err == nil {
-			_, err = gitRunner{dir: patch, env: p.Env}.text(ctx, "apply", diff)
+			_, err = gitRunner{dir: tree, env: p.Env}.text(ctx, "apply", diff)
 		}
 		if err != nil {
-			return "", "", fmt.Errorf("%w: the diff does not apply on %s: %v", ErrPair, shortRev(res.Parent), err)
+			return "", fmt.Errorf("%w: the diff does not apply on %s: %v", ErrPair, shortRev(commit), err)
 		}
 	}
-	return parent, patch, nil
+	return tree, nil
 }
 
 // side runs the check p.Runs times in tree, kind kind, each run in its own
 // report folder under out.
 func (p Pair) side(ctx context.Context, argv []string, name, tree string, kind testrun.Kind, out string) ([]*testrun.Run, error) {
+	var runs []*testrun.Run
+	for i := 1; i <= p.Runs; i++ {
+		e := PairEvent{Side: name, N: i, Total: p.Runs}
+		r, err := p.run(ctx, argv, e, name+" run", tree, kind, filepath.Join(out, name+"-"+strconv.Itoa(i)))
+		if err != nil {
+			return nil, err
+		}
+		runs = append(runs, r)
+	}
+	return runs, nil
+}
+
+// run is run e of the check in tree, kind kind, reported in dir: its
+// TEST-RESULTS.json written, told to Progress; label names it in errors
+// ("patch run", "new-test run").
+func (p Pair) run(ctx context.Context, argv []string, e PairEvent, label, tree string, kind testrun.Kind, dir string) (*testrun.Run, error) {
 	output := p.Output
 	if output == nil {
 		output = io.Discard
 	}
-	var runs []*testrun.Run
-	for i := 1; i <= p.Runs; i++ {
-		res, err := Run(ctx, argv,
-			WithDir(tree),
-			WithEnv(p.Env),
-			WithStdio(bytes.NewReader(nil), output, output),
-			WithKind(kind, ""),
-			WithReportDir(filepath.Join(out, name+"-"+strconv.Itoa(i))),
-			WithTimeout(p.Timeout),
-		)
-		if ctx.Err() != nil {
-			if res != nil {
-				_ = res.Close()
-			}
-			return nil, ErrInterrupted
+	r, err := Run(ctx, argv, WithDir(tree), WithEnv(p.Env), WithStdio(bytes.NewReader(nil), output, output),
+		WithKind(kind, ""), WithReportDir(dir), WithTimeout(p.Timeout))
+	if ctx.Err() != nil {
+		if r != nil {
+			_ = r.Close() // the run is abandoned; its folder stays
 		}
-		if res == nil {
-			if errors.Is(err, ErrMode) || errors.Is(err, ErrReportDir) {
-				return nil, fmt.Errorf("%s run %d: %w", name, i, err)
-			}
-			return nil, fmt.Errorf("%w: %s run %d: %v", ErrPair, name, i, err)
-		}
-		if err != nil {
-			p.progress(PairEvent{Side: name, N: i, Err: err})
-		}
-		_, werr := WriteResults(res.Dir, res.Run)
-		_ = res.Close()
-		if werr != nil {
-			return nil, fmt.Errorf("%w: %s run %d: %v", ErrPair, name, i, werr)
-		}
-		p.progress(PairEvent{Side: name, N: i, Result: res})
-		runs = append(runs, res.Run)
+		return nil, ErrInterrupted
 	}
-	return runs, nil
+	if r == nil {
+		if errors.Is(err, ErrMode) || errors.Is(err, ErrReportDir) {
+			return nil, fmt.Errorf("%s %d: %w", label, e.N, err)
+		}
+		return nil, fmt.Errorf("%w: %s %d: %v", ErrPair, label, e.N, err)
+	}
+	defer func() { _ = r.Close() }() // its results are written below
+	if err != nil {
+		p.progress(PairEvent{Side: e.Side, N: e.N, Total: e.Total, Err: err})
+	}
+	if _, werr := WriteResults(r.Dir, r.Run); werr != nil {
+		return nil, fmt.Errorf("%w: %s %d: %v", ErrPair, label, e.N, werr)
+	}
+	e.Result = r
+	p.progress(e)
+	return r.Run, nil
 }
 
 func (p Pair) progress(e PairEvent) {

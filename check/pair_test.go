@@ -2,6 +2,7 @@ package check
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -52,10 +53,10 @@ func TestPair(t *testing.T) {
 	res, err := Pair{Dir: dir, Runs: 2, Out: out, Env: gitFreeEnv("HOME=" + t.TempDir()),
 		Progress: func(e PairEvent) {
 			require.NoError(t, e.Err)
-			events = append(events, e.Side+"-"+string(e.Result.Run.Kind))
+			events = append(events, fmt.Sprintf("%s-%s %d/%d", e.Side, e.Result.Run.Kind, e.N, e.Total))
 		}}.Run(context.Background(), []string{"sh", "-c", pairCheck})
 	require.NoError(t, err)
-	assert.Equal(t, []string{"parent-base", "parent-base", "patch-after_turn", "patch-after_turn"}, events)
+	assert.Equal(t, []string{"parent-base 1/2", "parent-base 2/2", "patch-after_turn 1/2", "patch-after_turn 2/2"}, events)
 	assert.Equal(t, gitCmd(t, dir, "rev-parse", "HEAD^"), res.Parent)
 	assert.Equal(t, gitCmd(t, dir, "rev-parse", "HEAD"), res.Patch)
 	require.Len(t, res.ParentRuns, 2)

@@ -140,6 +140,13 @@ func TestGolden(t *testing.T) {
 			ToolVerdict(b, testrun.ToolVerdict{Accepted: true})
 			ToolVerdict(b, testrun.ToolVerdict{Reasons: []string{"junit_path: no such file", "passed 3 != the report's 2"}})
 		},
+		"pair": func(b *bytes.Buffer) { pairText(term.NewWriter(b)) },
+		"verification": func(b *bytes.Buffer) {
+			w := term.NewWriter(b)
+			require.NoError(t, Verification(w, "0123456789abcdef0123456789abcdef01234567", "PASSED", 1, nil))
+			require.NoError(t, Verification(w, "0123456789abcdef0123456789abcdef01234567", "", 0,
+				[]string{"the signature does not verify", "report \"a\x1b[2J.xml\" was changed"}))
+		},
 		"run_line": func(b *bytes.Buffer) {
 			b.WriteString(RunLine(failedRun(), 1, "/runs/patch-1") + "\n")
 			b.WriteString(RunLine(&testrun.Run{Status: testrun.StatusAborted, StartedAt: t0, EndedAt: t0}, 130, "/runs/patch-2") + "\n")
