@@ -94,7 +94,7 @@ func runQuarantine(ctx context.Context, args []string, env Env) error {
 			return fail(err)
 		}
 		if o.json {
-			return writeJSON(env.Stdout, entries)
+			return writeJSON(env.Stdout, testrun.QuarantineListing(entries, time.Now()))
 		}
 		textout.QuarantineList(w, entries, time.Now())
 	}
@@ -102,29 +102,31 @@ func runQuarantine(ctx context.Context, args []string, env Env) error {
 }
 
 // entry checks the flags of sub and returns the entry they name (add,
-// remove).
+// remove), judged by testrun's rule: the one the store and the query API
+// apply.
 func (o *quarantineOptions) entry(cf *cmdFlags, sub string, now time.Time) (testrun.QuarantineEntry, error) {
 	e := testrun.QuarantineEntry{Repository: o.repo, Environment: o.env, TestID: o.test, Owner: o.owner, Reason: o.reason}
 	switch sub {
 	case "list":
 		return e, nil
-	case "add", "remove":
-		if o.repo == "" || o.test == "" {
-			return e, cf.usageErr("%s needs --repo and --test", sub)
+	case "remove":
+		if err := testrun.CheckQuarantineKey(o.repo, o.env, o.test); err != nil {
+			return e, cf.usageErr("remove: %v (--repo, --test, --env)", err)
 		}
+		return e, nil
+	case "add":
 	default:
 		return e, cf.usageErr("unknown subcommand %q (add, remove or list)", sub)
 	}
-	if sub == "remove" {
-		return e, nil
+	if o.expires != "" {
+		t, err := testrun.ParseExpiry(o.expires, now)
+		if err != nil {
+			return e, cf.usageErr("--expires: %v", err)
+		}
+		e.Expires = t
 	}
-	if o.owner == "" || o.reason == "" || o.expires == "" {
-		return e, cf.usageErr("add needs --owner, --reason and --expires")
+	if err := testrun.CheckQuarantine(e, now); err != nil {
+		return e, cf.usageErr("add: %v (add needs --repo, --test, --owner, --reason and --expires)", err)
 	}
-	t, err := testrun.ParseExpiry(o.expires, now)
-	if err != nil {
-		return e, cf.usageErr("--expires: %v", err)
-	}
-	e.Expires = t
 	return e, nil
 }

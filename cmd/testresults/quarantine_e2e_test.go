@@ -96,6 +96,7 @@ func TestQuarantineE2E(t *testing.T) {
 	require.Len(t, entries, 2)
 	assert.Equal(t, "ana@example.com", entries[0]["owner"])
 	assert.Equal(t, "test_q::test_bad", entries[0]["test_id"])
+	assert.Equal(t, false, entries[0]["expired"], "the listed form marks expired entries")
 	code, stdout, _ = cli(t, dir, nil, "flaky", "quarantine", "list", "--store", st)
 	require.Equal(t, 0, code)
 	assert.Contains(t, stdout, "test_q::test_worse")
@@ -116,8 +117,15 @@ func TestQuarantineE2E(t *testing.T) {
 			"--owner", "ana", "--reason", "r"}, bad...)...)
 		assert.NotEqual(t, 0, code, "%v: %s", bad, stderr)
 	}
-	code, _, _ = cli(t, dir, nil, "flaky", "quarantine", "add", "--store", st, "--repo", "acme/api", "--test", "x", "--expires", "1d")
+	code, _, stderr = cli(t, dir, nil, "flaky", "quarantine", "add", "--store", st, "--repo", "acme/api", "--test", "x", "--expires", "1d")
 	assert.Equal(t, exitUsage, code, "an owner and a reason are required")
+	assert.Contains(t, stderr, "the owner is required")
+	code, _, stderr = cli(t, dir, nil, "flaky", "quarantine", "add", "--store", st, "--repo", "acme/api", "--test", "x", "--owner", "ana", "--reason", "r")
+	assert.Equal(t, exitUsage, code, "an expiry is required")
+	assert.Contains(t, stderr, "the expiry is required")
+	code, _, stderr = cli(t, dir, nil, "flaky", "quarantine", "remove", "--store", st, "--repo", "acme/api")
+	assert.Equal(t, exitUsage, code, "remove names its test")
+	assert.Contains(t, stderr, "the test id is required")
 }
 
 // TestRerunBudgetE2E: run --rerun-budget 3 on a real pytest check whose
