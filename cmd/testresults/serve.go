@@ -13,7 +13,7 @@ import (
 )
 
 func init() {
-	register(command{name: "serve", synopsis: "the read-only query API and pages over stored runs", run: runServe})
+	register(command{name: "serve", synopsis: "the query API and pages over stored runs; admins keep quarantine", run: runServe})
 }
 
 type serveOptions struct {
