@@ -5,6 +5,7 @@ import (
 	"iter"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -563,16 +564,14 @@ func (b *Builder) Build() *Run {
 	// The kept messages are redacted on a goroutine of their own while
 	// the kept outcomes are gathered: on a large run each takes a few
 	// milliseconds.
-	redacted := make(chan struct{})
-	go func() {
-		defer close(redacted)
+	redacted := aside(func() {
 		for i := range r.Failures {
 			f := &r.Failures[i]
 			f.Message = Clip(b.cfg.redactor.Redact(f.Message), b.cfg.maxMessage)
 		}
-	}()
+	})
 	r.Cases, r.Durations = b.keepCases(outs, failing, flaky, b.cfg.maxCases)
-	<-redacted
+	redacted()
 	b.expect(r)
 	return r
 }
@@ -595,17 +594,42 @@ func (b *Builder) expect(r *Run) {
 // them it keeps the stated time of each kept id whose every execution
 // stated one (nil when there is none).
 //
-// The two maps hold the same ids and are filled at once, the durations on
-// a second goroutine: on a large run, filling them is most of Build.
+// The two maps hold the same ids and are filled at once, the durations
+// beside the outcomes (see aside): on a large run, filling them is most of
+// Build.
 func (b *Builder) keepCases(outs []uint8, failing, flaky []int32, n int) (map[string]Outcome, map[string]time.Duration) {
 	keep := b.kept(failing, flaky, n)
-	durs := make(chan map[string]time.Duration, 1)
-	go func() { durs <- b.keptDurations(keep) }()
+	var durs map[string]time.Duration
+	wait := aside(func() { durs = b.keptDurations(keep) })
 	kept := make(map[string]Outcome, len(keep))
 	for _, i := range keep {
 		kept[b.cases.at(i).id] = outcomeCodes[outs[i]]
 	}
-	return kept, <-durs
+	wait()
+	return kept, durs
+}
+
+// aside starts f on a goroutine of its own, beside the caller's work, and
+// returns a function that returns once f has run. That function runs f
+// itself when the goroutine has not started it yet: on a busy machine a
+// new goroutine may wait long for a core, and the caller, which has one,
+// then does the work rather than wait for it.
+func aside(f func()) (wait func()) {
+	var claimed atomic.Bool
+	done := make(chan struct{})
+	go func() {
+		if claimed.CompareAndSwap(false, true) {
+			f()
+			close(done)
+		}
+	}()
+	return func() {
+		if claimed.CompareAndSwap(false, true) {
+			f()
+			return
+		}
+		<-done
+	}
 }
 
 // kept returns the indexes in cases of the ids keepCases keeps, in the
