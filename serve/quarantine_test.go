@@ -8,12 +8,15 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/hangar-dev/testresults/store"
 	"github.com/hangar-dev/testresults/testrun"
@@ -378,4 +381,39 @@ func TestQuarantineEscaping(t *testing.T) {
 		assertProblem(t, resp, body, http.StatusBadRequest)
 		assert.NotContains(t, string(body), "<b>")
 	})
+}
+
+// TestQuarantineTelemetry: the quarantine requests get the server's own
+// spans like every route, named by method and route (never by the test id
+// or repository), with their status; no span attribute holds the token.
+func TestQuarantineTelemetry(t *testing.T) {
+	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "s.db"))
+	require.NoError(t, err)
+	defer st.Close()
+	rec := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	qs := newQuarantineServer(t, st, Options{AdminToken: token, TracerProvider: tp})
+	resp, body := qs.do(t, http.MethodPost, quarantinePath, entryBody(t, "", "pkg::Secret", time.Now().Add(time.Hour)), admin...)
+	require.Equal(t, http.StatusCreated, resp.StatusCode, string(body))
+	listQuarantine(t, qs, "acme/api")
+	resp, body = qs.do(t, http.MethodDelete, quarantinePath+"?repo=acme%2Fapi&test=pkg%3A%3ASecret", "", admin...)
+	require.Equal(t, http.StatusNoContent, resp.StatusCode, string(body))
+
+	spans := rec.Ended()
+	require.Len(t, spans, 3)
+	want := []struct {
+		name   string
+		status int64
+	}{{"POST /api/repos/quarantine", 201}, {"GET /api/repos/quarantine", 200}, {"DELETE /api/repos/quarantine", 204}}
+	for i, sp := range spans {
+		assert.Equal(t, want[i].name, sp.Name())
+		var status int64
+		for _, kv := range sp.Attributes() {
+			if kv.Key == "http.response.status_code" {
+				status = kv.Value.AsInt64()
+			}
+			assert.NotContains(t, kv.Value.Emit(), token, "span attribute %s", kv.Key)
+		}
+		assert.Equal(t, want[i].status, status, sp.Name())
+	}
 }
