@@ -309,13 +309,13 @@ func (s *Server) loadRepoHistory(r *http.Request, repo string, n int) (repoHisto
 	if err != nil {
 		return rh, err
 	}
-	if rh.trends, err = h.Trends(r.Context(), repo, n); err != nil {
+	if rh.trends, err = h.Trends(r.Context(), repo, "", n); err != nil {
 		return rh, err
 	}
 	if len(rh.trends) == 0 {
 		return rh, notFound("no counted runs of this repository")
 	}
-	rh.tests, err = h.RepoTests(r.Context(), repo, n, 0)
+	rh.tests, err = h.RepoTests(r.Context(), repo, "", n, 0)
 	return rh, err
 }
 

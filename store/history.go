@@ -25,6 +25,13 @@ import (
 // run's failing-cases row, which retention drops with the map), so the
 // history follows testrun.Retain. Runs recorded before the history
 // existed have none.
+//
+// The history is kept per repository and environment (StoredRun.
+// Environment, the flaky list's): a test flaky on one environment and
+// stable on another is read apart, never blended. Every query names one
+// environment; "" is DefaultEnvironment, the environment of runs
+// recorded without one and of every run stored before environments were
+// kept.
 
 // Bounds of the history queries.
 const (
@@ -44,25 +51,35 @@ const (
 // HistoryStore answers the per-test history of the counted runs recorded
 // with RecordRun. The stores Open returns implement it.
 type HistoryStore interface {
-	// TestHistory returns what the runs of q.Repo said of q.TestID within
-	// [q.Since, q.Until) (zero: unbounded), oldest first: at most q.Limit
-	// (0 or more than MaxHistoryRuns: MaxHistoryRuns), the latest.
+	// TestHistory returns what the runs of q.Repo in q.Environment said of
+	// q.TestID within [q.Since, q.Until) (zero: unbounded), oldest first:
+	// at most q.Limit (0 or more than MaxHistoryRuns: MaxHistoryRuns), the
+	// latest.
 	TestHistory(ctx context.Context, q HistoryQuery) ([]HistoryEntry, error)
-	// Trends returns the totals of the last n counted runs of repo (0 or
-	// more than MaxTrendRuns: MaxTrendRuns), oldest first.
-	Trends(ctx context.Context, repo string, n int) ([]TrendPoint, error)
-	// RepoTests ranks the tests of repo over its last window runs (0:
-	// DefaultTestsWindow; at most MaxTestsWindow): the flakiest, the
-	// slowest and the most recently broken, at most limit of each (0 or
-	// more than MaxTestsListed: MaxTestsListed).
-	RepoTests(ctx context.Context, repo string, window, limit int) (RepoTests, error)
+	// Trends returns the totals of the last n counted runs of repo in env
+	// ("": DefaultEnvironment; n 0 or more than MaxTrendRuns:
+	// MaxTrendRuns), oldest first.
+	Trends(ctx context.Context, repo, env string, n int) ([]TrendPoint, error)
+	// RepoTests ranks the tests of repo in env ("": DefaultEnvironment)
+	// over its last window runs there (0: DefaultTestsWindow; at most
+	// MaxTestsWindow): the flakiest, the slowest and the most recently
+	// broken, at most limit of each (0 or more than MaxTestsListed:
+	// MaxTestsListed).
+	RepoTests(ctx context.Context, repo, env string, window, limit int) (RepoTests, error)
+	// Environments lists the environments repo has counted runs in, in
+	// byte order (at most MaxEnvironments).
+	Environments(ctx context.Context, repo string) ([]string, error)
 }
 
-// HistoryQuery selects the history of one test.
+// MaxEnvironments bounds the environments Environments lists.
+const MaxEnvironments = 100
+
+// HistoryQuery selects the history of one test in one environment
+// ("": DefaultEnvironment).
 type HistoryQuery struct {
-	Repo, TestID string
-	Since, Until time.Time
-	Limit        int
+	Repo, Environment, TestID string
+	Since, Until              time.Time
+	Limit                     int
 }
 
 // HistoryEntry is what one stored run said of one test.
@@ -175,17 +192,17 @@ func (s *sqlStore) recordHistory(ctx context.Context, tx *sql.Tx, sr StoredRun) 
 	if !r.Counted() {
 		return nil
 	}
-	var repo, job, session string
+	var repo, env, job, session string
 	var recorded int64
 	// The per-test rows reference the run's failing-cases row: it is
 	// there for a new run, and written later in tx when the run's cases
 	// are given back (none kept now). A run stored with its cases before
 	// those rows existed has none, and no per-test history.
 	var noCases, failingRow int
-	if err := tx.QueryRowContext(ctx, s.q(`SELECT repository, recorded_at, job_id, session_ref,
+	if err := tx.QueryRowContext(ctx, s.q(`SELECT repository, environment, recorded_at, job_id, session_ref,
 		CASE WHEN cases_json IS NULL THEN 1 ELSE 0 END, (SELECT COUNT(*) FROM run_failing WHERE run_id = ?)
 		FROM runs WHERE run_id = ?`), r.ID, r.ID).
-		Scan(&repo, &recorded, &job, &session, &noCases, &failingRow); err != nil {
+		Scan(&repo, &env, &recorded, &job, &session, &noCases, &failingRow); err != nil {
 		return err
 	}
 	if repo == "" {
@@ -208,9 +225,9 @@ func (s *sqlStore) recordHistory(ctx context.Context, tx *sql.Tx, sr StoredRun) 
 			lineRate = *r.Coverage.LineRate
 		}
 		c := r.Counts
-		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO history_runs (run_id, repository, at, total, passed, failed, errors, skipped, flaky, duration_us, line_rate, job_id, session_ref)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-			r.ID, repo, at, c.Total, c.Passed, c.Failed, c.Errors, c.Skipped, c.Flaky, duration, lineRate, job, session); err != nil {
+		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO history_runs (run_id, repository, environment, at, total, passed, failed, errors, skipped, flaky, duration_us, line_rate, job_id, session_ref)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+			r.ID, repo, env, at, c.Total, c.Passed, c.Failed, c.Errors, c.Skipped, c.Flaky, duration, lineRate, job, session); err != nil {
 			return err
 		}
 	} else if repo != "" {
@@ -231,7 +248,7 @@ func (s *sqlStore) recordHistory(ctx context.Context, tx *sql.Tx, sr StoredRun) 
 		retried[id] = true
 	}
 	ids := slices.Sorted(maps.Keys(r.Cases))
-	const perRow = 10
+	const perRow = 11
 	for len(ids) > 0 {
 		part := ids[:min(chunk, len(ids))]
 		ids = ids[len(part):]
@@ -245,11 +262,10 @@ func (s *sqlStore) recordHistory(ctx context.Context, tx *sql.Tx, sr StoredRun) 
 			if retried[id] {
 				rt = 1
 			}
-			args = append(args, r.ID, repo, id, at, r.Tree, string(r.Cases[id]), d, rt, job, session)
+			args = append(args, r.ID, repo, env, id, at, r.Tree, string(r.Cases[id]), d, rt, job, session)
 		}
-		values := strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?), ", len(part)), ", ")
-		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO test_history (run_id, repository, test_id, at, tree, outcome, duration_us, retried, job_id, session_ref)
-			VALUES `+values+` ON CONFLICT (run_id, test_id) DO NOTHING`), args...); err != nil {
+		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO test_history (run_id, repository, environment, test_id, at, tree, outcome, duration_us, retried, job_id, session_ref)
+			VALUES `+placeholders(len(part), perRow)+` ON CONFLICT (run_id, test_id) DO NOTHING`), args...); err != nil {
 			return err
 		}
 	}
@@ -264,8 +280,8 @@ func boundOr(n, max int) int {
 }
 
 func (s *sqlStore) TestHistory(ctx context.Context, q HistoryQuery) ([]HistoryEntry, error) {
-	where := `h.repository = ? AND h.test_id = ?`
-	args := []any{q.Repo, q.TestID}
+	where := `h.repository = ? AND h.environment = ? AND h.test_id = ?`
+	args := []any{q.Repo, EnvironmentOr(q.Environment), q.TestID}
 	if !q.Since.IsZero() {
 		where += ` AND h.at >= ?`
 		args = append(args, q.Since.UnixMicro())
@@ -319,13 +335,13 @@ func sortEntries(h []HistoryEntry) {
 	})
 }
 
-func (s *sqlStore) Trends(ctx context.Context, repo string, n int) ([]TrendPoint, error) {
+func (s *sqlStore) Trends(ctx context.Context, repo, env string, n int) ([]TrendPoint, error) {
 	st, err := s.prepare(ctx, s.q(`SELECT run_id, at, total, passed, failed, errors, skipped, flaky, duration_us, line_rate
-		FROM history_runs WHERE repository = ? ORDER BY at DESC, run_id`+s.d.collate+` DESC LIMIT ?`))
+		FROM history_runs WHERE repository = ? AND environment = ? ORDER BY at DESC, run_id`+s.d.collate+` DESC LIMIT ?`))
 	if err != nil {
 		return nil, s.fail("", err)
 	}
-	rows, err := st.QueryContext(ctx, repo, boundOr(n, MaxTrendRuns))
+	rows, err := st.QueryContext(ctx, repo, EnvironmentOr(env), boundOr(n, MaxTrendRuns))
 	if err != nil {
 		return nil, s.fail("", err)
 	}
@@ -355,7 +371,33 @@ func (s *sqlStore) Trends(ctx context.Context, repo string, n int) ([]TrendPoint
 	return out, nil
 }
 
-func (s *sqlStore) RepoTests(ctx context.Context, repo string, window, limit int) (RepoTests, error) {
+func (s *sqlStore) Environments(ctx context.Context, repo string) ([]string, error) {
+	st, err := s.prepare(ctx, s.q(`SELECT environment FROM history_runs WHERE repository = ?
+		GROUP BY environment ORDER BY environment`+s.d.collate+` LIMIT `+fmt.Sprint(MaxEnvironments)))
+	if err != nil {
+		return nil, s.fail("", err)
+	}
+	rows, err := st.QueryContext(ctx, repo)
+	if err != nil {
+		return nil, s.fail("", err)
+	}
+	defer func() { _ = rows.Close() }() // its error is rows.Err's, checked below
+	out := []string{}
+	for rows.Next() {
+		var env string
+		if err := rows.Scan(&env); err != nil {
+			return nil, s.fail("", err)
+		}
+		out = append(out, env)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, s.fail("", err)
+	}
+	return out, nil
+}
+
+func (s *sqlStore) RepoTests(ctx context.Context, repo, env string, window, limit int) (RepoTests, error) {
+	env = EnvironmentOr(env)
 	if window <= 0 {
 		window = DefaultTestsWindow
 	}
@@ -365,13 +407,13 @@ func (s *sqlStore) RepoTests(ctx context.Context, repo string, window, limit int
 	// The start of the window: the oldest of the repository's last window
 	// runs.
 	var cut int64
-	st, err := s.prepare(ctx, s.q(`SELECT COUNT(*), MIN(at) FROM (SELECT at FROM history_runs WHERE repository = ?
+	st, err := s.prepare(ctx, s.q(`SELECT COUNT(*), MIN(at) FROM (SELECT at FROM history_runs WHERE repository = ? AND environment = ?
 		ORDER BY at DESC LIMIT ?) w`))
 	if err != nil {
 		return out, s.fail("", err)
 	}
 	var least sql.NullInt64
-	if err := st.QueryRowContext(ctx, repo, window).Scan(&out.Runs, &least); err != nil {
+	if err := st.QueryRowContext(ctx, repo, env, window).Scan(&out.Runs, &least); err != nil {
 		return out, s.fail("", err)
 	}
 	if !least.Valid {
@@ -379,11 +421,11 @@ func (s *sqlStore) RepoTests(ctx context.Context, repo string, window, limit int
 	}
 	cut = least.Int64
 	st, err = s.prepare(ctx, s.q(`SELECT test_id, run_id, at, tree, outcome, duration_us, retried FROM test_history
-		WHERE repository = ? AND at >= ?`))
+		WHERE repository = ? AND environment = ? AND at >= ?`))
 	if err != nil {
 		return out, s.fail("", err)
 	}
-	rows, err := st.QueryContext(ctx, repo, cut)
+	rows, err := st.QueryContext(ctx, repo, env, cut)
 	if err != nil {
 		return out, s.fail("", err)
 	}

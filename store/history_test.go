@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"testing"
 	"time"
@@ -106,7 +107,7 @@ func TestHistoryOnlyOfCountedRuns(t *testing.T) {
 		got, err := h.TestHistory(ctx, HistoryQuery{Repo: "acme/api", TestID: "a"})
 		require.NoError(t, err)
 		assert.Empty(t, got)
-		trends, err := h.Trends(ctx, "acme/api", 0)
+		trends, err := h.Trends(ctx, "acme/api", "", 0)
 		require.NoError(t, err)
 		assert.Empty(t, trends)
 	})
@@ -143,7 +144,7 @@ func TestHistoryFollowsRetention(t *testing.T) {
 			return out
 		}
 		assert.ElementsMatch(t, []string{"base", "new"}, ids(got), "the old run's cases went, and its history with them")
-		trends, err := h.Trends(ctx, "acme/api", 0)
+		trends, err := h.Trends(ctx, "acme/api", "", 0)
 		require.NoError(t, err)
 		assert.Len(t, trends, 3, "every run kept keeps its totals")
 
@@ -159,7 +160,7 @@ func TestHistoryFollowsRetention(t *testing.T) {
 		got, err = h.TestHistory(ctx, HistoryQuery{Repo: "acme/api", TestID: "a"})
 		require.NoError(t, err)
 		assert.Empty(t, got)
-		trends, err = h.Trends(ctx, "acme/api", 0)
+		trends, err = h.Trends(ctx, "acme/api", "", 0)
 		require.NoError(t, err)
 		assert.Empty(t, trends)
 	})
@@ -180,7 +181,7 @@ func TestHistoryRepositoryFilledIn(t *testing.T) {
 		got, err := h.TestHistory(ctx, HistoryQuery{Repo: "acme/api", TestID: "a"})
 		require.NoError(t, err)
 		assert.Equal(t, []string{"r:failed"}, outcomesOfHistory(got))
-		trends, err := h.Trends(ctx, "acme/api", 0)
+		trends, err := h.Trends(ctx, "acme/api", "", 0)
 		require.NoError(t, err)
 		assert.Len(t, trends, 1)
 	})
@@ -212,7 +213,7 @@ func TestTrendsAndRepoTests(t *testing.T) {
 			_, err := s.RecordRun(ctx, StoredRun{Run: r, Repo: "acme/api", JobID: "job"})
 			require.NoError(t, err)
 		}
-		trends, err := h.Trends(ctx, "acme/api", 4)
+		trends, err := h.Trends(ctx, "acme/api", "", 4)
 		require.NoError(t, err)
 		require.Len(t, trends, 4, "the last 4")
 		last := trends[3]
@@ -227,7 +228,7 @@ func TestTrendsAndRepoTests(t *testing.T) {
 		assert.InDelta(t, 0.59, *last.LineRate, 1e-9)
 		assert.Equal(t, "r06", trends[0].RunID)
 
-		rt, err := h.RepoTests(ctx, "acme/api", 0, 0)
+		rt, err := h.RepoTests(ctx, "acme/api", "", 0, 0)
 		require.NoError(t, err)
 		assert.Equal(t, n, rt.Runs)
 		assert.Equal(t, 4, rt.Tests)
@@ -254,12 +255,12 @@ func TestTrendsAndRepoTests(t *testing.T) {
 		assert.Equal(t, "r05", rt.RecentlyBroken[1].LastPassed.RunID)
 		assert.Equal(t, 4, rt.RecentlyBroken[1].Failures)
 
-		small, err := h.RepoTests(ctx, "acme/api", 2, 1)
+		small, err := h.RepoTests(ctx, "acme/api", "", 2, 1)
 		require.NoError(t, err)
 		assert.Equal(t, 2, small.Runs)
 		assert.Len(t, small.Slowest, 1)
 
-		none, err := h.RepoTests(ctx, "acme/none", 0, 0)
+		none, err := h.RepoTests(ctx, "acme/none", "", 0, 0)
 		require.NoError(t, err)
 		assert.Zero(t, none.Runs)
 		assert.Empty(t, none.Flakiest)
@@ -267,3 +268,208 @@ func TestTrendsAndRepoTests(t *testing.T) {
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+// TestHistoryPerEnvironment: the same test recorded in two environments
+// of one repository (flaky on one, stable on the other) keeps two
+// histories: each environment's history, trends, ranked tests and scores
+// read its own runs only, "" reads the default environment, and the
+// repository lists both environments.
+func TestHistoryPerEnvironment(t *testing.T) {
+	forEach(t, func(t *testing.T, b backend) {
+		c := newClock()
+		s := open(t, b.location(t), c)
+		h := historyOf(t, s)
+		ctx := context.Background()
+		start := c.Now()
+		for i := range 6 {
+			mac := map[string]testrun.Outcome{"pkg::t": pass, "pkg::mac-only": pass}
+			if i%2 == 1 {
+				mac["pkg::t"] = fail
+			}
+			for _, rec := range []struct {
+				env      string
+				outcomes map[string]testrun.Outcome
+			}{{"macos", mac}, {"linux", map[string]testrun.Outcome{"pkg::t": pass}}, {"", map[string]testrun.Outcome{"pkg::t": pass}}} {
+				r := run(fmt.Sprintf("%s-%d", EnvironmentOr(rec.env), i), fmt.Sprintf("tree%d", i/2), testrun.KindAfterTurn, rec.outcomes)
+				r.StartedAt = start.Add(time.Duration(i) * time.Hour)
+				_, err := s.RecordRun(ctx, StoredRun{Run: r, Repo: "acme/api", Environment: rec.env, JobID: "job"})
+				require.NoError(t, err)
+			}
+		}
+		read := func(env string) []HistoryEntry {
+			t.Helper()
+			got, err := h.TestHistory(ctx, HistoryQuery{Repo: "acme/api", Environment: env, TestID: "pkg::t"})
+			require.NoError(t, err)
+			return got
+		}
+		assert.Equal(t, []string{"macos-0:passed", "macos-1:failed", "macos-2:passed", "macos-3:failed", "macos-4:passed", "macos-5:failed"}, outcomesOfHistory(read("macos")))
+		assert.Equal(t, []string{"linux-0:passed", "linux-1:passed", "linux-2:passed", "linux-3:passed", "linux-4:passed", "linux-5:passed"}, outcomesOfHistory(read("linux")))
+		assert.Equal(t, []string{"default-0:passed", "default-1:passed", "default-2:passed", "default-3:passed", "default-4:passed", "default-5:passed"}, outcomesOfHistory(read("")))
+		assert.Equal(t, read(""), read(DefaultEnvironment), `"" is the default environment`)
+		assert.Empty(t, read("windows"))
+
+		for env, want := range map[string]int{"macos": 6, "linux": 6, "": 6, "windows": 0} {
+			trends, err := h.Trends(ctx, "acme/api", env, 0)
+			require.NoError(t, err)
+			require.Len(t, trends, want, env)
+			for _, p := range trends {
+				assert.Contains(t, p.RunID, EnvironmentOr(env)+"-")
+			}
+		}
+		mac, err := h.Trends(ctx, "acme/api", "macos", 0)
+		require.NoError(t, err)
+		assert.Equal(t, testrun.Counts{Total: 2, Passed: 1, Failed: 1}, mac[5].Counts)
+
+		rt, err := h.RepoTests(ctx, "acme/api", "macos", 0, 0)
+		require.NoError(t, err)
+		assert.Equal(t, 6, rt.Runs)
+		assert.Equal(t, 2, rt.Tests)
+		require.Len(t, rt.Flakiest, 1)
+		assert.Equal(t, "pkg::t", rt.Flakiest[0].TestID)
+		assert.Equal(t, 5, rt.Flakiest[0].Score.Flips)
+		lin, err := h.RepoTests(ctx, "acme/api", "linux", 0, 0)
+		require.NoError(t, err)
+		assert.Equal(t, 6, lin.Runs)
+		assert.Equal(t, 1, lin.Tests, "macOS's own test is not linux's")
+		assert.Empty(t, lin.Flakiest, "stable on linux")
+		assert.Empty(t, lin.RecentlyBroken)
+
+		scores := map[string]testrun.Flakiness{}
+		for _, env := range []string{"macos", "linux", ""} {
+			got, err := Scores(ctx, s, "acme/api", env, []string{"pkg::t"})
+			require.NoError(t, err)
+			scores[env] = got["pkg::t"]
+		}
+		assert.True(t, scores["macos"].Flaky)
+		assert.Equal(t, 5, scores["macos"].Flips)
+		assert.Equal(t, 6, scores["macos"].Runs)
+		for _, env := range []string{"linux", ""} {
+			assert.False(t, scores[env].Flaky, env)
+			assert.Equal(t, 0, scores[env].Flips, env)
+			assert.Equal(t, 6, scores[env].Runs, env)
+		}
+
+		envs, err := h.Environments(ctx, "acme/api")
+		require.NoError(t, err)
+		assert.Equal(t, []string{"default", "linux", "macos"}, envs)
+		none, err := h.Environments(ctx, "acme/web")
+		require.NoError(t, err)
+		assert.Empty(t, none)
+
+		// A run has one environment: read back with it, refused for another.
+		got, err := s.Run(ctx, "macos-1")
+		require.NoError(t, err)
+		assert.Equal(t, "macos", got.Environment)
+		runs, err := s.JobRuns(ctx, "job")
+		require.NoError(t, err)
+		byEnv := map[string]int{}
+		for _, sr := range runs {
+			byEnv[sr.Environment]++
+		}
+		assert.Equal(t, map[string]int{"default": 6, "linux": 6, "macos": 6}, byEnv)
+		_, err = s.RecordRun(ctx, StoredRun{Run: got.Run, Repo: "acme/api", Environment: "linux", JobID: "job-2"})
+		require.ErrorIs(t, err, ErrRunConflict)
+		assert.ErrorContains(t, err, `stored for environment "macos", not "linux"`)
+		assert.Len(t, read("linux"), 6, "the refused tagging added nothing")
+		_, err = s.RecordRun(ctx, StoredRun{Run: got.Run, Repo: "acme/api", Environment: "macos", JobID: "job-2"})
+		require.NoError(t, err)
+		d, err := s.Run(ctx, "default-1")
+		require.NoError(t, err)
+		_, err = s.RecordRun(ctx, StoredRun{Run: d.Run, Repo: "acme/api", Environment: DefaultEnvironment, JobID: "job-2"})
+		require.NoError(t, err, `a run recorded for "" is the default environment's`)
+		_, err = s.RecordRun(ctx, StoredRun{Run: d.Run, Repo: "acme/api", Environment: "bad\nenv", JobID: "job-3"})
+		assert.ErrorContains(t, err, "environment holds a control character")
+	})
+}
+
+// TestHistoryMigratesToEnvironments: a store whose history was written at
+// schema version 11, before environments were kept, reads back at the
+// newest version as the default environment's: its history, trends,
+// ranked tests and runs; "" and DefaultEnvironment read it, another
+// environment does not, and its runs recorded again for another
+// environment are refused.
+func TestHistoryMigratesToEnvironments(t *testing.T) {
+	forEach(t, func(t *testing.T, b backend) {
+		loc := b.location(t)
+		c := newClock()
+		ctx := context.Background()
+		old, err := Open(ctx, loc, WithClock(c.Now), withSchema(11))
+		require.NoError(t, err)
+		ss := old.(*sqlStore)
+		// Rows as version 11 wrote them.
+		var runs []*testrun.Run
+		for i, o := range []testrun.Outcome{pass, fail, pass} {
+			r := run(fmt.Sprintf("v11-%d", i), "tree", testrun.KindBase, map[string]testrun.Outcome{"a": o})
+			r.StartedAt = c.Now().Add(time.Duration(i) * time.Minute)
+			runs = append(runs, r)
+			bare := *r
+			bare.Cases, bare.Durations = nil, nil
+			runJSON, err := json.Marshal(bare)
+			require.NoError(t, err)
+			cases, err := json.Marshal(r.Cases)
+			require.NoError(t, err)
+			failing := "{}"
+			if o == fail {
+				failing = `{"a":"failed"}`
+			}
+			at, cn := r.StartedAt.UnixMicro(), r.Counts
+			for _, stmt := range []struct {
+				q    string
+				args []any
+			}{
+				{`INSERT INTO runs (run_id, kind, repository, job_id, session_ref, turn, started_at, ended_at, recorded_at, last_recorded_at, seq, counted,
+					total, passed, failed, errors, skipped, flaky, run_json, cases_json)
+					VALUES (?, ?, 'acme/api', 'job', '', NULL, ?, NULL, ?, ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?)`,
+					[]any{r.ID, string(r.Kind), at, at, at, i + 1, cn.Total, cn.Passed, cn.Failed, cn.Errors, cn.Skipped, cn.Flaky, string(runJSON), string(cases)}},
+				{`INSERT INTO run_tags (run_id, job_id, session_ref, turn, recorded_at, seq) VALUES (?, 'job', '', -1, ?, ?)`, []any{r.ID, at, i + 1}},
+				{`INSERT INTO run_failing (run_id, cases) VALUES (?, ?)`, []any{r.ID, failing}},
+				{`INSERT INTO history_runs (run_id, repository, at, total, passed, failed, errors, skipped, flaky, job_id, session_ref)
+					VALUES (?, 'acme/api', ?, ?, ?, ?, ?, ?, ?, 'job', '')`, []any{r.ID, at, cn.Total, cn.Passed, cn.Failed, cn.Errors, cn.Skipped, cn.Flaky}},
+				{`INSERT INTO test_history (run_id, repository, test_id, at, tree, outcome, duration_us, retried, job_id, session_ref)
+					VALUES (?, 'acme/api', 'a', ?, 'tree', ?, 1000, 0, 'job', '')`, []any{r.ID, at, string(o)}},
+			} {
+				_, err := ss.db.ExecContext(ctx, ss.q(stmt.q), stmt.args...)
+				require.NoError(t, err)
+			}
+		}
+		require.NoError(t, old.Close())
+
+		s := open(t, loc, c)
+		h := historyOf(t, s)
+		for _, env := range []string{"", DefaultEnvironment} {
+			got, err := h.TestHistory(ctx, HistoryQuery{Repo: "acme/api", Environment: env, TestID: "a"})
+			require.NoError(t, err)
+			assert.Equal(t, []string{"v11-0:passed", "v11-1:failed", "v11-2:passed"}, outcomesOfHistory(got))
+			trends, err := h.Trends(ctx, "acme/api", env, 0)
+			require.NoError(t, err)
+			assert.Len(t, trends, 3)
+			rt, err := h.RepoTests(ctx, "acme/api", env, 0, 0)
+			require.NoError(t, err)
+			assert.Equal(t, 3, rt.Runs)
+			assert.Equal(t, 1, rt.Tests)
+		}
+		other, err := h.TestHistory(ctx, HistoryQuery{Repo: "acme/api", Environment: "linux", TestID: "a"})
+		require.NoError(t, err)
+		assert.Empty(t, other)
+		envs, err := h.Environments(ctx, "acme/api")
+		require.NoError(t, err)
+		assert.Equal(t, []string{DefaultEnvironment}, envs)
+		sr, err := s.Run(ctx, "v11-1")
+		require.NoError(t, err)
+		assert.Equal(t, DefaultEnvironment, sr.Environment)
+
+		_, err = s.RecordRun(ctx, StoredRun{Run: runs[1], Repo: "acme/api", Environment: "linux", JobID: "job-2"})
+		require.ErrorIs(t, err, ErrRunConflict)
+		added, err := s.RecordRun(ctx, StoredRun{Run: runs[1], Repo: "acme/api", JobID: "job-2"})
+		require.NoError(t, err)
+		assert.True(t, added)
+		// A new run after the upgrade joins the same history.
+		r := run("new", "tree", testrun.KindBase, map[string]testrun.Outcome{"a": fail})
+		r.StartedAt = c.Now().Add(time.Hour)
+		_, err = s.RecordRun(ctx, StoredRun{Run: r, Repo: "acme/api", JobID: "job"})
+		require.NoError(t, err)
+		got, err := h.TestHistory(ctx, HistoryQuery{Repo: "acme/api", TestID: "a"})
+		require.NoError(t, err)
+		assert.Equal(t, []string{"v11-0:passed", "v11-1:failed", "v11-2:passed", "new:failed"}, outcomesOfHistory(got))
+	})
+}

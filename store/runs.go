@@ -48,9 +48,9 @@ type RunStore interface {
 	// it has changes nothing. A new tagging also fills in a repository the
 	// run lacked, and restarts its retention (see PruneRuns). It reports
 	// whether anything was added (the run or a tagging). A run id stored
-	// with different content, or for
-	// another repository, is refused with an error wrapping
-	// ErrRunConflict, and the stored run is kept as it was.
+	// with different content, or for another repository or environment,
+	// is refused with an error wrapping ErrRunConflict, and the stored run
+	// is kept as it was.
 	RecordRun(ctx context.Context, r StoredRun) (bool, error)
 	// JobRuns returns the runs of a job in the order they were recorded
 	// for it (at most MaxRunsPerQuery, the latest), without their
@@ -102,12 +102,31 @@ type RunStore interface {
 	PruneRuns(ctx context.Context, now time.Time) (PrunedRuns, error)
 }
 
+// DefaultEnvironment is the environment of a run recorded without one:
+// the command line's default (--env), under which runs stored before
+// environments were kept are read too.
+const DefaultEnvironment = "default"
+
+// EnvironmentOr is env, or DefaultEnvironment when env is "".
+func EnvironmentOr(env string) string {
+	if env == "" {
+		return DefaultEnvironment
+	}
+	return env
+}
+
 // StoredRun is a run and where it ran. Empty tags are unknown.
 type StoredRun struct {
-	Run        *testrun.Run
-	Repo       string
-	JobID      string
-	SessionRef string
+	Run  *testrun.Run
+	Repo string
+	// Environment is the environment the run ran in, as the flaky list
+	// names it (the command line's --env): its history and scores are
+	// that environment's. "" is DefaultEnvironment; runs read back carry
+	// theirs (Run, RunPage, JobRuns, SessionRuns). A run has one: the same
+	// id recorded for another environment is refused (ErrRunConflict).
+	Environment string
+	JobID       string
+	SessionRef  string
 	// Turn is the session's turn number, nil when unknown.
 	Turn *int
 	// RecordedAt is set by the store.
@@ -165,6 +184,7 @@ func microOrNil(t time.Time) any {
 // among them ("" when none are known), and the columns the queries read.
 type runRow struct {
 	runJSON       string
+	env           string
 	bare          testrun.Run
 	casesJSON     any
 	durationsJSON any
@@ -184,7 +204,7 @@ func encodeRun(sr StoredRun) (*runRow, error) {
 	for _, tag := range []struct {
 		name, v string
 		element bool
-	}{{"run id", r.ID, true}, {"repository", sr.Repo, false}, {"job id", sr.JobID, true}, {"session ref", sr.SessionRef, true}} {
+	}{{"run id", r.ID, true}, {"repository", sr.Repo, false}, {"environment", sr.Environment, false}, {"job id", sr.JobID, true}, {"session ref", sr.SessionRef, true}} {
 		if err := checkTag(tag.name, tag.v); err != nil {
 			return nil, err
 		}
@@ -197,7 +217,7 @@ func encodeRun(sr StoredRun) (*runRow, error) {
 	if err := r.Validate(); err != nil {
 		return nil, fmt.Errorf("store: run %q: %w", r.ID, err)
 	}
-	row := &runRow{bare: *r, turn: -1}
+	row := &runRow{bare: *r, turn: -1, env: EnvironmentOr(sr.Environment)}
 	row.bare.Cases, row.bare.Durations = nil, nil
 	b, err := json.Marshal(row.bare)
 	if err != nil {
@@ -247,7 +267,7 @@ func encodeRun(sr StoredRun) (*runRow, error) {
 // storedRun is what RecordRun finds of a run stored before.
 type storedRun struct {
 	found                bool
-	repo                 string
+	repo, env            string
 	runJSON              string
 	casesJSON, durations sql.NullString
 }
@@ -259,6 +279,9 @@ func (s *sqlStore) sameRun(stored *storedRun, sr StoredRun, row *runRow) error {
 	id := sr.Run.ID
 	if stored.repo != "" && sr.Repo != "" && stored.repo != sr.Repo {
 		return fmt.Errorf("%w: run %q is stored for repository %q, not %q", ErrRunConflict, id, stored.repo, sr.Repo)
+	}
+	if stored.env != row.env {
+		return fmt.Errorf("%w: run %q is stored for environment %q, not %q", ErrRunConflict, id, stored.env, row.env)
 	}
 	if why, err := s.runDiffers(stored.runJSON, row.runJSON, &row.bare); err != nil {
 		return err
@@ -291,15 +314,15 @@ func (s *sqlStore) RecordRun(ctx context.Context, sr StoredRun) (bool, error) {
 			return err
 		}
 		var stored storedRun
-		err := tx.QueryRowContext(ctx, s.q(`SELECT repository, run_json, cases_json, durations_json FROM runs WHERE run_id = ?`), r.ID).
-			Scan(&stored.repo, &stored.runJSON, &stored.casesJSON, &stored.durations)
+		err := tx.QueryRowContext(ctx, s.q(`SELECT repository, environment, run_json, cases_json, durations_json FROM runs WHERE run_id = ?`), r.ID).
+			Scan(&stored.repo, &stored.env, &stored.runJSON, &stored.casesJSON, &stored.durations)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
-			if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO runs (run_id, kind, repository, job_id, session_ref, turn,
+			if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO runs (run_id, kind, repository, environment, job_id, session_ref, turn,
 				started_at, ended_at, recorded_at, last_recorded_at, seq, counted, total, passed, failed, errors, skipped, flaky,
 				run_json, cases_json, durations_json)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-				r.ID, string(r.Kind), sr.Repo, sr.JobID, sr.SessionRef, turnColumn,
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+				r.ID, string(r.Kind), sr.Repo, row.env, sr.JobID, sr.SessionRef, turnColumn,
 				microOrNil(r.StartedAt), microOrNil(r.EndedAt), now, now, seq, counted,
 				counts[0], counts[1], counts[2], counts[3], counts[4], counts[5], runJSON, casesJSON, durationsJSON); err != nil {
 				return err
@@ -406,7 +429,7 @@ func runDifference(a, b *testrun.Run) string {
 	return "its recorded form differs"
 }
 
-const runColumns = `repository, job_id, session_ref, turn, recorded_at, run_json`
+const runColumns = `repository, environment, job_id, session_ref, turn, recorded_at, run_json`
 
 // scanRun scans a run without decoding its cases; with cases and
 // durations, also the columns cases_json, durations_json as stored.
@@ -415,7 +438,7 @@ func (s *sqlStore) scanRun(sc scanner, cases, durations *sql.NullString) (Stored
 	var turn sql.NullInt64
 	var recorded int64
 	var runJSON string
-	dest := []any{&sr.Repo, &sr.JobID, &sr.SessionRef, &turn, &recorded, &runJSON}
+	dest := []any{&sr.Repo, &sr.Environment, &sr.JobID, &sr.SessionRef, &turn, &recorded, &runJSON}
 	if cases != nil {
 		dest = append(dest, cases, durations)
 	}
@@ -462,7 +485,7 @@ func (s *sqlStore) withCases(sr *StoredRun, cases, durations sql.NullString) err
 // runsWhere returns the runs tagged with value in column (of run_tags),
 // each once, with its first tagging there, in the order of those.
 func (s *sqlStore) runsWhere(ctx context.Context, column, value string) ([]StoredRun, error) {
-	rows, err := s.db.QueryContext(ctx, s.q(`SELECT r.repository, t.job_id, t.session_ref, t.turn, t.recorded_at, r.run_json,
+	rows, err := s.db.QueryContext(ctx, s.q(`SELECT r.repository, r.environment, t.job_id, t.session_ref, t.turn, t.recorded_at, r.run_json,
 		r.cases_json IS NOT NULL
 		FROM run_tags t JOIN runs r ON r.run_id = t.run_id
 		WHERE t.seq IN (SELECT MIN(seq) FROM run_tags WHERE `+column+` = ? GROUP BY run_id)
@@ -496,7 +519,7 @@ func (s *sqlStore) scanRunWith(rows *sql.Rows, has *bool) (StoredRun, error) {
 	var turn sql.NullInt64
 	var recorded int64
 	var runJSON string
-	if err := rows.Scan(&sr.Repo, &sr.JobID, &sr.SessionRef, &turn, &recorded, &runJSON, has); err != nil {
+	if err := rows.Scan(&sr.Repo, &sr.Environment, &sr.JobID, &sr.SessionRef, &turn, &recorded, &runJSON, has); err != nil {
 		return sr, err
 	}
 	if turn.Valid && turn.Int64 >= 0 {

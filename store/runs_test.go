@@ -451,7 +451,7 @@ func TestJobVersionAfterMigration(t *testing.T) {
 		_, err = old.RecordRun(ctx, StoredRun{Run: run("a", "t1", testrun.KindBase, map[string]testrun.Outcome{"x": pass}), JobID: "j", SessionRef: "s"})
 		require.NoError(t, err)
 		// As version 4 left it.
-		for _, stmt := range []string{`DROP TABLE run_versions`, `DROP TABLE run_writes`, `DELETE FROM schema_migrations WHERE version >= 5`, `DROP TABLE test_history`, `DROP TABLE history_runs`, `DROP TABLE quarantine`, `DROP TABLE run_failing`, `DROP INDEX flaky_entries_excused`} {
+		for _, stmt := range []string{`DROP TABLE run_versions`, `DROP TABLE run_writes`, `DELETE FROM schema_migrations WHERE version >= 5`, `DROP TABLE test_history`, `DROP TABLE history_runs`, `DROP TABLE quarantine`, `DROP TABLE run_failing`, `DROP INDEX flaky_entries_excused`, `ALTER TABLE runs DROP COLUMN environment`} {
 			_, err := old.(*sqlStore).db.ExecContext(ctx, stmt)
 			require.NoError(t, err)
 		}

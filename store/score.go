@@ -13,11 +13,14 @@ const ScoreRuns = 1000
 const MaxScoredTests = 200
 
 // Scores returns the flakiness score (testrun.ScoreFlakiness) of each of
-// ids in repo from its per-test history (its latest ScoreRuns runs), for
-// people: a score informs and never excuses. A test without history
+// ids in repo and environment env from its per-test history there (its
+// latest ScoreRuns runs), for people: a score informs and never excuses.
+// env "" is DefaultEnvironment: a caller scoring a stored run passes the
+// run's own (StoredRun.Environment), so that a test flaky on one
+// environment is not scored by another's runs. A test without history
 // scores with no evidence. The first MaxScoredTests ids are scored, the
 // rest left out. It fails when st keeps no history.
-func Scores(ctx context.Context, st any, repo string, ids []string) (map[string]testrun.Flakiness, error) {
+func Scores(ctx context.Context, st any, repo, env string, ids []string) (map[string]testrun.Flakiness, error) {
 	h, err := HistoryOf(st)
 	if err != nil {
 		return nil, err
@@ -30,7 +33,7 @@ func Scores(ctx context.Context, st any, repo string, ids []string) (map[string]
 		if _, ok := out[id]; ok {
 			continue
 		}
-		entries, err := h.TestHistory(ctx, HistoryQuery{Repo: repo, TestID: id, Limit: ScoreRuns})
+		entries, err := h.TestHistory(ctx, HistoryQuery{Repo: repo, Environment: env, TestID: id, Limit: ScoreRuns})
 		if err != nil {
 			return nil, err
 		}

@@ -26,7 +26,7 @@ func TestScores(t *testing.T) {
 			_, err := s.RecordRun(ctx, StoredRun{Run: r, Repo: "acme/api", JobID: "job"})
 			require.NoError(t, err)
 		}
-		got, err := Scores(ctx, s, "acme/api", []string{"flips", "broken", "none"})
+		got, err := Scores(ctx, s, "acme/api", "", []string{"flips", "broken", "none"})
 		require.NoError(t, err)
 		require.Len(t, got, 3)
 		assert.True(t, got["flips"].Flaky)

@@ -278,6 +278,24 @@ var migrations = [][]string{
 		`DROP INDEX test_history_test`,
 		`CREATE INDEX test_history_test ON test_history (repository, test_id, at, run_id, tree, outcome, duration_us, retried, job_id, session_ref)`,
 	},
+	12: {
+		// The environment each run ran in, as the flaky list names it, with
+		// the run and beside its totals and its tests: a test flaky on one
+		// environment and stable on another is read apart. Runs stored
+		// before were recorded for the default environment (the
+		// command line's, DefaultEnvironment). The indexes lead with
+		// (repository, environment), so that a test's history stays one
+		// read of its index.
+		`ALTER TABLE runs ADD COLUMN environment TEXT NOT NULL DEFAULT 'default'`,
+		`ALTER TABLE history_runs ADD COLUMN environment TEXT NOT NULL DEFAULT 'default'`,
+		`ALTER TABLE test_history ADD COLUMN environment TEXT NOT NULL DEFAULT 'default'`,
+		`DROP INDEX history_runs_repository`,
+		`CREATE INDEX history_runs_repository ON history_runs (repository, environment, at)`,
+		`DROP INDEX test_history_at`,
+		`CREATE INDEX test_history_at ON test_history (repository, environment, at)`,
+		`DROP INDEX test_history_test`,
+		`CREATE INDEX test_history_test ON test_history (repository, environment, test_id, at, run_id, tree, outcome, duration_us, retried, job_id, session_ref)`,
+	},
 }
 
 // SchemaVersion is the newest schema version this package writes.

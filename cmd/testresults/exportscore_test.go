@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -82,4 +83,65 @@ func TestExportCarriesScores(t *testing.T) {
 		return s
 	}
 	assert.Equal(t, bare, strip(stored), "the scores only add attributes")
+}
+
+// TestScoresPerEnvironment: the same test recorded flipping on one tree in
+// one environment (macos) and passing twice, then failing on a new tree,
+// in another (linux) is scored apart: `flaky list` scores each entry from
+// its own environment's history, `packet --repo --env` from the named
+// environment's (the default one without --env, which holds none of it),
+// and export from the environment the store recorded the run for; runs
+// of two environments exported together are scored by neither.
+func TestScoresPerEnvironment(t *testing.T) {
+	dir := t.TempDir()
+	vars := map[string]string{"HANGAR_STORE": filepath.Join(dir, "store.db"), "HOME": dir}
+	record := func(env string, runs ...string) {
+		t.Helper()
+		code, _, errs := runCmdEnv(t, vars, append([]string{"flaky", "record", "--record", "--repo", "acme/api", "--env", env}, runs...)...)
+		require.Equal(t, exitOK, code, errs)
+	}
+	macFail := writeRun(t, dir, "mac-fail", testrun.KindRerun, "T1", map[string]testrun.Outcome{"t": failed})
+	record("macos", writeRun(t, dir, "mac-pass", testrun.KindBase, "T1", map[string]testrun.Outcome{"t": passed}), macFail)
+	linFail := writeRun(t, dir, "lin-fail", testrun.KindRerun, "T2", map[string]testrun.Outcome{"t": failed})
+	record("linux", writeRun(t, dir, "lin-pass1", testrun.KindBase, "T1", map[string]testrun.Outcome{"t": passed}),
+		writeRun(t, dir, "lin-pass2", testrun.KindBase, "T1", map[string]testrun.Outcome{"t": passed}), linFail)
+
+	code, out, errs := runCmdEnv(t, vars, "flaky", "list", "--json")
+	require.Equal(t, exitOK, code, errs)
+	var listed []struct {
+		Environment string `json:"environment"`
+		TestID      string `json:"test_id"`
+		Score       *struct {
+			Evidence int `json:"evidence"`
+			Flips    int `json:"flips"`
+		} `json:"score"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &listed), out)
+	require.Len(t, listed, 1, "only macOS saw t flip on a tree")
+	assert.Equal(t, "macos", listed[0].Environment)
+	require.NotNil(t, listed[0].Score)
+	assert.Equal(t, 1, listed[0].Score.Flips, "macOS's two runs, not linux's three")
+	assert.Equal(t, 2, listed[0].Score.Evidence)
+
+	packet := func(args ...string) string {
+		t.Helper()
+		code, out, errs := runCmdEnv(t, vars, append([]string{"packet", "--repo", "acme/api"}, args...)...)
+		require.Equal(t, exitOK, code, errs)
+		return out
+	}
+	assert.Contains(t, packet("--env", "macos", macFail), "Flakiness score: failure rate 0\\.50 over 2 outcomes\\, 1 flips in the last 2 runs\n")
+	assert.Contains(t, packet("--env", "linux", linFail), "Flakiness score: no failure\\-rate evidence\\, 1 flips in the last 3 runs\n", "linux's three runs, on two trees")
+	assert.Contains(t, packet(linFail), "Flakiness score: no failure\\-rate evidence\\, 0 flips in the last 0 runs\n", "the default environment has no history of t")
+
+	export := func(runs ...string) string {
+		t.Helper()
+		code, out, errs := runCmdEnv(t, vars, append([]string{"export", "--format", "otlp-json", "-q"}, runs...)...)
+		require.Equal(t, exitOK, code, errs)
+		return out
+	}
+	assert.Contains(t, export(macFail), `{"key":"hangar.test.flakiness.evidence","value":{"intValue":"2"}},{"key":"hangar.test.flakiness.flip_rate","value":{"doubleValue":1}},{"key":"hangar.test.flakiness.flip_window_runs","value":{"intValue":"2"}}`)
+	assert.Contains(t, export(linFail), `{"key":"hangar.test.flakiness.evidence","value":{"intValue":"0"}},{"key":"hangar.test.flakiness.flip_rate","value":{"doubleValue":0.5}},{"key":"hangar.test.flakiness.flip_window_runs","value":{"intValue":"3"}}`)
+	both := export(macFail, linFail)
+	assert.Contains(t, both, `"hangar.test.outcome"`)
+	assert.NotContains(t, both, "hangar.test.flakiness", "no one environment's history scores them")
 }

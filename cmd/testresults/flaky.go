@@ -161,14 +161,44 @@ func flakyList(ctx context.Context, c flakyCall) error {
 	if err != nil {
 		return c.fail(err)
 	}
-	scores, err := testrun.ScoreEntries(entries, func(repo string, ids []string) (map[string]testrun.Flakiness, error) {
-		return store.Scores(ctx, c.st, repo, ids)
-	})
+	scores, err := scoreEntries(ctx, c.st, entries)
 	if err != nil {
 		return c.fail(err)
 	}
 	scored := textout.FlakyListEntries(entries, scores)
 	return c.out(scored, func(w io.Writer) { textout.FlakyList(w, scored) })
+}
+
+// scoreEntries gives each entry its test's flakiness score from the
+// history of its own repository and environment (store.Scores), so that a
+// test flaky on one environment is not scored by another's runs.
+func scoreEntries(ctx context.Context, st store.Store, entries []testrun.FlakyEntry) ([]*testrun.Flakiness, error) {
+	var envs []string
+	byEnv := map[string][]int{}
+	for i, e := range entries {
+		if byEnv[e.Environment] == nil {
+			envs = append(envs, e.Environment)
+		}
+		byEnv[e.Environment] = append(byEnv[e.Environment], i)
+	}
+	out := make([]*testrun.Flakiness, len(entries))
+	for _, env := range envs {
+		idx := byEnv[env]
+		part := make([]testrun.FlakyEntry, len(idx))
+		for j, i := range idx {
+			part[j] = entries[i]
+		}
+		scores, err := testrun.ScoreEntries(part, func(repo string, ids []string) (map[string]testrun.Flakiness, error) {
+			return store.Scores(ctx, st, repo, env, ids)
+		})
+		if err != nil {
+			return nil, err
+		}
+		for j, i := range idx {
+			out[i] = scores[j]
+		}
+	}
+	return out, nil
 }
 
 func flakyPrune(ctx context.Context, c flakyCall) error {

@@ -31,7 +31,7 @@ func newPacketFlags() (*pflag.FlagSet, *packetOptions) {
 	fs.StringVar(&o.format, "format", "markdown", "markdown or html")
 	o.store = addStoreFlag(fs, "flaky-store", "the flaky list's store, read only with --repo", shortStoreConns, false)
 	fs.StringVar(&o.repo, "repo", "", "the repository whose flaky list marks the flaky tests and whose history scores the failing ones")
-	fs.StringVar(&o.env, "env", "default", "the environment of the flaky list")
+	fs.StringVar(&o.env, "env", "default", "the environment of the flaky list and of the history that scores the failing tests")
 	fs.StringVar(&o.jobStart, "job-start", "", "mark the flaky tests from the list as it stood when the job started (RFC 3339; default now)")
 	return fs, o
 }
@@ -94,8 +94,9 @@ func runPacket(ctx context.Context, args []string, env Env) error {
 
 // fromStore reads which of the run's flaky ids the list held when the
 // job started (onFlakyList, as run marks them), how many tests are on the
-// list now, and the flakiness scores of the run's failing tests
-// (store.Scores), which inform and excuse nothing.
+// list now, and the flakiness scores of the run's failing tests from the
+// history of the same repository and environment (store.Scores), which
+// inform and excuse nothing.
 func (o *packetOptions) fromStore(ctx context.Context, loc string, after *testrun.Run, jobStart time.Time) ([]string, int, map[string]testrun.Flakiness, error) {
 	st, err := o.store.open(ctx, loc)
 	if err != nil {
@@ -110,6 +111,6 @@ func (o *packetOptions) fromStore(ctx context.Context, loc string, after *testru
 	if err != nil {
 		return nil, 0, nil, err
 	}
-	scores, err := store.Scores(ctx, st, o.repo, translate.CaseIDs(after))
+	scores, err := store.Scores(ctx, st, o.repo, o.env, translate.CaseIDs(after))
 	return marks, len(entries), scores, err
 }

@@ -87,6 +87,9 @@ type storeOptions struct {
 
 // addStoreFlags registers the recording flags on fs. A --store or --repo
 // flag fs already has (flaky's, run's) is shared, not registered twice.
+// The runs are recorded for the environment of the --env flag fs has
+// (flaky's, run's: the flaky list's), so that their history and scores
+// are that environment's; without one (parse), the default environment.
 func addStoreFlags(fs *pflag.FlagSet) *storeOptions {
 	o := &storeOptions{fs: fs}
 	fs.BoolVar(&o.enabled, "record", false, "record the runs in the store, for testresults serve")
@@ -131,9 +134,13 @@ func (o *storeOptions) record(ctx context.Context, env Env, runs ...*testrun.Run
 	if f := o.fs.Lookup("repo"); repo == "" && f != nil {
 		repo = f.Value.String()
 	}
+	envName := store.DefaultEnvironment
+	if f := o.fs.Lookup("env"); f != nil {
+		envName = f.Value.String()
+	}
 	for _, r := range runs {
 		if _, err := st.RecordRun(ctx, store.StoredRun{
-			Run: r, Repo: repo, JobID: o.jobID, SessionRef: o.sessionRef, Turn: turn,
+			Run: r, Repo: repo, Environment: envName, JobID: o.jobID, SessionRef: o.sessionRef, Turn: turn,
 		}); err != nil {
 			return fmt.Errorf("record %s: %w", r.ID, err)
 		}
