@@ -269,20 +269,10 @@ func (r *Run) Validate() error {
 	if c := r.Coverage; c != nil && !c.Valid() {
 		return fmt.Errorf("%w: coverage out of range (line_rate between 0 and 1, lines_covered <= lines_valid)", ErrInvalidRun)
 	}
-	for id, o := range r.Cases {
-		if !o.Valid() {
-			return fmt.Errorf("%w: case %q has unknown outcome %q", ErrInvalidRun, id, o)
-		}
-	}
-	if len(r.Durations) > 0 && len(r.Cases) == 0 {
-		return fmt.Errorf("%w: durations are given without cases", ErrInvalidRun)
-	}
-	for id, d := range r.Durations {
-		if _, ok := r.Cases[id]; !ok {
-			return fmt.Errorf("%w: duration of %q, which is not in cases", ErrInvalidRun, id)
-		}
-		if d < 0 || d > MaxCaseDuration {
-			return fmt.Errorf("%w: duration of %q is %s, want 0 to %s", ErrInvalidRun, id, d, MaxCaseDuration)
+	failing, ok := r.scanCases()
+	if !ok {
+		if err := r.validateCases(); err != nil {
+			return err
 		}
 	}
 	for _, f := range r.Failures {
@@ -304,7 +294,63 @@ func (r *Run) Validate() error {
 	if err := r.validateNotRun(); err != nil {
 		return err
 	}
-	return r.validateAgreement()
+	return r.validateAgreement(failing)
+}
+
+// scanCases walks the cases once, the durations with them, and returns
+// how many cases are failing and whether cases and durations are valid
+// (what validateCases checks). A run of thousands of cases is walked once
+// rather than once for cases, once for durations (each looked up in
+// cases) and once more to count: validateCases, which says what is wrong,
+// runs only when something is.
+func (r *Run) scanCases() (failing int, ok bool) {
+	if len(r.Durations) > len(r.Cases) {
+		return 0, false
+	}
+	timed := 0
+	for id, o := range r.Cases {
+		switch o {
+		case OutcomeFailed, OutcomeError:
+			failing++
+		case OutcomePassed, OutcomeSkipped:
+		default:
+			return 0, false
+		}
+		if len(r.Durations) == 0 {
+			continue
+		}
+		if d, ok := r.Durations[id]; ok {
+			if d < 0 || d > MaxCaseDuration {
+				return 0, false
+			}
+			timed++
+		}
+	}
+	// Durations' ids are distinct: when as many cases have one, every
+	// duration is of a case.
+	return failing, timed == len(r.Durations)
+}
+
+// validateCases reports an unknown case outcome, or a duration out of
+// range or of an id not in cases.
+func (r *Run) validateCases() error {
+	for id, o := range r.Cases {
+		if !o.Valid() {
+			return fmt.Errorf("%w: case %q has unknown outcome %q", ErrInvalidRun, id, o)
+		}
+	}
+	if len(r.Durations) > 0 && len(r.Cases) == 0 {
+		return fmt.Errorf("%w: durations are given without cases", ErrInvalidRun)
+	}
+	for id, d := range r.Durations {
+		if _, ok := r.Cases[id]; !ok {
+			return fmt.Errorf("%w: duration of %q, which is not in cases", ErrInvalidRun, id)
+		}
+		if d < 0 || d > MaxCaseDuration {
+			return fmt.Errorf("%w: duration of %q is %s, want 0 to %s", ErrInvalidRun, id, d, MaxCaseDuration)
+		}
+	}
+	return nil
 }
 
 // Merge adds o's line data to f, for the same source file: a line is
