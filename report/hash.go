@@ -28,8 +28,8 @@ import (
 // waiting on it would wait as long; with two goroutines that can each do
 // the work, the one that runs does it.
 const (
-	hashBlockSize = 64 << 10
-	hashBlocks    = 16
+	hashBlockSize = 128 << 10
+	hashBlocks    = 8
 )
 
 // hashBlockPool recycles blocks across reports: a run reads many small
