@@ -106,7 +106,7 @@ const (
 // MaxQuarantineTestID, one line each, UTF-8), and an environment of one
 // line ("" is every environment).
 func CheckQuarantineKey(repo, env, testID string) error {
-	if err := checkQuarantineField("the repository", repo, MaxQuarantineRepository); err != nil {
+	if err := CheckQuarantineRepository(repo); err != nil {
 		return err
 	}
 	if err := checkQuarantineField("the test id", testID, MaxQuarantineTestID); err != nil {
@@ -121,6 +121,12 @@ func CheckQuarantineKey(repo, env, testID string) error {
 		return fmt.Errorf("%w: the environment must be one line", ErrQuarantine)
 	}
 	return nil
+}
+
+// CheckQuarantineRepository checks the repository of entries: given,
+// within MaxQuarantineRepository, one line, UTF-8.
+func CheckQuarantineRepository(repo string) error {
+	return checkQuarantineField("the repository", repo, MaxQuarantineRepository)
 }
 
 // checkQuarantineField checks a required text field of an entry: given,
