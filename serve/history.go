@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -16,6 +17,13 @@ import (
 // test's history, as JSON and as pages. Repository names and test ids hold
 // slashes, so both go in the query. What they show informs people; it
 // excuses no failure.
+//
+// A history is one repository's in one environment (the flaky list's,
+// what run and flaky record with --env): ?env names it, and without it
+// the default environment (store.DefaultEnvironment) is answered. Every
+// answer says which environment it is and lists the repository's
+// environments, so that another is one link away; environments are
+// never blended.
 
 // Bounds of the history endpoints.
 const (
@@ -44,29 +52,44 @@ func (s *Server) historyStore() (store.HistoryStore, error) {
 	return h, nil
 }
 
+// historyKey is the history a request reads: a repository's in one
+// environment, and one test's in it for a test's history.
+type historyKey struct {
+	repo, env, test string
+}
+
 // historyParams reads the parameters of a history request: repo always,
-// test when wantTest, and only the names in allowed besides.
-func historyParams(q url.Values, wantTest bool, allowed ...string) (repo, test string, err error) {
-	for k := range q {
-		ok := k == "repo" || (wantTest && k == "test")
+// env when given (else the default environment), test when wantTest, and
+// only the names in allowed besides.
+func historyParams(q url.Values, wantTest bool, allowed ...string) (historyKey, error) {
+	var k historyKey
+	for name := range q {
+		ok := name == "repo" || name == "env" || (wantTest && name == "test")
 		for _, a := range allowed {
-			ok = ok || k == a
+			ok = ok || name == a
 		}
 		if !ok {
-			return "", "", badRequest("unknown parameter " + strconv.Quote(clip(k)))
+			return k, badRequest("unknown parameter " + strconv.Quote(clip(name)))
 		}
 	}
-	repo = q.Get("repo")
-	if err := checkID("repo", repo, true); err != nil {
-		return "", "", err
+	k.repo = q.Get("repo")
+	if err := checkID("repo", k.repo, true); err != nil {
+		return k, err
+	}
+	k.env = store.DefaultEnvironment
+	if q.Has("env") {
+		k.env = q.Get("env")
+		if err := checkID("env", k.env, true); err != nil {
+			return k, err
+		}
 	}
 	if wantTest {
-		test = q.Get("test")
-		if err := checkID("test id", test, true); err != nil {
-			return "", "", err
+		k.test = q.Get("test")
+		if err := checkID("test id", k.test, true); err != nil {
+			return k, err
 		}
 	}
-	return repo, test, nil
+	return k, nil
 }
 
 // intParam reads the integer parameter name, from 1 to most (def when
@@ -151,10 +174,14 @@ func scoreOf(f testrun.Flakiness) Score {
 
 // testHistoryResponse is GET /api/repos/tests/history.
 type testHistoryResponse struct {
-	Repository string         `json:"repository"`
-	Test       string         `json:"test"`
-	Page       string         `json:"page"`
-	Entries    []HistoryEntry `json:"entries"`
+	Repository string `json:"repository"`
+	// Environment is the environment whose runs the entries are;
+	// Environments those the repository has counted runs in.
+	Environment  string         `json:"environment"`
+	Environments []Environment  `json:"environments"`
+	Test         string         `json:"test"`
+	Page         string         `json:"page"`
+	Entries      []HistoryEntry `json:"entries"`
 	// Score reads the entries listed.
 	Score Score `json:"score"`
 }
@@ -180,39 +207,103 @@ func historyEntryOf(e store.HistoryEntry) HistoryEntry {
 	return out
 }
 
-func testPagePath(repo, test string) string {
-	return "/repos/tests/history?" + url.Values{"repo": {repo}, "test": {test}}.Encode()
+// Environment is one of a repository's environments, with the address
+// of the same answer (page and JSON) in it.
+type Environment struct {
+	Name string `json:"name"`
+	Page string `json:"page"`
+	API  string `json:"api"`
+	// Current is true for the environment answered.
+	Current bool `json:"current"`
 }
 
-func repoPagePath(repo string) string {
-	return "/repos/tests?" + url.Values{"repo": {repo}}.Encode()
+// historyValues is the query of the history addresses of k: env only when
+// it is not the default environment, so that the addresses made before
+// environments were kept stay the default environment's.
+func historyValues(k historyKey) string {
+	v := url.Values{"repo": {k.repo}}
+	if k.env != store.DefaultEnvironment {
+		v.Set("env", k.env)
+	}
+	if k.test != "" {
+		v.Set("test", k.test)
+	}
+	return v.Encode()
 }
 
-// loadTestHistory reads the history of test in repo that q asks for.
-func (s *Server) loadTestHistory(r *http.Request, q store.HistoryQuery) ([]store.HistoryEntry, error) {
+func testPagePath(k historyKey) string { return "/repos/tests/history?" + historyValues(k) }
+
+func repoPagePath(k historyKey) string {
+	k.test = ""
+	return "/repos/tests?" + historyValues(k)
+}
+
+// environmentsOf lists the environments of k's repository (names in
+// byte order), each with the addresses of k's answer in it: its test's
+// history when k names a test, else the repository's.
+func (s *Server) environmentsOf(r *http.Request, h store.HistoryStore, k historyKey) ([]Environment, error) {
+	names, err := h.Environments(r.Context(), k.repo)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Environment, len(names))
+	for i, name := range names {
+		ek := k
+		ek.env = name
+		e := Environment{Name: name, Current: name == k.env, Page: repoPagePath(ek), API: "/api/repos/tests/trends?" + historyValues(historyKey{repo: ek.repo, env: ek.env})}
+		if k.test != "" {
+			e.Page, e.API = testPagePath(ek), "/api/repos/tests/history?"+historyValues(ek)
+		}
+		out[i] = e
+	}
+	return out, nil
+}
+
+// notInEnvironment is the 404 of a history k's environment lacks: it
+// names the environments the repository has.
+func notInEnvironment(what string, envs []Environment) error {
+	names := make([]string, len(envs))
+	for i, e := range envs {
+		names[i] = strconv.Quote(clip(e.Name))
+	}
+	msg := what + " in this environment"
+	if len(names) > 0 {
+		msg += "; the repository's environments: " + strings.Join(names, ", ")
+	}
+	return notFound(msg)
+}
+
+// loadTestHistory reads the history q asks for of k's test, and the
+// repository's environments.
+func (s *Server) loadTestHistory(r *http.Request, k historyKey, q store.HistoryQuery) ([]store.HistoryEntry, []Environment, error) {
 	h, err := s.historyStore()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	q.Repo, q.Environment, q.TestID = k.repo, k.env, k.test
 	entries, err := h.TestHistory(r.Context(), q)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	envs, err := s.environmentsOf(r, h, k)
+	if err != nil {
+		return nil, nil, err
 	}
 	if len(entries) == 0 {
-		return nil, notFound("no history of this test in this repository")
+		return nil, nil, notInEnvironment("no history of this test in this repository", envs)
 	}
-	return entries, nil
+	return entries, envs, nil
 }
 
 // testHistory answers a test's history as JSON: one entry per stored
 // counted run, oldest first, and its score.
 func (s *Server) testHistory(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
-	repo, test, err := historyParams(q, true, "since", "until", "limit")
+	k, err := historyParams(q, true, "since", "until", "limit")
 	if err != nil {
 		return err
 	}
-	hq := store.HistoryQuery{Repo: repo, TestID: test}
+	var hq store.HistoryQuery
 	if hq.Since, err = timeParam(q, "since"); err != nil {
 		return err
 	}
@@ -226,11 +317,11 @@ func (s *Server) testHistory(w http.ResponseWriter, r *http.Request) error {
 	if done || err != nil {
 		return err
 	}
-	entries, err := s.loadTestHistory(r, hq)
+	entries, envs, err := s.loadTestHistory(r, k, hq)
 	if err != nil {
 		return err
 	}
-	out := testHistoryResponse{Repository: repo, Test: test, Page: testPagePath(repo, test),
+	out := testHistoryResponse{Repository: k.repo, Environment: k.env, Environments: envs, Test: k.test, Page: testPagePath(k),
 		Entries: make([]HistoryEntry, len(entries)), Score: scoreOf(testrun.ScoreFlakiness(store.Points(entries)))}
 	for i, e := range entries {
 		out.Entries[i] = historyEntryOf(e)
@@ -289,33 +380,43 @@ type RepoTestsLists struct {
 
 // trendsResponse is GET /api/repos/tests/trends.
 type trendsResponse struct {
-	Repository string         `json:"repository"`
-	Page       string         `json:"page"`
-	Runs       []TrendPoint   `json:"runs"`
-	Tests      RepoTestsLists `json:"tests"`
+	Repository string `json:"repository"`
+	// Environment is the environment whose runs these are; Environments
+	// those the repository has counted runs in.
+	Environment  string         `json:"environment"`
+	Environments []Environment  `json:"environments"`
+	Page         string         `json:"page"`
+	Runs         []TrendPoint   `json:"runs"`
+	Tests        RepoTestsLists `json:"tests"`
 }
 
-// repoHistory is what a repository's trends and lists read.
+// repoHistory is what a repository's trends and lists read, in one
+// environment.
 type repoHistory struct {
+	key    historyKey
+	envs   []Environment
 	trends []store.TrendPoint
 	tests  store.RepoTests
 }
 
-// loadRepoHistory reads the last n counted runs of repo and ranks its
-// tests over them.
-func (s *Server) loadRepoHistory(r *http.Request, repo string, n int) (repoHistory, error) {
-	var rh repoHistory
+// loadRepoHistory reads the last n counted runs of k's repository in its
+// environment and ranks its tests over them.
+func (s *Server) loadRepoHistory(r *http.Request, k historyKey, n int) (repoHistory, error) {
+	rh := repoHistory{key: k}
 	h, err := s.historyStore()
 	if err != nil {
 		return rh, err
 	}
-	if rh.trends, err = h.Trends(r.Context(), repo, "", n); err != nil {
+	if rh.trends, err = h.Trends(r.Context(), k.repo, k.env, n); err != nil {
+		return rh, err
+	}
+	if rh.envs, err = s.environmentsOf(r, h, k); err != nil {
 		return rh, err
 	}
 	if len(rh.trends) == 0 {
-		return rh, notFound("no counted runs of this repository")
+		return rh, notInEnvironment("no counted runs of this repository", rh.envs)
 	}
-	rh.tests, err = h.RepoTests(r.Context(), repo, "", n, 0)
+	rh.tests, err = h.RepoTests(r.Context(), k.repo, k.env, n, 0)
 	return rh, err
 }
 
@@ -331,17 +432,22 @@ func trendPointOf(p store.TrendPoint) TrendPoint {
 	return out
 }
 
-func listsOf(repo string, t store.RepoTests) RepoTestsLists {
+func listsOf(k historyKey, t store.RepoTests) RepoTestsLists {
 	out := RepoTestsLists{Runs: t.Runs, Tests: t.Tests, Flakiest: []FlakyTestEntry{}, Slowest: []SlowTestEntry{}, RecentlyBroken: []BrokenTestEntry{}}
+	page := func(test string) string {
+		tk := k
+		tk.test = test
+		return testPagePath(tk)
+	}
 	for _, f := range t.Flakiest {
-		out.Flakiest = append(out.Flakiest, FlakyTestEntry{Test: f.TestID, Page: testPagePath(repo, f.TestID), Score: scoreOf(f.Score)})
+		out.Flakiest = append(out.Flakiest, FlakyTestEntry{Test: f.TestID, Page: page(f.TestID), Score: scoreOf(f.Score)})
 	}
 	for _, sl := range t.Slowest {
-		out.Slowest = append(out.Slowest, SlowTestEntry{Test: sl.TestID, Page: testPagePath(repo, sl.TestID),
+		out.Slowest = append(out.Slowest, SlowTestEntry{Test: sl.TestID, Page: page(sl.TestID),
 			Mean: sl.Mean.Seconds(), Max: sl.Max.Seconds(), Latest: sl.Latest.Seconds(), TimedRuns: sl.Timed})
 	}
 	for _, b := range t.RecentlyBroken {
-		out.RecentlyBroken = append(out.RecentlyBroken, BrokenTestEntry{Test: b.TestID, Page: testPagePath(repo, b.TestID),
+		out.RecentlyBroken = append(out.RecentlyBroken, BrokenTestEntry{Test: b.TestID, Page: page(b.TestID),
 			Since: historyEntryOf(b.Since), LastPassed: historyEntryOf(b.LastPassed), Failures: b.Failures})
 	}
 	return out
@@ -350,11 +456,13 @@ func listsOf(repo string, t store.RepoTests) RepoTestsLists {
 // trends answers a repository's trends over its last counted runs, and
 // its tests ranked over them, as JSON.
 func (s *Server) trends(w http.ResponseWriter, r *http.Request) error {
-	repo, rh, c, err := s.repoRequest(w, r)
+	rh, c, err := s.repoRequest(w, r)
 	if c.done || err != nil {
 		return err
 	}
-	out := trendsResponse{Repository: repo, Page: repoPagePath(repo), Runs: make([]TrendPoint, len(rh.trends)), Tests: listsOf(repo, rh.tests)}
+	k := rh.key
+	out := trendsResponse{Repository: k.repo, Environment: k.env, Environments: rh.envs, Page: repoPagePath(k),
+		Runs: make([]TrendPoint, len(rh.trends)), Tests: listsOf(k, rh.tests)}
 	for i, p := range rh.trends {
 		out.Runs[i] = trendPointOf(p)
 	}
@@ -368,25 +476,25 @@ type cacheSlot struct {
 	done         bool
 }
 
-// repoRequest reads a repository request (repo and ?runs), answers it
-// from the cache when it can, and otherwise loads the repository's
-// history the answer shows.
-func (s *Server) repoRequest(w http.ResponseWriter, r *http.Request) (string, repoHistory, cacheSlot, error) {
+// repoRequest reads a repository request (repo, ?env and ?runs),
+// answers it from the cache when it can, and otherwise loads the
+// repository's history the answer shows.
+func (s *Server) repoRequest(w http.ResponseWriter, r *http.Request) (repoHistory, cacheSlot, error) {
 	var c cacheSlot
 	q := r.URL.Query()
-	repo, _, err := historyParams(q, false, "runs")
+	k, err := historyParams(q, false, "runs")
 	if err != nil {
-		return "", repoHistory{}, c, err
+		return repoHistory{}, c, err
 	}
 	n, err := intParam(q, "runs", DefaultTrendRuns, store.MaxTrendRuns)
 	if err != nil {
-		return "", repoHistory{}, c, err
+		return repoHistory{}, c, err
 	}
 	if c.key, c.version, c.done, err = s.cached(w, r); c.done || err != nil {
-		return "", repoHistory{}, c, err
+		return repoHistory{}, c, err
 	}
-	rh, err := s.loadRepoHistory(r, repo, n)
-	return repo, rh, c, err
+	rh, err := s.loadRepoHistory(r, k, n)
+	return rh, c, err
 }
 
 // parseHistoryPage parses the page template name with the charts'
@@ -404,24 +512,28 @@ func whenText(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
 // repoPageData is what a repository's tests page shows.
 type repoPageData struct {
-	Repo, API string
-	Runs      int
-	Charts    []chart
-	Tests     RepoTestsLists
+	Repo, Env, API string
+	// Environments are the repository's, each linking to its page.
+	Environments []Environment
+	Runs         int
+	Charts       []chart
+	Tests        RepoTestsLists
 }
 
 // repoTestsPage renders a repository's trends as charts and its ranked
 // tests as HTML.
 func (s *Server) repoTestsPage(w http.ResponseWriter, r *http.Request) error {
-	repo, rh, c, err := s.repoRequest(w, r)
+	rh, c, err := s.repoRequest(w, r)
 	if c.done || err != nil {
 		return err
 	}
-	return s.answerHTML(w, r, c.key, c.version, repoTestsTemplate(), repoPageDataOf(repo, rh))
+	return s.answerHTML(w, r, c.key, c.version, repoTestsTemplate(), repoPageDataOf(rh))
 }
 
-func repoPageDataOf(repo string, rh repoHistory) repoPageData {
-	d := repoPageData{Repo: repo, API: "/api/repos/tests/trends?" + url.Values{"repo": {repo}}.Encode(), Runs: len(rh.trends), Tests: listsOf(repo, rh.tests)}
+func repoPageDataOf(rh repoHistory) repoPageData {
+	k := rh.key
+	d := repoPageData{Repo: k.repo, Env: k.env, Environments: rh.envs, API: "/api/repos/tests/trends?" + historyValues(k),
+		Runs: len(rh.trends), Tests: listsOf(k, rh.tests)}
 	t := &d.Tests
 	t.Flakiest = t.Flakiest[:min(len(t.Flakiest), PageListLength)]
 	t.Slowest = t.Slowest[:min(len(t.Slowest), PageListLength)]
@@ -451,7 +563,10 @@ func repoPageDataOf(repo string, rh repoHistory) repoPageData {
 
 // testPageData is what a test's page shows.
 type testPageData struct {
-	Repo, Test     string
+	Repo, Env, Test string
+	// Environments are the repository's, each linking to the test's page
+	// in it.
+	Environments   []Environment
 	RepoPage, API  string
 	Shown, Total   int
 	Strip          strip
@@ -466,7 +581,7 @@ type testPageData struct {
 // and its score as HTML.
 func (s *Server) testHistoryPage(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
-	repo, test, err := historyParams(q, true, "runs")
+	k, err := historyParams(q, true, "runs")
 	if err != nil {
 		return err
 	}
@@ -478,16 +593,16 @@ func (s *Server) testHistoryPage(w http.ResponseWriter, r *http.Request) error {
 	if done || err != nil {
 		return err
 	}
-	entries, err := s.loadTestHistory(r, store.HistoryQuery{Repo: repo, TestID: test})
+	entries, envs, err := s.loadTestHistory(r, k, store.HistoryQuery{})
 	if err != nil {
 		return err
 	}
-	return s.answerHTML(w, r, key, version, testHistoryTemplate(), testPageDataOf(repo, test, entries, n))
+	return s.answerHTML(w, r, key, version, testHistoryTemplate(), testPageDataOf(k, envs, entries, n))
 }
 
-func testPageDataOf(repo, test string, entries []store.HistoryEntry, n int) testPageData {
-	d := testPageData{Repo: repo, Test: test, RepoPage: repoPagePath(repo), Total: len(entries),
-		API:   "/api/repos/tests/history?" + url.Values{"repo": {repo}, "test": {test}}.Encode(),
+func testPageDataOf(k historyKey, envs []Environment, entries []store.HistoryEntry, n int) testPageData {
+	d := testPageData{Repo: k.repo, Env: k.env, Test: k.test, Environments: envs, RepoPage: repoPagePath(k), Total: len(entries),
+		API:   "/api/repos/tests/history?" + historyValues(k),
 		Score: scoreOf(testrun.ScoreFlakiness(store.Points(entries))), Latest: historyEntryOf(entries[len(entries)-1])}
 	for _, e := range entries {
 		switch {

@@ -35,6 +35,13 @@ const hostileTest = `pkg/<script>alert("t")</script>::Test"'&</svg><a href="java
 // coverage climbs slowly. hostileTest is added, passing on even runs.
 func seedProject(t testing.TB, st store.Store, repo string, n, brokenFrom int) (flakyID, brokenID string) {
 	t.Helper()
+	return seedProjectIn(t, st, repo, "", "", n, brokenFrom)
+}
+
+// seedProjectIn is seedProject for environment env ("": the default), its
+// run ids led by prefix.
+func seedProjectIn(t testing.TB, st store.Store, repo, env, prefix string, n, brokenFrom int) (flakyID, brokenID string) {
+	t.Helper()
 	base, err := report.ReadRun([]string{filepath.Join("..", "testdata", "runners", "gotestjson", "reports", "gotestsum.xml")})
 	require.NoError(t, err)
 	ids := slices.Sorted(func(yield func(string) bool) {
@@ -75,7 +82,7 @@ func seedProject(t testing.TB, st store.Store, repo string, n, brokenFrom int) (
 		b.AddReport(testrun.ReportInfo{Path: "coverage.xml", Dialect: "cobertura", SHA256: fmt.Sprintf("%064d", 1), Bytes: 1}, nil,
 			&testrun.CoverageReport{LineRate: &rate, LinesCovered: &covered, LinesValid: &valid})
 		r := b.Build()
-		r.ID, r.Kind, r.Tree = fmt.Sprintf("run-%04d", i), testrun.KindAfterTurn, fmt.Sprintf("tree-%04d", i/2)
+		r.ID, r.Kind, r.Tree = fmt.Sprintf("%srun-%04d", prefix, i), testrun.KindAfterTurn, fmt.Sprintf("tree-%04d", i/2)
 		r.Command = "go test ./..."
 		r.StartedAt = t0.Add(time.Duration(i) * time.Minute)
 		r.EndedAt = r.StartedAt.Add(time.Duration(20+rng.IntN(20)) * time.Second)
@@ -85,7 +92,7 @@ func seedProject(t testing.TB, st store.Store, repo string, n, brokenFrom int) (
 			code, r.Status = 1, testrun.StatusFailure
 		}
 		r.ExitCode = &code
-		_, err := st.RecordRun(ctx, store.StoredRun{Run: r, Repo: repo, JobID: fmt.Sprintf("job-%d", i/10)})
+		_, err := st.RecordRun(ctx, store.StoredRun{Run: r, Repo: repo, Environment: env, JobID: fmt.Sprintf("%sjob-%d", prefix, i/10)})
 		require.NoError(t, err)
 	}
 	return flakyID, brokenID
@@ -272,4 +279,100 @@ func TestHistoryPages(t *testing.T) {
 	assert.NotContains(t, body, "<script>")
 	assert.NotContains(t, body, `href="javascript`)
 	assert.Contains(t, body, `<code id="test">pkg/&lt;script&gt;`)
+}
+
+// hostileEnv is an environment name that is markup and a URL at once.
+const hostileEnv = `mac<script>alert("e")</script>&os`
+
+// TestHistoryPerEnvironment: one repository's runs in two environments
+// are answered apart: without ?env the default environment's, with it the
+// named one's, each answer naming its environment and linking to the
+// other's, the same test's history in each its own; an environment with
+// no runs is a 404 naming those there are, and every name is escaped on
+// the pages.
+func TestHistoryPerEnvironment(t *testing.T) {
+	forEach(t, func(t *testing.T, st store.Store) {
+		flaky, _ := seedProject(t, st, "acme/api", 30, 25)
+		seedProjectIn(t, st, "acme/api", hostileEnv, "mac-", 12, 100)
+		srv := historyServer(t, st)
+		envQuery := func(env, test string) string {
+			v := url.Values{"repo": {"acme/api"}, "env": {env}}
+			if test != "" {
+				v.Set("test", test)
+			}
+			return v.Encode()
+		}
+		trends := func(query string) trendsResponse {
+			t.Helper()
+			resp, body := get(t, srv, "/api/repos/tests/trends?"+query)
+			require.Equal(t, http.StatusOK, resp.StatusCode, body)
+			var got trendsResponse
+			require.NoError(t, json.Unmarshal([]byte(body), &got))
+			return got
+		}
+		def := trends(historyQuery("acme/api", ""))
+		assert.Equal(t, store.DefaultEnvironment, def.Environment)
+		assert.Len(t, def.Runs, 30)
+		assert.Equal(t, def, trends(envQuery(store.DefaultEnvironment, "")), "no env is the default environment")
+		require.Len(t, def.Environments, 2)
+		assert.Equal(t, Environment{Name: store.DefaultEnvironment, Current: true, Page: "/repos/tests?repo=acme%2Fapi", API: "/api/repos/tests/trends?repo=acme%2Fapi"}, def.Environments[0])
+		assert.Equal(t, Environment{Name: hostileEnv, Page: "/repos/tests?" + envQuery(hostileEnv, ""), API: "/api/repos/tests/trends?" + envQuery(hostileEnv, "")}, def.Environments[1])
+
+		mac := trends(envQuery(hostileEnv, ""))
+		assert.Equal(t, hostileEnv, mac.Environment)
+		require.Len(t, mac.Runs, 12)
+		for _, p := range mac.Runs {
+			assert.True(t, strings.HasPrefix(p.Run, "mac-"), p.Run)
+		}
+		assert.Equal(t, 12, mac.Tests.Runs)
+		assert.True(t, mac.Environments[1].Current)
+		assert.False(t, mac.Environments[0].Current)
+		require.NotEmpty(t, mac.Tests.Flakiest)
+		assert.Equal(t, "/repos/tests/history?"+envQuery(hostileEnv, mac.Tests.Flakiest[0].Test), mac.Tests.Flakiest[0].Page)
+
+		history := func(query string) testHistoryResponse {
+			t.Helper()
+			resp, body := get(t, srv, "/api/repos/tests/history?"+query)
+			require.Equal(t, http.StatusOK, resp.StatusCode, body)
+			var got testHistoryResponse
+			require.NoError(t, json.Unmarshal([]byte(body), &got))
+			return got
+		}
+		dh, mh := history(historyQuery("acme/api", flaky)), history(envQuery(hostileEnv, flaky))
+		assert.Equal(t, store.DefaultEnvironment, dh.Environment)
+		assert.Len(t, dh.Entries, 30)
+		assert.Equal(t, hostileEnv, mh.Environment)
+		require.Len(t, mh.Entries, 12)
+		for _, e := range mh.Entries {
+			assert.True(t, strings.HasPrefix(e.Run, "mac-"), e.Run)
+		}
+		assert.Equal(t, 12, mh.Score.Runs, "scored from its environment's runs only")
+		assert.Equal(t, "/repos/tests/history?"+envQuery(hostileEnv, flaky), mh.Page)
+		assert.Equal(t, "/api/repos/tests/history?"+historyQuery("acme/api", flaky), mh.Environments[0].API)
+
+		resp, body := get(t, srv, "/api/repos/tests/trends?"+envQuery("windows", ""))
+		assert.Equal(t, http.StatusNotFound, resp.StatusCode)
+		assert.Contains(t, body, `no counted runs of this repository in this environment; the repository's environments: \"default\", \"mac\u003cscript\u003ealert(\\\"e\\\")\u003c/script\u003e\u0026os\"`)
+		resp, body = get(t, srv, "/repos/tests/history?"+envQuery("windows", flaky))
+		assert.Equal(t, http.StatusNotFound, resp.StatusCode)
+		assert.Contains(t, body, "no history of this test in this repository in this environment")
+		resp, body = get(t, srv, "/api/repos/tests/trends?"+envQuery("", ""))
+		assert.Equal(t, http.StatusBadRequest, resp.StatusCode)
+		assert.Contains(t, body, "env is empty")
+
+		for _, page := range []string{"/repos/tests?" + envQuery(hostileEnv, ""), "/repos/tests/history?" + envQuery(hostileEnv, flaky)} {
+			resp, body := get(t, srv, page)
+			require.Equal(t, http.StatusOK, resp.StatusCode, body)
+			assert.NotContains(t, body, "<script>", page)
+			assert.Contains(t, body, `<code id="env">mac&lt;script&gt;alert(&#34;e&#34;)&lt;/script&gt;&amp;os</code>`, page)
+			assert.Contains(t, body, `<strong class="env current"><code>mac&lt;script&gt;`, page)
+		}
+		_, body = get(t, srv, "/repos/tests?"+historyQuery("acme/api", ""))
+		assert.Contains(t, body, `<a class="env" href="/repos/tests?env=mac%3Cscript%3Ealert%28%22e%22%29%3C%2Fscript%3E%26os&amp;repo=acme%2Fapi"><code>mac&lt;script&gt;`)
+		assert.Contains(t, body, `<code id="env">default</code>`)
+		assert.Equal(t, 30*4, strings.Count(body, `<circle class="point"`), "the default environment's runs only")
+		_, body = get(t, srv, "/repos/tests/history?"+envQuery(hostileEnv, flaky))
+		assert.Equal(t, 12, strings.Count(body, `<rect class="cell `))
+		assert.Contains(t, body, `<a class="env" href="/repos/tests/history?`+strings.ReplaceAll(historyQuery("acme/api", flaky), "&", "&amp;")+`"><code>default</code></a>`)
+	})
 }
