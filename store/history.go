@@ -279,7 +279,10 @@ func boundOr(n, max int) int {
 	return n
 }
 
-func (s *sqlStore) TestHistory(ctx context.Context, q HistoryQuery) ([]HistoryEntry, error) {
+// testHistorySQL is TestHistory's query of q and its arguments: in its
+// index's order (test_history_test, led by repository, environment and
+// test), reading its columns only.
+func (s *sqlStore) testHistorySQL(q HistoryQuery) (string, []any) {
 	where := `h.repository = ? AND h.environment = ? AND h.test_id = ?`
 	args := []any{q.Repo, EnvironmentOr(q.Environment), q.TestID}
 	if !q.Since.IsZero() {
@@ -290,11 +293,15 @@ func (s *sqlStore) TestHistory(ctx context.Context, q HistoryQuery) ([]HistoryEn
 		where += ` AND h.at < ?`
 		args = append(args, q.Until.UnixMicro())
 	}
-	// In the index's order (runs of the same microsecond are put in run id
-	// order below).
-	st, err := s.prepare(ctx, s.q(`SELECT h.run_id, h.at, h.tree, h.outcome, h.duration_us, h.retried, h.job_id, h.session_ref
+	// Runs of the same microsecond are put in run id order by TestHistory.
+	return s.q(`SELECT h.run_id, h.at, h.tree, h.outcome, h.duration_us, h.retried, h.job_id, h.session_ref
 		FROM test_history h
-		WHERE `+where+` ORDER BY h.at DESC LIMIT `+fmt.Sprint(boundOr(q.Limit, MaxHistoryRuns))))
+		WHERE ` + where + ` ORDER BY h.at DESC LIMIT ` + fmt.Sprint(boundOr(q.Limit, MaxHistoryRuns))), args
+}
+
+func (s *sqlStore) TestHistory(ctx context.Context, q HistoryQuery) ([]HistoryEntry, error) {
+	query, args := s.testHistorySQL(q)
+	st, err := s.prepare(ctx, query)
 	if err != nil {
 		return nil, s.fail("", err)
 	}

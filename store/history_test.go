@@ -473,3 +473,29 @@ func TestHistoryMigratesToEnvironments(t *testing.T) {
 		assert.Equal(t, []string{"v11-0:passed", "v11-1:failed", "v11-2:passed", "new:failed"}, outcomesOfHistory(got))
 	})
 }
+
+// TestHistoryReadsItsIndexOnly: a test's history in one environment, with
+// and without a time range, is read from the covering index led by
+// repository, environment and test alone (SQLite's plan; PostgreSQL's
+// planner picks by statistics, which BenchmarkTestHistory measures).
+func TestHistoryReadsItsIndexOnly(t *testing.T) {
+	s := open(t, backends(t)[0].location(t), newClock()).(*sqlStore)
+	for _, q := range []HistoryQuery{
+		{Repo: "r", Environment: "linux", TestID: "a"},
+		{Repo: "r", TestID: "a", Since: time.Unix(1, 0), Until: time.Unix(2, 0), Limit: 5},
+	} {
+		query, args := s.testHistorySQL(q)
+		rows, err := s.db.Query(`EXPLAIN QUERY PLAN `+query, args...)
+		require.NoError(t, err)
+		var plan []string
+		for rows.Next() {
+			var id, parent, unused int
+			var detail string
+			require.NoError(t, rows.Scan(&id, &parent, &unused, &detail))
+			plan = append(plan, detail)
+		}
+		require.NoError(t, rows.Close())
+		require.Len(t, plan, 1, "no sort, no second table: %v", plan)
+		assert.Regexp(t, `^SEARCH h USING COVERING INDEX test_history_test \(repository=\? AND environment=\? AND test_id=\?( AND at>\? AND at<\?)?\)$`, plan[0])
+	}
+}
