@@ -1,12 +1,16 @@
 package main
 
 import (
+	"context"
 	"path/filepath"
 	"testing"
 
 	"github.com/spf13/pflag"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/hangar-dev/testresults/store"
+	"github.com/hangar-dev/testresults/testrun"
 )
 
 // TestStoreMaxConns: every command that opens a store declares it the same
@@ -46,4 +50,42 @@ func probeFlags(t *testing.T, name string) *pflag.FlagSet {
 	}
 	t.Fatalf("no command %s", name)
 	return nil
+}
+
+// TestRecordEnvironment: the recording flags store a run for the
+// environment of the command's --env (the flaky list's, so that its
+// history and scores are that environment's), the default one without
+// it; run and flaky share the one --env flag with them.
+func TestRecordEnvironment(t *testing.T) {
+	dir := t.TempDir()
+	vars := map[string]string{"HANGAR_STORE": filepath.Join(dir, "store.db"), "HOME": dir}
+	linux := writeRun(t, dir, "on-linux", testrun.KindBase, "T1", map[string]testrun.Outcome{"t": passed})
+	plain := writeRun(t, dir, "on-default", testrun.KindBase, "T1", map[string]testrun.Outcome{"t": passed})
+	code, _, errs := runCmdEnv(t, vars, "flaky", "record", "--record", "--repo", "acme/api", "--env", "linux", linux)
+	require.Equal(t, exitOK, code, errs)
+	code, _, errs = runCmdEnv(t, vars, "flaky", "record", "--record", "--repo", "acme/api", plain)
+	require.Equal(t, exitOK, code, errs)
+
+	st, err := store.Open(context.Background(), vars["HANGAR_STORE"])
+	require.NoError(t, err)
+	defer st.Close()
+	for id, want := range map[string]string{"on-linux": "linux", "on-default": store.DefaultEnvironment} {
+		sr, err := st.Run(context.Background(), id)
+		require.NoError(t, err)
+		assert.Equal(t, want, sr.Environment, id)
+	}
+	entries, err := st.List(context.Background(), store.Filter{})
+	require.NoError(t, err)
+	assert.Empty(t, entries)
+
+	// The same run recorded for another environment is refused.
+	code, _, errs = runCmdEnv(t, vars, "flaky", "record", "--record", "--repo", "acme/api", "--env", "macos", linux)
+	assert.Equal(t, exitRejected, code)
+	assert.Contains(t, errs, `stored for environment "linux", not "macos"`)
+
+	for _, name := range []string{"run", "flaky"} {
+		fs := probeFlags(t, name)
+		require.NotNil(t, fs.Lookup("env"), name)
+		require.NotNil(t, fs.Lookup("record"), name)
+	}
 }
