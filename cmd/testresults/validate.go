@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -51,18 +50,9 @@ func runValidate(_ context.Context, args []string, env Env) error {
 	if fs.NArg() != 2 {
 		return cf.usageErr("want RESULT.json and JUNIT.xml, got %d arguments", fs.NArg())
 	}
-	dir := o.dir
-	if dir == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return rejected(err)
-		}
-		dir = wd
-	}
-	raw, err := testrun.ReadToolResult(fs.Arg(0), env.Stdin)
-	v := testrun.ToolVerdict{Reasons: []string{"the result could not be read: " + fmt.Sprint(err)}}
-	if err == nil {
-		v = testrun.CheckToolResult(raw, report.ToolEvidence(fs.Arg(1), dir))
+	raw, v, err := report.CheckToolResultFile(fs.Arg(0), fs.Arg(1), o.dir, env.Stdin)
+	if err != nil {
+		return rejected(err)
 	}
 	if o.shadow != "" {
 		rec := testrun.NewShadowRecord(time.Now(), fs.Arg(0), fs.Arg(1), raw, v)
