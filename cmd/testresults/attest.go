@@ -3,9 +3,8 @@ package main
 import (
 	"context"
 	"os"
-	"path/filepath"
 
-	intoto "github.com/in-toto/attestation/go/v1"
+	"github.com/secure-systems-lab/go-securesystemslib/dsse"
 	"github.com/spf13/pflag"
 
 	"github.com/hangar-dev/testresults/attest"
@@ -56,14 +55,9 @@ func runAttest(ctx context.Context, args []string, env Env) error {
 	if url == "" {
 		url = attest.CIRunURL(env.Getenv)
 	}
-	// The reports are named relative to where the attestation goes, so a
-	// verifier finds them beside it.
-	base, err := os.Getwd()
+	base, err := attest.ReportsBase(o.output)
 	if err != nil {
 		return rejected(err)
-	}
-	if o.output != "-" {
-		base = filepath.Dir(o.output)
 	}
 	st, err := attest.NewStatement(run, attest.WithURL(url), attest.WithReportsRelativeTo(base))
 	if err != nil {
@@ -73,7 +67,10 @@ func runAttest(ctx context.Context, args []string, env Env) error {
 	if o.predicateOnly {
 		out, err = attest.MarshalPredicate(st)
 	} else {
-		out, err = signStatement(ctx, st, o.key)
+		var signer dsse.SignerVerifier
+		if signer, err = loadKey(o.key, attest.LoadSigner); err == nil {
+			out, err = attest.Sign(ctx, st, signer)
+		}
 	}
 	if err != nil {
 		return err
@@ -85,15 +82,16 @@ func runAttest(ctx context.Context, args []string, env Env) error {
 	return os.WriteFile(o.output, out, 0o644)
 }
 
-// signStatement signs st with the private key in the file keyPath.
-func signStatement(ctx context.Context, st *intoto.Statement, keyPath string) ([]byte, error) {
-	pemBytes, err := attest.ReadKeyFile(keyPath)
+// loadKey reads the key file of --key at path and loads its key.
+func loadKey[K any](path string, load func([]byte) (K, error)) (K, error) {
+	pemBytes, err := attest.ReadKeyFile(path)
 	if err != nil {
-		return nil, rejectedf("--key: %w", err)
+		var none K
+		return none, rejectedf("--key: %w", err)
 	}
-	signer, err := attest.LoadSigner(pemBytes)
+	key, err := load(pemBytes)
 	if err != nil {
-		return nil, rejectedf("--key %s: %w", keyPath, err)
+		return key, rejectedf("--key %s: %w", path, err)
 	}
-	return attest.Sign(ctx, st, signer)
+	return key, nil
 }

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"io"
 	"os"
 
 	"github.com/spf13/pflag"
@@ -63,13 +61,9 @@ func runVerifyAttestation(ctx context.Context, args []string, env Env) error {
 			return cf.usageErr("no --commit: %v", err)
 		}
 	}
-	pemBytes, err := attest.ReadKeyFile(o.key)
+	key, err := loadKey(o.key, attest.LoadVerifier)
 	if err != nil {
-		return rejectedf("--key: %w", err)
-	}
-	key, err := attest.LoadVerifier(pemBytes)
-	if err != nil {
-		return rejectedf("--key %s: %w", o.key, err)
+		return err
 	}
 	envelope, dir, err := attest.ReadEnvelopeFile(fs.Arg(0), env.Stdin)
 	if err != nil {
@@ -77,30 +71,16 @@ func runVerifyAttestation(ctx context.Context, args []string, env Env) error {
 	}
 	want.Dir = dir
 	v := attest.Verify(ctx, envelope, key, want)
-	if err := printVerification(env.Stdout, o.json, want.Commit, v); err != nil {
+	if o.json {
+		err = writeJSON(env.Stdout, v.Report(want.Commit))
+	} else {
+		err = textout.Verification(term.NewWriter(env.Stdout), want.Commit, v.Predicate.GetResult(), v.Reports, v.Problems)
+	}
+	if err != nil {
 		return err
 	}
 	if !v.OK() {
 		return withCode(exitFailed)
 	}
 	return nil
-}
-
-// printVerification prints v for people (one line a broken rule, escaped
-// for the terminal) or as JSON.
-func printVerification(w io.Writer, asJSON bool, commit string, v *attest.Verification) error {
-	if asJSON {
-		return writeJSON(w, v.Report(commit))
-	}
-	out := term.NewWriter(w)
-	if !v.OK() {
-		fmt.Fprintf(out, "rejected (%s)\n", textout.Quantity(len(v.Problems), "reason"))
-		for _, p := range v.Problems {
-			fmt.Fprintf(out, "  - %s\n", p)
-		}
-		return nil
-	}
-	_, err := fmt.Fprintf(out, "verified: commit %s, result %s, %s re-hashed\n",
-		commit, v.Predicate.GetResult(), textout.Quantity(v.Reports, "report"))
-	return err
 }
