@@ -12,14 +12,7 @@ import (
 )
 
 func init() {
-	register(command{name: "completion", synopsis: "print a shell completion script: bash, zsh or fish", run: runCompletion, words: completionShells})
-}
-
-// The shells a completion script is written for.
-var completionShells = []string{"bash", "zsh", "fish"}
-
-var completionWriters = map[string]func(io.Writer, []clidoc.Command) error{
-	"bash": clidoc.Bash, "zsh": clidoc.Zsh, "fish": clidoc.Fish,
+	register(command{name: "completion", synopsis: "print a shell completion script: bash, zsh or fish", run: runCompletion, words: clidoc.Shells})
 }
 
 func runCompletion(_ context.Context, args []string, env Env) error {
@@ -31,7 +24,7 @@ func runCompletion(_ context.Context, args []string, env Env) error {
 	if fs.NArg() != 1 {
 		return cf.usageErr("name one shell: bash, zsh or fish")
 	}
-	write, ok := completionWriters[fs.Arg(0)]
+	write, ok := clidoc.Completion(fs.Arg(0))
 	if !ok {
 		return cf.usageErr("unknown shell %q (bash, zsh or fish)", fs.Arg(0))
 	}

@@ -84,12 +84,13 @@ func TestCompletionNewCommand(t *testing.T) {
 		return flagsFor("probe-new", usage, fs).parse(args)
 	}}
 	defer delete(commands, "probe-new")
-	for name, write := range completionWriters {
+	for _, name := range clidoc.Shells {
+		write, _ := clidoc.Completion(name)
 		s := script(t, func(w *bytes.Buffer) error { return write(w, cliCommands()) })
 		assert.Contains(t, s, "probe-new", name)
 		assert.Contains(t, s, "probe-key", name)
 	}
-	man := script(t, func(w *bytes.Buffer) error { return clidoc.Man(w, cliCommands(), exitCodesText) })
+	man := script(t, func(w *bytes.Buffer) error { return clidoc.Man(w, cliCommands(), clidoc.ExitCodes) })
 	assert.Contains(t, man, `testresults probe\-new`)
 	assert.Contains(t, man, `\-\-probe\-key`)
 	assert.Contains(t, man, "A command added later.")
@@ -279,7 +280,7 @@ func TestFishCompletion(t *testing.T) {
 // TestCompletionCommand: completion takes one shell and prints its script;
 // anything else is a usage error.
 func TestCompletionCommand(t *testing.T) {
-	for _, shell := range completionShells {
+	for _, shell := range clidoc.Shells {
 		code, stdout, stderr := callCommand(t, "completion", runCompletion, shell)
 		require.Equal(t, exitOK, code, stderr)
 		assert.Empty(t, stderr)

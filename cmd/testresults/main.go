@@ -104,10 +104,5 @@ func usage(w io.Writer) {
 	for _, c := range commands {
 		cmds = append(cmds, clidoc.Command{Name: c.name, Synopsis: c.synopsis})
 	}
-	clidoc.Usage(w, cmds, exitCodesText)
+	clidoc.Usage(w, cmds, clidoc.ExitCodes)
 }
-
-// exitCodesText is what every command's exit codes mean, for the usage and
-// the man page.
-const exitCodesText = `Exit codes: 0 ok, 1 verdict, check or export failed, 2 usage error,
-3 input rejected (limits, hostile or unreadable report).`

@@ -19,5 +19,5 @@ func runMan(_ context.Context, args []string, env Env) error {
 	if fs.NArg() != 0 {
 		return cf.usageErr("man takes no arguments")
 	}
-	return clidoc.Man(env.Stdout, cliCommands(), exitCodesText)
+	return clidoc.Man(env.Stdout, cliCommands(), clidoc.ExitCodes)
 }

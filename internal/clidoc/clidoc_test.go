@@ -34,17 +34,17 @@ func TestFlags(t *testing.T) {
 // values; the man page escapes roff's control characters and hyphens.
 func TestScripts(t *testing.T) {
 	cmds := []Command{testCommand()}
-	for name, write := range map[string]func(*bytes.Buffer) error{
-		"bash": func(b *bytes.Buffer) error { return Bash(b, cmds) },
-		"zsh":  func(b *bytes.Buffer) error { return Zsh(b, cmds) },
-		"fish": func(b *bytes.Buffer) error { return Fish(b, cmds) },
-	} {
+	for _, name := range Shells {
+		write, ok := Completion(name)
+		require.True(t, ok, name)
 		var b bytes.Buffer
-		require.NoError(t, write(&b), name)
+		require.NoError(t, write(&b, cmds), name)
 		for _, want := range []string{"x", "kind", "base gate", "turn"} {
 			assert.Contains(t, b.String(), want, name)
 		}
 	}
+	_, ok := Completion("tcsh")
+	assert.False(t, ok, "no script for another shell")
 	var b bytes.Buffer
 	require.NoError(t, Man(&b, cmds, "Exit codes: 0 ok,\n 2 usage error."))
 	man := b.String()
