@@ -2,6 +2,7 @@ package textout
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"os"
 	"path/filepath"
@@ -83,7 +84,10 @@ func TestGolden(t *testing.T) {
 				Coverage: &testrun.Coverage{Reason: "totals only beside line reports"}}
 			Summary{W: term.NewWriter(b)}.Run(RunResult{Run: r, Where: "TEST-RESULTS.json"})
 		},
-		"parsed": func(b *bytes.Buffer) { Summary{W: term.NewWriter(b)}.Parsed(failedRun()) },
+		"parsed": func(b *bytes.Buffer) {
+			Summary{W: term.NewWriter(b)}.Parsed(failedRun())
+			Summary{W: term.NewWriter(b)}.Refused(errors.New("1 of 2 reports refused"), failedRun())
+		},
 		"comparison": func(b *bytes.Buffer) {
 			Comparison(term.NewWriter(b), comparison(), failedRun())
 		},

@@ -72,17 +72,16 @@ func runDiff(_ context.Context, args []string, env Env) error {
 		return rejectedf("--base-output: %w", rerr.Err)
 	}
 	c := testrun.Compare(base, after, opts...)
-	code := exitOK
-	if !c.Available || len(c.NewFailures) > 0 {
-		code = exitFailed
-	}
 	if o.json {
 		if err := writeJSON(env.Stdout, c); err != nil {
 			return err
 		}
-		return withCode(code)
+	} else {
+		// Test ids and messages come from reports: escaped for the terminal.
+		textout.Comparison(term.NewWriter(env.Stdout), c, after)
 	}
-	// Test ids and messages come from reports: escaped for the terminal.
-	textout.Comparison(term.NewWriter(env.Stdout), c, after)
-	return withCode(code)
+	if c.Failed() {
+		return withCode(exitFailed)
+	}
+	return nil
 }

@@ -145,26 +145,25 @@ func exitFor(name string, err error, env Env) int {
 	var (
 		help *helpRequest
 		ue   *usageError
-		rej  *inputError
 		ec   *exitCode
+		rej  *inputError
 	)
 	switch {
 	case errors.As(err, &help):
 		fmt.Fprint(env.Stdout, help.usage)
 		return exitOK
 	case errors.As(err, &ue):
-		fmt.Fprintf(env.Stderr, "testresults %s: %s\n\n", name, ue.msg)
-		fmt.Fprint(env.Stderr, ue.usage)
+		fmt.Fprintf(env.Stderr, "testresults %s: %s\n\n%s", name, ue.msg, ue.usage)
 		return exitUsage
 	case errors.As(err, &ec):
 		if ec.msg != "" {
 			fmt.Fprintf(env.Stderr, "testresults %s: %s\n", name, ec.msg)
 		}
 		return ec.code
-	case errors.As(err, &rej):
-		fmt.Fprintf(env.Stderr, "testresults %s: %v\n", name, err)
-		return exitRejected
 	}
 	fmt.Fprintf(env.Stderr, "testresults %s: %v\n", name, err)
+	if errors.As(err, &rej) {
+		return exitRejected
+	}
 	return exitFailed
 }

@@ -82,12 +82,16 @@ func runParse(ctx context.Context, args []string, env Env) error {
 			}
 			return rejected(err)
 		}
-	} else {
-		if err := needExport(fs, exportFlagNames()); err != nil {
-			return cf.usageErr("%v", err)
-		}
+	} else if err := needExport(fs, exportFlagNames()); err != nil {
+		return cf.usageErr("%v", err)
 	}
-	run, rerr := report.ReadRun(fs.Args(), o.readOptions(env, expected)...)
+	// Redacted with the environment's secrets; the builder decides by every
+	// id the reports mention, before it caps the cases it keeps.
+	ropts := []report.Option{report.WithWorkDir(o.workDir), report.WithRunOptions(testrun.WithRedactor(testrun.NewRedactor(env.Environ())))}
+	if expected != nil {
+		ropts = append(ropts, report.WithRunOptions(testrun.WithExpectedIDs(expected)))
+	}
+	run, rerr := report.ReadRun(fs.Args(), ropts...)
 	o.d.Describe(run)
 	if err := writeJSON(env.Stdout, run); err != nil {
 		return rejected(err)
@@ -95,19 +99,14 @@ func runParse(ctx context.Context, args []string, env Env) error {
 	if err := o.store.record(ctx, env, run); err != nil {
 		return rejectedf("record: %v", err)
 	}
+	sum := textout.Summary{W: env.Stderr, Color: useColor(env)}
 	if !o.quiet {
-		textout.Summary{W: env.Stderr, Color: useColor(env)}.Parsed(run)
+		sum.Parsed(run)
 	}
 	code := exitOK
 	if rerr != nil {
-		// The reason, then each refused report: printed here, before
-		// the export, in the order people read them.
-		fmt.Fprintf(env.Stderr, "testresults parse: %v\n", rerr)
-		for _, r := range run.Reports {
-			if r.Error != "" {
-				fmt.Fprintf(env.Stderr, "  %s: %s\n", r.Path, r.Error)
-			}
-		}
+		// Printed here, before the export.
+		sum.Refused(rerr, run)
 		code = exitRejected
 	}
 	if plan != nil {
@@ -155,22 +154,6 @@ func (o *parseOptions) check(cf *cmdFlags) error {
 	}
 	o.d.Status = testrun.Status(o.status)
 	return nil
-}
-
-// readOptions are how the reports are read: redacted with the
-// environment's secrets, coverage paths relative to --work-dir, checked
-// against the expected tests.
-func (o *parseOptions) readOptions(env Env, expected []string) []report.Option {
-	ropts := []report.Option{report.WithRunOptions(testrun.WithRedactor(testrun.NewRedactor(env.Environ())))}
-	if o.workDir != "" {
-		ropts = append(ropts, report.WithWorkDir(o.workDir))
-	}
-	if expected != nil {
-		// The builder decides by every id the reports mention, before it
-		// caps the cases it keeps.
-		ropts = append(ropts, report.WithRunOptions(testrun.WithExpectedIDs(expected)))
-	}
-	return ropts
 }
 
 // exportFlagNames lists the flags that addExportFlags registers.

@@ -46,13 +46,12 @@ func runPrune(ctx context.Context, args []string, env Env) error {
 	if fs.NArg() > 0 {
 		return usageErr("unexpected arguments %q", fs.Args())
 	}
-	now := time.Now()
-	if o.now != "" {
-		t, err := time.Parse(time.RFC3339Nano, o.now)
-		if err != nil {
-			return usageErr("--now %q is not an RFC 3339 time", o.now)
-		}
-		now = t
+	now, err := timeFlag(cf, "now", o.now)
+	if err != nil {
+		return err
+	}
+	if now.IsZero() {
+		now = time.Now()
 	}
 	dir := o.dir
 	if dir == "" {
