@@ -45,4 +45,14 @@
 // read and write goes to that folder: one the check replaced by a link to
 // another folder (or by another folder) is neither read nor written, and
 // the run says so (ReasonReplaced).
+//
+// # A job
+//
+// Job is what `testresults run` does around Run: the first run, its
+// comparison with a base, TEST-RESULTS.json, and after a failure the flaky
+// rerun, the rerun budget or quarantine, with the job's exit code
+// (ExitTimedOut, ExitInternal or the check's own). The store comes in as
+// a FlakyList of lookups, as it stood when the job started; what the job
+// says for people comes out through its callbacks and writer, and the
+// caller records and exports the runs it returns.
 package check

@@ -2,8 +2,11 @@ package check
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/hangar-dev/testresults/testrun"
 )
@@ -131,4 +134,58 @@ func passed(r *Result, want []string) bool {
 		}
 	}
 	return true
+}
+
+// rerunBudget runs the rerun budget after a failed first run, each rerun's
+// TEST-RESULTS.json naming the first run, and records the first run and
+// the reruns on the flaky list; nil when the first run did not fail.
+func (r *jobRun) rerunBudget(ctx context.Context, argv []string, first *Result) *BudgetResult {
+	if !failed(first) {
+		return nil
+	}
+	b := RerunBudget{Budget: r.RerunBudget, Dir: r.dir, Options: func(n int) []Option {
+		suffix := "-rerun-" + strconv.Itoa(n)
+		return append(r.options(), WithRunID(RerunID(r.runID, suffix)), WithReportDir(first.Dir+suffix))
+	}}
+	r.listen(true)
+	got := b.Run(context.WithoutCancel(ctx), argv, first)
+	r.listen(false)
+	runs := []*testrun.Run{first.Run}
+	for _, rr := range got.Reruns {
+		if _, err := rr.WriteTestResults(testrun.TestResults{Run: rr.Run, RerunOf: first.Link(nil)}); err != nil {
+			r.fail(fmt.Errorf("rerun: %w", err))
+		}
+		runs = append(runs, rr.Run)
+		_ = rr.Close() // its TEST-RESULTS.json is written above
+	}
+	if !r.Quiet {
+		got.WriteText(r.text(), r.RerunBudget)
+	}
+	r.recordFlips(context.WithoutCancel(ctx), runs)
+	return got
+}
+
+// recordFlips records runs on the flaky list: the same-tree flips among
+// them become entries that count for later jobs. A run the guard takes
+// for a broken environment adds no flip (testrun.MassFailure), and the job
+// says so.
+func (r *jobRun) recordFlips(ctx context.Context, runs []*testrun.Run) {
+	if r.list == nil || r.list.Record == nil {
+		return
+	}
+	for _, run := range runs {
+		if n := testrun.MassFailureNote(run); n != "" {
+			r.say("  %s\n", r.escape(n))
+		}
+		ids, err := r.list.Record(ctx, run)
+		switch {
+		case errors.Is(err, testrun.ErrNotRecordable):
+			r.fail(fmt.Errorf("flaky list: %w", err))
+		case err != nil:
+			r.fail(fmt.Errorf("flaky list: %w", err))
+			return
+		case len(ids) > 0:
+			r.say("  on the flaky list from run %s: %s\n", run.ID, strings.Join(ids, ", "))
+		}
+	}
 }
