@@ -7,6 +7,14 @@ import (
 	"github.com/hangar-dev/testresults/testrun"
 )
 
+// feedBytesPerCase is about the fewest bytes a JUnit report takes per
+// test case it holds with a time and a little output (a bare
+// <testcase classname=... name=... time=.../> line takes about 100): a
+// report's size over it (at most the report's case limit) sizes the
+// builder's index of ids, which then takes at most an eighth of the
+// report's size; a report of bare cases grows it as before.
+const feedBytesPerCase = 256
+
 // ReadRun finds the reports in paths (see Find), reads each (see Parse)
 // within the per-report and per-run limits, and builds the run they
 // describe. Only the result fields of the run are set (counts, cases,
@@ -65,7 +73,7 @@ func ReadRun(paths []string, opts ...Option) (*testrun.Run, error) {
 		// A JUnit report's executions go to the builder as the parser
 		// reads them, to be merged on the second core while the parser
 		// goes on (see testrun.Feed); none is gathered in a slice.
-		cfg.feed = b.Feed()
+		cfg.feed = b.FeedSized(int(min(e.Size/feedBytesPerCase, cfg.limits.MaxCases)))
 		res, err := parseFile(e.Path, &cfg)
 		if !res.Info.Skipped {
 			reports++

@@ -23,6 +23,16 @@ func (b *Builder) Feed() *Feed {
 	return &Feed{b: b, stage: &Builder{cfg: b.cfg}}
 }
 
+// FeedSized is Feed for a report expected to hold about n distinct test
+// ids: the index of its ids is made that size at once, rather than grown
+// (and each id hashed again) as they come. n only sizes the builder; a
+// report may hold more or fewer.
+func (b *Builder) FeedSized(n int) *Feed {
+	f := b.Feed()
+	f.stage.reserve(max(n, 0))
+	return f
+}
+
 // Add merges the next executions of the report, in order, on the calling
 // goroutine. The Execution execs passes may be reused once yield returns.
 func (f *Feed) Add(execs iter.Seq[*Execution]) {

@@ -176,3 +176,32 @@ func TestFeedEmptyReport(t *testing.T) {
 	assert.True(t, r.Complete, "%v", r.IncompleteReasons)
 	assert.Equal(t, &Counts{}, r.Counts)
 }
+
+// TestFeedSizedMatchesFeed checks that the size a report is expected to
+// have only sizes the builder: below, at and above the ids the report
+// holds, the run is the one Feed builds.
+func TestFeedSizedMatchesFeed(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 3))
+	reps := genFeedRun(rng)
+	build := func(feed func(*Builder) *Feed) *Run {
+		b := NewBuilder()
+		for _, r := range reps {
+			f := feed(b)
+			f.Add(func(yield func(*Execution) bool) {
+				for i := range r.execs {
+					if !yield(&r.execs[i]) {
+						return
+					}
+				}
+			})
+			f.End(r.info, nil)
+		}
+		return b.Build()
+	}
+	want := build((*Builder).Feed)
+	require.NotEmpty(t, want.Cases)
+	for _, n := range []int{-1, 0, 1, 100, 3000, 1 << 16} {
+		got := build(func(b *Builder) *Feed { return b.FeedSized(n) })
+		require.Equal(t, want, got, "n=%d", n)
+	}
+}
