@@ -355,3 +355,39 @@ func TestJobQuarantine(t *testing.T) {
 	assert.Nil(t, res.Quarantined)
 	assert.Equal(t, []string{"quarantine: the store could not be read"}, rec.errs)
 }
+
+// TestJobRerunFlakyBase: with a base, the flaky list is asked about the
+// new failures only (a failure the base shared is no reason to rerun), and
+// the rerun is compared with the base too.
+func TestJobRerunFlakyBase(t *testing.T) {
+	base := func(bad testrun.Outcome) *testrun.Run {
+		return &testrun.Run{ID: "base", Status: testrun.StatusFailure, Complete: true,
+			Cases:  map[string]testrun.Outcome{"c::ok": testrun.OutcomePassed, "c::bad": bad},
+			Counts: &testrun.Counts{Total: 2, Passed: 1, Failed: 1}}
+	}
+	j, rec := flipJob(t, 1)
+	j.RerunFlaky, j.Base = true, base(testrun.OutcomeFailed)
+	withList(j, rec, &FlakyList{}, "c::bad")
+	res, err := j.Run(context.Background(), []string{"sh", "-c", flipScript})
+	require.NoError(t, err)
+	assert.Nil(t, res.Rerun)
+	assert.Equal(t, 1, res.Code)
+	assert.Empty(t, rec.starts, "no new failure: the list is not asked")
+	assert.Equal(t, "  no rerun: NO NEW FAILURE (THE BASE FAILED THE SAME WAY)\n", rec.text.String())
+
+	j, rec = flipJob(t, 1)
+	b := base(testrun.OutcomePassed)
+	b.Status, b.Counts = testrun.StatusSuccess, &testrun.Counts{Total: 2, Passed: 2}
+	j.RerunFlaky, j.Base = true, b
+	withList(j, rec, &FlakyList{}, "c::bad")
+	res, err = j.Run(context.Background(), []string{"sh", "-c", flipScript})
+	require.NoError(t, err)
+	require.NotNil(t, res.Rerun)
+	assert.Equal(t, 0, res.Code)
+	rerun := readTestResults(t, res.Rerun.Dir)
+	require.NotNil(t, rerun.Comparison, "the rerun is compared with the base too")
+	assert.Equal(t, "base", rerun.Comparison.BaseID)
+	first := readTestResults(t, res.First.Dir)
+	require.NotNil(t, first.Comparison, "the first run's rewrite keeps its comparison")
+	assert.Len(t, first.Comparison.NewFailures, 1)
+}
