@@ -122,7 +122,7 @@ func runParse(ctx context.Context, args []string, env Env) error {
 }
 
 // check checks the flags and completes o.d: the times, the exit code when
-// given and the status.
+// given and the status (testrun.Description.Check).
 func (o *parseOptions) check(cf *cmdFlags) error {
 	fs, usageErr := cf.fs, cf.usageErr
 	if fs.NArg() == 0 {
@@ -131,13 +131,8 @@ func (o *parseOptions) check(cf *cmdFlags) error {
 	if err := checkKindFlags(cf, string(o.d.Kind), o.d.Grade); err != nil {
 		return err
 	}
-	switch {
-	case o.d.Commit != "" && !attest.IsCommitSHA(o.d.Commit):
+	if o.d.Commit != "" && !attest.IsCommitSHA(o.d.Commit) {
 		return usageErr("--commit %q is not a hex commit SHA", o.d.Commit)
-	case fs.Changed("exit-code") && testrun.CheckExitCode(o.exitCode) != nil:
-		return usageErr("--exit-code %d is not between 0 and %d", o.exitCode, testrun.MaxExitCode)
-	case o.status != "" && !testrun.Status(o.status).Valid():
-		return usageErr("unknown --status %q (want success, failure, timed_out or aborted)", o.status)
 	}
 	var err error
 	if o.d.StartedAt, err = timeFlag(cf, "started-at", o.started); err != nil {
@@ -146,13 +141,13 @@ func (o *parseOptions) check(cf *cmdFlags) error {
 	if o.d.EndedAt, err = timeFlag(cf, "ended-at", o.ended); err != nil {
 		return err
 	}
-	if !o.d.StartedAt.IsZero() && !o.d.EndedAt.IsZero() && o.d.EndedAt.Before(o.d.StartedAt) {
-		return usageErr("--ended-at is before --started-at")
-	}
 	if fs.Changed("exit-code") {
 		o.d.ExitCode = &o.exitCode
 	}
 	o.d.Status = testrun.Status(o.status)
+	if err = o.d.Check(); err != nil {
+		return usageErr("%v", err)
+	}
 	return nil
 }
 

@@ -76,10 +76,6 @@ func runVerdict(ctx context.Context, args []string, env Env) error {
 	if err != nil {
 		return rejected(err)
 	}
-	return reportVerdict(ctx, env, o, plan, parent, patch, opts)
-}
-
-func reportVerdict(ctx context.Context, env Env, o *verdictOptions, plan *exportPlan, parent, patch []*testrun.Run, opts []testrun.VerdictOption) error {
 	p, err := testrun.PairedVerdict(parent, patch, opts...)
 	if err != nil {
 		return rejected(err)
