@@ -48,7 +48,7 @@ func CaseIDs(runs ...*testrun.Run) []string {
 		if r == nil {
 			continue
 		}
-		for _, c := range caseList(r) {
+		for _, c := range caseList(r, false) {
 			if !seen[c.id] {
 				seen[c.id] = true
 				ids = append(ids, c.id)
@@ -94,7 +94,7 @@ func planRuns(runs []*testrun.Run, cfg config, now time.Time) ([]runPlan, error)
 		if err := validate(r); err != nil {
 			return nil, err
 		}
-		cases := caseList(r)
+		cases := caseList(r, true)
 		for j := range cases {
 			if m := cases[j].message; m != "" {
 				// Redacted and clipped again (a run file may come from
@@ -135,6 +135,26 @@ func validate(r *testrun.Run) error {
 	return nil
 }
 
+// otherFailing bounds how many failing ids r's cases hold beyond those
+// listed (its failures, each failing), -1 when unknown: unless r is
+// validated. A valid run's cases hold no more failing ids than failed +
+// errors, so the bound is that less the listed ids that are failing cases.
+func otherFailing(r *testrun.Run, validated bool, listed map[string]bool) int {
+	switch {
+	case !validated:
+		return -1
+	case r.Counts == nil:
+		return 0 // and so no cases
+	}
+	n := r.Counts.Failed + r.Counts.Errors
+	for id := range listed {
+		if r.Cases[id].Failing() {
+			n--
+		}
+	}
+	return min(n, len(r.Cases))
+}
+
 // runTimes resolves a run's span interval. The end is EndedAt, else
 // StartedAt, else now; the start is StartedAt, else the end (an unknown
 // start adds no duration), and never after the end.
@@ -156,8 +176,12 @@ func runTimes(r *testrun.Run, now time.Time) (start, end time.Time) {
 
 // caseList orders the tests of a run that get a test.case event: the
 // failures in Failures order first, then the other failing ids of Cases
-// sorted, then the flaky ids that passed, sorted.
-func caseList(r *testrun.Run) []caseRef {
+// sorted, then the flaky ids that passed, sorted. validated says r passed
+// testrun.Run.Validate: its cases then hold no more failing ids than
+// failed + errors, so that when its failures already name that many
+// failing cases, Cases is not walked for others (a run whose failures
+// were not capped, a run without failures).
+func caseList(r *testrun.Run, validated bool) []caseRef {
 	var flaky map[string]bool
 	if len(r.Flaky) > 0 {
 		flaky = make(map[string]bool, len(r.Flaky))
@@ -174,10 +198,13 @@ func caseList(r *testrun.Run) []caseRef {
 		listed[f.ID] = true
 		cases = append(cases, caseRef{id: f.ID, outcome: f.Outcome, flaky: f.Flaky || flaky[f.ID], message: f.Message, file: f.File, line: f.Line})
 	}
-	failing := make([]string, 0, max(0, len(r.Cases)-len(listed)))
-	for id, o := range r.Cases {
-		if o.Failing() && !listed[id] {
-			failing = append(failing, id)
+	var failing []string
+	if others := otherFailing(r, validated, listed); others != 0 {
+		failing = make([]string, 0, max(0, others))
+		for id, o := range r.Cases {
+			if o.Failing() && !listed[id] {
+				failing = append(failing, id)
+			}
 		}
 	}
 	slices.Sort(failing)

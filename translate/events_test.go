@@ -276,6 +276,50 @@ func TestCaseEvents(t *testing.T) {
 	}
 }
 
+// TestCaseEventsOtherFailing: the failing cases that failures do not name
+// get their events whether failures name every failing case (none are
+// left), name ids that cases do not hold (which leave room for others), or
+// are capped, and the same ids are what CaseIDs lists.
+func TestCaseEventsOtherFailing(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		counts   testrun.Counts
+		failures []string
+		cases    map[string]testrun.Outcome
+		want     []string
+	}{
+		{"all named", testrun.Counts{Total: 3, Passed: 1, Failed: 2}, []string{"b", "a"},
+			map[string]testrun.Outcome{"a": testrun.OutcomeFailed, "b": testrun.OutcomeFailed, "c": testrun.OutcomePassed}, []string{"b", "a"}},
+		{"a named id not in cases", testrun.Counts{Total: 2, Passed: 1, Failed: 1}, []string{"x"},
+			map[string]testrun.Outcome{"b": testrun.OutcomeFailed, "c": testrun.OutcomePassed}, []string{"x", "b"}},
+		{"capped", testrun.Counts{Total: 4, Passed: 1, Failed: 2, Errors: 1}, []string{"d"},
+			map[string]testrun.Outcome{"d": testrun.OutcomeFailed, "c": testrun.OutcomeError, "a": testrun.OutcomeFailed, "b": testrun.OutcomePassed}, []string{"d", "a", "c"}},
+		{"none failing", testrun.Counts{Total: 1, Passed: 1}, nil,
+			map[string]testrun.Outcome{"a": testrun.OutcomePassed}, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c := tt.counts
+			run := &testrun.Run{ID: "r", Kind: testrun.KindAfterTurn, Complete: true, Counts: &c, Cases: tt.cases}
+			for _, id := range tt.failures {
+				run.Failures = append(run.Failures, testrun.Failure{ID: id, Outcome: testrun.OutcomeFailed})
+			}
+			require.NoError(t, run.Validate())
+			evs, err := translate.RunEvents(run, translate.WithClock(fixedClock))
+			require.NoError(t, err)
+			if tt.want == nil {
+				assert.Empty(t, caseNames(t, evs))
+			} else {
+				assert.Equal(t, tt.want, caseNames(t, evs))
+			}
+			if tt.want == nil {
+				assert.Empty(t, translate.CaseIDs(run))
+			} else {
+				assert.Equal(t, tt.want, translate.CaseIDs(run))
+			}
+		})
+	}
+}
+
 func TestMessage(t *testing.T) {
 	long := strings.Repeat("é", 600)
 	tests := []struct {
