@@ -33,32 +33,35 @@ func ExcuseByEntries(after, base *Run, jobStart time.Time, lookup func(ids []str
 }
 
 // ScoreEntries gives each entry its test's flakiness score in its
-// repository, asking score once a repository with that repository's test
-// ids, each once, in the order of entries. The score of an entry score did
-// not answer for is nil.
-func ScoreEntries(entries []FlakyEntry, score func(repo string, ids []string) (map[string]Flakiness, error)) ([]*Flakiness, error) {
-	var repos []string
-	ids, seen := map[string][]string{}, map[[2]string]bool{}
+// repository and environment, asking score once a (repository,
+// environment) pair, in the order of entries, with that pair's test ids,
+// each once: a test flaky on one environment is not scored by another's
+// runs. The score of an entry score did not answer for is nil.
+func ScoreEntries(entries []FlakyEntry, score func(repo, env string, ids []string) (map[string]Flakiness, error)) ([]*Flakiness, error) {
+	type where struct{ repo, env string }
+	var order []where
+	ids, seen := map[where][]string{}, map[[3]string]bool{}
 	for _, e := range entries {
-		if k := [2]string{e.Repository, e.TestID}; !seen[k] {
+		w := where{e.Repository, e.Environment}
+		if k := [3]string{w.repo, w.env, e.TestID}; !seen[k] {
 			seen[k] = true
-			if ids[e.Repository] == nil {
-				repos = append(repos, e.Repository)
+			if ids[w] == nil {
+				order = append(order, w)
 			}
-			ids[e.Repository] = append(ids[e.Repository], e.TestID)
+			ids[w] = append(ids[w], e.TestID)
 		}
 	}
-	scores := map[string]map[string]Flakiness{}
-	for _, repo := range repos {
-		s, err := score(repo, ids[repo])
+	scores := map[where]map[string]Flakiness{}
+	for _, w := range order {
+		s, err := score(w.repo, w.env, ids[w])
 		if err != nil {
 			return nil, err
 		}
-		scores[repo] = s
+		scores[w] = s
 	}
 	out := make([]*Flakiness, len(entries))
 	for i, e := range entries {
-		if f, ok := scores[e.Repository][e.TestID]; ok {
+		if f, ok := scores[where{e.Repository, e.Environment}][e.TestID]; ok {
 			out[i] = &f
 		}
 	}

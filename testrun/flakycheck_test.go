@@ -55,35 +55,42 @@ func TestExcuseByEntries(t *testing.T) {
 	require.ErrorIs(t, err, boom)
 }
 
-// TestScoreEntries: one question a repository, each test once, and an
-// entry the answer leaves out has no score.
+// TestScoreEntries: one question a repository and environment, each test
+// once, in the order of the entries; the same test in two environments is
+// scored by each one's answer; an entry the answer leaves out has no score.
 func TestScoreEntries(t *testing.T) {
 	entries := []FlakyEntry{
 		{Repository: "r1", Environment: "linux", TestID: "a"},
-		{Repository: "r2", TestID: "a"},
+		{Repository: "r2", Environment: "linux", TestID: "a"},
 		{Repository: "r1", Environment: "mac", TestID: "a"},
-		{Repository: "r1", TestID: "b"},
+		{Repository: "r1", Environment: "linux", TestID: "b"},
+		{Repository: "r1", Environment: "linux", TestID: "a"},
 	}
 	var calls []string
 	asked := map[string][]string{}
-	scores, err := ScoreEntries(entries, func(repo string, ids []string) (map[string]Flakiness, error) {
-		calls = append(calls, repo)
-		asked[repo] = ids
-		if repo == "r2" {
+	scores, err := ScoreEntries(entries, func(repo, env string, ids []string) (map[string]Flakiness, error) {
+		calls = append(calls, repo+"/"+env)
+		asked[repo+"/"+env] = ids
+		switch repo + "/" + env {
+		case "r2/linux":
 			return map[string]Flakiness{}, nil
+		case "r1/mac":
+			return map[string]Flakiness{"a": {FailureRate: 0.75}}, nil
 		}
 		return map[string]Flakiness{"a": {FailureRate: 0.25}, "b": {FailureRate: 0.5}}, nil
 	})
 	require.NoError(t, err)
-	assert.Equal(t, []string{"r1", "r2"}, calls)
-	assert.Equal(t, []string{"a", "b"}, asked["r1"], "a test in two environments is asked once")
-	require.Len(t, scores, 4)
+	assert.Equal(t, []string{"r1/linux", "r2/linux", "r1/mac"}, calls)
+	assert.Equal(t, []string{"a", "b"}, asked["r1/linux"], "a test listed twice is asked once")
+	assert.Equal(t, []string{"a"}, asked["r1/mac"])
+	require.Len(t, scores, 5)
 	assert.InDelta(t, 0.25, scores[0].FailureRate, 0)
 	assert.Nil(t, scores[1], "r2 had no score for a")
-	assert.InDelta(t, 0.25, scores[2].FailureRate, 0)
+	assert.InDelta(t, 0.75, scores[2].FailureRate, 0, "mac's score, not linux's")
 	assert.InDelta(t, 0.5, scores[3].FailureRate, 0)
+	assert.InDelta(t, 0.25, scores[4].FailureRate, 0)
 
 	boom := errors.New("boom")
-	_, err = ScoreEntries(entries, func(string, []string) (map[string]Flakiness, error) { return nil, boom })
+	_, err = ScoreEntries(entries, func(string, string, []string) (map[string]Flakiness, error) { return nil, boom })
 	require.ErrorIs(t, err, boom)
 }

@@ -10,16 +10,9 @@ import (
 	"github.com/hangar-dev/testresults/testrun"
 )
 
-// FlakyRecord is what `flaky record` did with one run: whether it was
-// recorded (and why not), how many outcomes it observed and the tests it
-// showed flaky. It is also the command's JSON line.
-type FlakyRecord struct {
-	Run      string                        `json:"run"`
-	Recorded bool                          `json:"recorded"`
-	Reason   string                        `json:"reason,omitempty"`
-	Observed int                           `json:"observed"`
-	Flaky    map[string][]testrun.FlakyHow `json:"flaky"`
-}
+// FlakyRecord is what `flaky record` did with one run
+// (testrun.FlakyRecord), the command's JSON line.
+type FlakyRecord = testrun.FlakyRecord
 
 // FlakyRecords writes one line a run.
 func FlakyRecords(w io.Writer, lines []FlakyRecord) {

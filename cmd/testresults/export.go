@@ -44,11 +44,11 @@ func runExport(ctx context.Context, args []string, env Env) error {
 }
 
 // scores returns the flakiness scores of the tests the runs' test.case
-// events name (translate.CaseIDs), from the stored history of the
-// repository, --repo, else the one the store recorded the runs under
-// (testrun.CommonRepository), in the runs' own environment (runsWhere).
-// Without --repo, --store or $HANGAR_STORE no store is read: the scores
-// inform, and no export opens a store nobody named.
+// events name (translate.CaseIDs) from the stored history of --repo, else
+// the repository the store recorded the runs under, in the runs' own
+// environment (store.RunScores). Without --repo, --store or $HANGAR_STORE
+// no store is read: the scores inform, and no export opens a store nobody
+// named.
 func (o *exportOptions) scores(ctx context.Context, env Env, runs []*testrun.Run) (map[string]testrun.Flakiness, error) {
 	if o.repo == "" && o.store.loc == "" && env.Getenv("HANGAR_STORE") == "" {
 		return nil, nil
@@ -62,52 +62,7 @@ func (o *exportOptions) scores(ctx context.Context, env Env, runs []*testrun.Run
 		return nil, err
 	}
 	defer st.Close()
-	repo, envName, err := runsWhere(runs, func(id string) (store.StoredRun, bool, error) {
-		sr, _, err := st.RunPage(ctx, id, 0, 1)
-		if errors.Is(err, store.ErrNotFound) {
-			return sr, false, nil
-		}
-		return sr, err == nil, err
-	})
-	if o.repo != "" {
-		repo = o.repo
-	}
-	if err != nil || repo == "" || envName == "" {
-		return nil, err
-	}
-	return store.Scores(ctx, st, repo, envName, translate.CaseIDs(runs...))
-}
-
-// runsWhere is the one repository the store recorded runs under
-// (testrun.CommonRepository's rule: "" when none has one or they name
-// two) and their one environment: that of the stored runs, the default
-// one when none is stored, "" when they name two (no one history then
-// scores them). storedAs answers for each run by its id (found false when
-// it is not stored).
-func runsWhere(runs []*testrun.Run, storedAs func(id string) (sr store.StoredRun, found bool, err error)) (repo, env string, err error) {
-	found := map[string]store.StoredRun{}
-	for _, r := range runs {
-		sr, ok, err := storedAs(r.ID)
-		if err != nil {
-			return "", "", err
-		}
-		if ok {
-			found[r.ID] = sr
-		}
-	}
-	repo, _ = testrun.CommonRepository(runs, func(id string) (string, error) { return found[id].Repo, nil })
-	for _, sr := range found {
-		switch e := store.EnvironmentOr(sr.Environment); {
-		case env == "":
-			env = e
-		case env != e:
-			return repo, "", nil
-		}
-	}
-	if env == "" {
-		env = store.DefaultEnvironment
-	}
-	return repo, env, nil
+	return store.RunScores(ctx, st, o.repo, "", runs, translate.CaseIDs(runs...))
 }
 
 // printSummary prints the summary line on stderr, its "exported" in green

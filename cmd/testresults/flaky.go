@@ -2,14 +2,13 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"github.com/hangar-dev/testresults/internal/clidoc"
 	"io"
 	"time"
 
 	"github.com/spf13/pflag"
 
+	"github.com/hangar-dev/testresults/internal/clidoc"
 	"github.com/hangar-dev/testresults/internal/term"
 	"github.com/hangar-dev/testresults/store"
 	"github.com/hangar-dev/testresults/testrun"
@@ -157,48 +156,12 @@ func flakyList(ctx context.Context, c flakyCall) error {
 	if c.o.rec.fs.Changed("env") {
 		f.Environment = c.o.env
 	}
-	entries, err := c.st.List(ctx, f)
-	if err != nil {
-		return c.fail(err)
-	}
-	scores, err := scoreEntries(ctx, c.st, entries)
+	entries, scores, err := store.ListScored(ctx, c.st, f)
 	if err != nil {
 		return c.fail(err)
 	}
 	scored := textout.FlakyListEntries(entries, scores)
 	return c.out(scored, func(w io.Writer) { textout.FlakyList(w, scored) })
-}
-
-// scoreEntries gives each entry its test's flakiness score from the
-// history of its own repository and environment (store.Scores), so that a
-// test flaky on one environment is not scored by another's runs.
-func scoreEntries(ctx context.Context, st store.Store, entries []testrun.FlakyEntry) ([]*testrun.Flakiness, error) {
-	var envs []string
-	byEnv := map[string][]int{}
-	for i, e := range entries {
-		if byEnv[e.Environment] == nil {
-			envs = append(envs, e.Environment)
-		}
-		byEnv[e.Environment] = append(byEnv[e.Environment], i)
-	}
-	out := make([]*testrun.Flakiness, len(entries))
-	for _, env := range envs {
-		idx := byEnv[env]
-		part := make([]testrun.FlakyEntry, len(idx))
-		for j, i := range idx {
-			part[j] = entries[i]
-		}
-		scores, err := testrun.ScoreEntries(part, func(repo string, ids []string) (map[string]testrun.Flakiness, error) {
-			return store.Scores(ctx, st, repo, env, ids)
-		})
-		if err != nil {
-			return nil, err
-		}
-		for j, i := range idx {
-			out[i] = scores[j]
-		}
-	}
-	return out, nil
 }
 
 func flakyPrune(ctx context.Context, c flakyCall) error {
@@ -221,17 +184,9 @@ func flakyRecord(ctx context.Context, c flakyCall) error {
 	if err := c.o.rec.record(ctx, c.env, c.runs...); err != nil {
 		return c.fail(err)
 	}
-	lines := []textout.FlakyRecord{}
-	for _, r := range c.runs {
-		got, err := c.st.Record(ctx, c.o.repo, c.o.env, r)
-		switch {
-		case errors.Is(err, testrun.ErrNotRecordable):
-			lines = append(lines, textout.FlakyRecord{Run: r.ID, Reason: err.Error(), Flaky: map[string][]testrun.FlakyHow{}})
-			continue
-		case err != nil:
-			return c.fail(err)
-		}
-		lines = append(lines, textout.FlakyRecord{Run: r.ID, Recorded: true, Observed: got.Observed, Flaky: got.Flaky})
+	lines, err := store.RecordFlaky(ctx, c.st, c.o.repo, c.o.env, c.runs...)
+	if err != nil {
+		return c.fail(err)
 	}
 	return c.out(lines, func(w io.Writer) { textout.FlakyRecords(w, lines) })
 }

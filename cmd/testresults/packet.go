@@ -93,10 +93,10 @@ func runPacket(ctx context.Context, args []string, env Env) error {
 }
 
 // fromStore reads which of the run's flaky ids the list held when the
-// job started (onFlakyList, as run marks them), how many tests are on the
-// list now, and the flakiness scores of the run's failing tests from the
-// history of the same repository and environment (store.Scores), which
-// inform and excuse nothing.
+// job started (store.ExcusedIDs, as run marks them), how many tests are
+// on the list now, and the flakiness scores of the run's failing tests
+// from the history of the same repository and environment
+// (store.RunScores), which inform and excuse nothing.
 func (o *packetOptions) fromStore(ctx context.Context, loc string, after *testrun.Run, jobStart time.Time) ([]string, int, map[string]testrun.Flakiness, error) {
 	st, err := o.store.open(ctx, loc)
 	if err != nil {
@@ -107,10 +107,10 @@ func (o *packetOptions) fromStore(ctx context.Context, loc string, after *testru
 	if err != nil {
 		return nil, 0, nil, err
 	}
-	marks, err := onFlakyList(ctx, st, o.repo, o.env, after.Flaky, jobStart)
+	marks, err := store.ExcusedIDs(ctx, st, o.repo, o.env, after.Flaky, jobStart)
 	if err != nil {
 		return nil, 0, nil, err
 	}
-	scores, err := store.Scores(ctx, st, o.repo, o.env, translate.CaseIDs(after))
+	scores, err := store.RunScores(ctx, st, o.repo, o.env, []*testrun.Run{after}, translate.CaseIDs(after))
 	return marks, len(entries), scores, err
 }

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"time"
 
 	"github.com/spf13/pflag"
 
@@ -134,33 +132,9 @@ func (o *storeOptions) record(ctx context.Context, env Env, runs ...*testrun.Run
 	if f := o.fs.Lookup("repo"); repo == "" && f != nil {
 		repo = f.Value.String()
 	}
-	envName := store.DefaultEnvironment
+	var envName string
 	if f := o.fs.Lookup("env"); f != nil {
 		envName = f.Value.String()
 	}
-	for _, r := range runs {
-		if _, err := st.RecordRun(ctx, store.StoredRun{
-			Run: r, Repo: repo, Environment: envName, JobID: o.jobID, SessionRef: o.sessionRef, Turn: turn,
-		}); err != nil {
-			return fmt.Errorf("record %s: %w", r.ID, err)
-		}
-	}
-	return nil
-}
-
-// onFlakyList returns, of ids, those the flaky list of repo and env
-// excused for a job that started at jobStart (store.Excused: only entries
-// on the list before then count), for the flaky marks of a comparison.
-func onFlakyList(ctx context.Context, st store.Store, repo, env string, ids []string, jobStart time.Time) ([]string, error) {
-	on, err := store.Excused(ctx, st, repo, env, ids, jobStart)
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, id := range ids {
-		if on[id] {
-			out = append(out, id)
-		}
-	}
-	return out, nil
+	return store.RecordRuns(ctx, st, store.StoredRun{Repo: repo, Environment: envName, JobID: o.jobID, SessionRef: o.sessionRef, Turn: turn}, runs...)
 }

@@ -201,7 +201,7 @@ func (o *runOptions) openList(ctx context.Context) (*check.FlakyList, error) {
 	st, repo, env := o.st, o.repo, o.envName
 	l := &check.FlakyList{Environment: env,
 		OnList: func(ctx context.Context, ids []string, start time.Time) ([]string, error) {
-			return onFlakyList(ctx, st, repo, env, ids, start)
+			return store.ExcusedIDs(ctx, st, repo, env, ids, start)
 		},
 		Excused: func(ctx context.Context, ids []string, start time.Time) (map[string]bool, error) {
 			return store.Excused(ctx, st, repo, env, ids, start)
