@@ -113,18 +113,17 @@ func (s *sqlStore) excused(ctx context.Context, repo, env string, ids []string, 
 		FROM flaky_entries f
 		WHERE repository = ? AND environment = ? AND first_seen < ? AND last_seen >= ?
 			AND test_id ` + in)
-	args := []any{clearFrom, clearBefore, repo, env, firstBefore, lastFrom, list}
 	if s.d.name == "postgres" {
 		// The ids as one array literal in the text format: pgx sends a
 		// string as it is, where a []string costs an allocation per id.
-		args[len(args)-1] = textArray(ids)
+		args := []any{clearFrom, clearBefore, repo, env, firstBefore, lastFrom, textArray(ids)}
 		return s.excusedPgx(ctx, query, args, ids, w, out)
 	}
 	st, err := s.prepare(ctx, query)
 	if err != nil {
 		return err
 	}
-	rows, err := st.QueryContext(ctx, args...)
+	rows, err := st.QueryContext(ctx, clearFrom, clearBefore, repo, env, firstBefore, lastFrom, list)
 	if err != nil {
 		return err
 	}
