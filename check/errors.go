@@ -17,3 +17,11 @@ var (
 // was made (by the check: a link to another folder, another folder of the
 // same name); nothing is written where its path now leads.
 var ErrReplaced = errors.New("check: the report folder was replaced")
+
+// IsUsage reports whether err is a mistake in how the check was asked for
+// (an unknown HANGAR_TEST_REPORTS value, a report folder that cannot be
+// used) rather than a failure of the check: ErrMode or ErrReportDir. A
+// command exits 2 (usage) for it.
+func IsUsage(err error) bool {
+	return errors.Is(err, ErrMode) || errors.Is(err, ErrReportDir)
+}

@@ -268,7 +268,7 @@ func (r *jobRun) openList(ctx context.Context) {
 	}
 	l, err := r.OpenList(ctx)
 	if err != nil {
-		r.fail(fmt.Errorf("store: %w", err))
+		r.fail(fmt.Errorf("flaky list: %w", err))
 		return
 	}
 	r.list = l
@@ -284,7 +284,7 @@ func (r *jobRun) compare(ctx context.Context, res *Result) *testrun.Comparison {
 	if r.list != nil && r.list.OnList != nil {
 		ids, err := r.list.OnList(ctx, res.Run.Flaky, r.start)
 		if err != nil {
-			r.fail(fmt.Errorf("store: %w", err))
+			r.fail(fmt.Errorf("flaky list: %w", err))
 		} else {
 			opts = append(opts, testrun.WithFlakyList(ids))
 		}
@@ -313,7 +313,7 @@ func (r *jobRun) rerunFlaky(ctx context.Context, argv []string, first *Result, c
 		})
 		switch {
 		case err != nil:
-			why = "store: " + err.Error()
+			why = "flaky list: " + err.Error()
 		case e.Transient:
 			return r.rerun(ctx, argv, first, cmp, e.Excused())
 		default:

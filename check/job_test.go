@@ -204,7 +204,7 @@ func TestJobBase(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 0, res.Code)
 	require.NotNil(t, res.Comparison)
-	assert.Equal(t, []string{"store: down"}, rec.errs)
+	assert.Equal(t, []string{"flaky list: down"}, rec.errs)
 	assert.Equal(t, []time.Time{res.First.Run.StartedAt}, rec.starts)
 	tr := readTestResults(t, res.First.Dir)
 	require.NotNil(t, tr.Comparison, "the comparison is written")

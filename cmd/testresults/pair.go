@@ -75,7 +75,7 @@ func runPair(ctx context.Context, args []string, env Env) error {
 	}
 	res, err := pair.Run(ctx, argv)
 	switch {
-	case errors.Is(err, check.ErrMode) || errors.Is(err, check.ErrReportDir):
+	case check.IsUsage(err):
 		return &exitCode{code: exitUsage, msg: err.Error()}
 	case err != nil:
 		return pairErr(err)

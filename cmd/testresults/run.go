@@ -89,7 +89,7 @@ func runRun(ctx context.Context, args []string, env Env) error {
 	switch {
 	case res != nil:
 		return withCode(o.finish(ctx, res.Runs, res.Code))
-	case errors.Is(err, check.ErrMode) || errors.Is(err, check.ErrReportDir):
+	case check.IsUsage(err):
 		return &exitCode{code: exitUsage, msg: fmt.Sprint(err)}
 	}
 	return &exitCode{code: check.ExitInternal, msg: fmt.Sprint(err)}

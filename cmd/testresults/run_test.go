@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -413,4 +414,18 @@ func TestRunExpectIDs(t *testing.T) {
 			assert.NoFileExists(t, marker, "the check never started")
 		})
 	}
+}
+
+// TestRunStoreUnopenable: a flaky list whose store cannot be opened is
+// said once, naming the list and the store once each; the check's own
+// exit code stands.
+func TestRunStoreUnopenable(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "file")
+	require.NoError(t, os.WriteFile(file, nil, 0o600))
+	code, _, stderr := runInProc(t, nil, "-q", "--out", filepath.Join(dir, "out"), "--store", filepath.Join(file, "x", "store.db"),
+		"--repo", "r", "--quarantine", "--", "true")
+	assert.Equal(t, exitOK, code, stderr)
+	assert.Contains(t, stderr, "testresults run: flaky list: store: mkdir "+file+": not a directory\n")
+	assert.Equal(t, 1, strings.Count(stderr, "store:"), stderr)
 }
