@@ -30,6 +30,7 @@ type parseOptions struct {
 	ended    string
 	workDir  string
 	expect   string
+	envName  string
 	quiet    bool
 	export   bool
 	exp      *exportOptions
@@ -54,6 +55,7 @@ func newParseFlags() (*pflag.FlagSet, *parseOptions) {
 	fs.BoolVarP(&o.quiet, "quiet", "q", false, "no summary on stderr")
 	fs.BoolVar(&o.export, "export", false, "also export the run as spans; the flags below are export's")
 	o.exp = addExportFlags(fs)
+	fs.StringVar(&o.envName, "env", "default", "the environment the recorded runs are for (--record): their history and scores are that environment's")
 	o.store = addStoreFlags(fs)
 	return fs, o
 }

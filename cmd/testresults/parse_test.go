@@ -15,6 +15,7 @@ import (
 
 	"github.com/hangar-dev/testresults/internal/clidoc"
 	"github.com/hangar-dev/testresults/report"
+	"github.com/hangar-dev/testresults/store"
 	"github.com/hangar-dev/testresults/testrun"
 )
 
@@ -407,4 +408,32 @@ func TestRunExpectIDsPastTheCap(t *testing.T) {
 			assert.Equal(t, 1, strings.Count(reasons, testrun.NotRunReason(4)), "the reason once: %s", reasons)
 		})
 	}
+}
+
+// TestParseRecordEnvironment: parse --record stores the run for --env's
+// environment, the default one without it, and a run already stored for
+// another environment is refused (exit 3), as run's and flaky's records
+// are.
+func TestParseRecordEnvironment(t *testing.T) {
+	dir := t.TempDir()
+	vars := map[string]string{"HANGAR_STORE": filepath.Join(dir, "store.db"), "HOME": dir}
+	xml := writeReport(t, dir, "after.xml", afterReport)
+	code, _, errs := runCmdEnv(t, vars, "parse", "-q", "--record", "--repo", "acme/api", "--env", "linux", "--id", "on-linux", xml)
+	require.Equal(t, exitOK, code, errs)
+	code, _, errs = runCmdEnv(t, vars, "parse", "-q", "--record", "--repo", "acme/api", "--id", "on-default", xml)
+	require.Equal(t, exitOK, code, errs)
+
+	st, err := store.Open(context.Background(), vars["HANGAR_STORE"])
+	require.NoError(t, err)
+	defer st.Close()
+	for id, want := range map[string]string{"on-linux": "linux", "on-default": store.DefaultEnvironment} {
+		sr, err := st.Run(context.Background(), id)
+		require.NoError(t, err)
+		assert.Equal(t, want, sr.Environment, id)
+		assert.Equal(t, "acme/api", sr.Repo, id)
+	}
+
+	code, _, errs = runCmdEnv(t, vars, "parse", "-q", "--record", "--repo", "acme/api", "--env", "macos", "--id", "on-linux", xml)
+	assert.Equal(t, exitRejected, code)
+	assert.Contains(t, errs, `stored for environment "linux", not "macos"`)
 }
