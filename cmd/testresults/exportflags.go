@@ -55,15 +55,6 @@ func addExportFlags(fs *pflag.FlagSet) *exportOptions {
 	return o
 }
 
-// exporterOptions checks the output, OTLP and placement flags and returns
-// the exporter options they give (without the base run, which plan reads)
-// and the output file ("" for stdout). Errors are *usageError.
-func (o *exportOptions) exporterOptions(fs *pflag.FlagSet, env Env) (exporter.Options, string, error) {
-	o.s.Given = fs.Changed
-	opts, outFile, err := o.s.Options(env.Getenv, env.Environ)
-	return opts, outFile, usageOf(err)
-}
-
 // usageOf makes an exporter.ErrSettings error a *usageError; other errors
 // are returned as they are.
 func usageOf(err error) error {

@@ -10,11 +10,6 @@ import (
 	"github.com/hangar-dev/testresults/testrun"
 )
 
-// verdictExportSkipped are the export flags that do not fit a verdict: the
-// patch runs go on the job's verification span, never on a session, a
-// provisioning span or beside another base.
-var verdictExportSkipped = map[string]bool{"base": true, "session": true, "turn": true, "base-run": true}
-
 // verdictExport is --export of verdict and pair and the export flags that
 // go with it.
 type verdictExport struct {
@@ -25,7 +20,7 @@ type verdictExport struct {
 }
 
 // addVerdictExportFlags registers --export and the export flags that fit
-// a verdict on fs. A flag fs already has keeps its meaning there (verdict's
+// a verdict (exporter.FitsVerdict) on fs. A flag fs already has keeps its meaning there (verdict's
 // --parent is a run; the traceparent then comes from $TRACEPARENT).
 func addVerdictExportFlags(fs *pflag.FlagSet) *verdictExport {
 	v := &verdictExport{}
@@ -33,7 +28,7 @@ func addVerdictExportFlags(fs *pflag.FlagSet) *verdictExport {
 	probe := pflag.NewFlagSet("export", pflag.ContinueOnError)
 	v.exp = addExportFlags(probe)
 	probe.VisitAll(func(f *pflag.Flag) {
-		if verdictExportSkipped[f.Name] || fs.Lookup(f.Name) != nil || (f.Shorthand != "" && fs.ShorthandLookup(f.Shorthand) != nil) {
+		if !exporter.FitsVerdict(f.Name) || fs.Lookup(f.Name) != nil || (f.Shorthand != "" && fs.ShorthandLookup(f.Shorthand) != nil) {
 			return
 		}
 		fs.AddFlag(f)
@@ -42,20 +37,15 @@ func addVerdictExportFlags(fs *pflag.FlagSet) *verdictExport {
 	return v
 }
 
-// plan checks the export flags: nil without --export. Errors are
-// *usageError.
+// plan checks the export flags (exporter.Settings.VerdictOptions): nil
+// without --export. Errors are *usageError.
 func (v *verdictExport) plan(fs *pflag.FlagSet, env Env) (*exportPlan, error) {
 	if !v.export {
 		return nil, needExport(fs, v.names)
 	}
-	opts, outFile, err := v.exp.exporterOptions(fs, env)
-	if err != nil {
-		return nil, err
-	}
-	if opts.Format == exporter.FormatOTLPJSON && outFile == "" {
-		return nil, usagef("--format otlp-json needs -o FILE here: stdout carries the verdict")
-	}
-	return &exportPlan{opts: opts, outFile: outFile}, nil
+	v.exp.s.Given = fs.Changed
+	opts, outFile, err := v.exp.s.VerdictOptions(env.Getenv, env.Environ)
+	return &exportPlan{opts: opts, outFile: outFile}, usageOf(err)
 }
 
 // exportVerdictResult exports the verdict when plan is not nil, says so on
@@ -67,10 +57,7 @@ func exportVerdictResult(ctx context.Context, name string, env Env, plan *export
 	}
 	s, err := exporter.ExportVerdict(ctx, plan.opts, plan.outFile, patch, paired)
 	if err != nil {
-		if code == exitOK {
-			code = exitFailed
-		}
-		return &exitCode{code: code, msg: "export: " + err.Error()}
+		return &exitCode{code: max(code, exitFailed), msg: "export: " + err.Error()}
 	}
 	fmt.Fprintf(env.Stderr, "testresults %s: exported the verdict (%s) on %s span %s of trace %s\n",
 		name, paired.Decision, s.Name, s.SpanID, s.TraceID)
