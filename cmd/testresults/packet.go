@@ -79,38 +79,20 @@ func runPacket(ctx context.Context, args []string, env Env) error {
 		if err != nil {
 			return fail("%v", err)
 		}
-		marks, listed, scores, err := o.fromStore(ctx, loc, after, jobStart)
+		st, err := o.store.open(ctx, loc)
 		if err != nil {
 			return rejected(err)
 		}
-		cmp = append(cmp, testrun.WithFlakyList(marks))
-		opts = append(opts, packet.WithScores(scores))
-		in.FlakyList = fmt.Sprintf("repository %s, environment %s, %s on it", o.repo, o.env, textout.Quantity(listed, "test"))
+		defer st.Close()
+		l, err := store.ListRun(ctx, st, o.repo, o.env, after, translate.CaseIDs(after), jobStart)
+		if err != nil {
+			return rejected(err)
+		}
+		cmp = append(cmp, testrun.WithFlakyList(l.Marks))
+		opts = append(opts, packet.WithScores(l.Scores))
+		in.FlakyList = fmt.Sprintf("repository %s, environment %s, %s on it", o.repo, o.env, textout.Quantity(l.Listed, "test"))
 	}
 	in.Comparison = testrun.Compare(base, after, cmp...)
 	// The packet escapes report text for its format, not through the terminal escaper.
 	return packet.Write(env.Stdout, format, in, opts...)
-}
-
-// fromStore reads which of the run's flaky ids the list held when the
-// job started (store.ExcusedIDs, as run marks them), how many tests are
-// on the list now, and the flakiness scores of the run's failing tests
-// from the history of the same repository and environment
-// (store.RunScores), which inform and excuse nothing.
-func (o *packetOptions) fromStore(ctx context.Context, loc string, after *testrun.Run, jobStart time.Time) ([]string, int, map[string]testrun.Flakiness, error) {
-	st, err := o.store.open(ctx, loc)
-	if err != nil {
-		return nil, 0, nil, err
-	}
-	defer st.Close()
-	entries, err := st.List(ctx, store.Filter{Repository: o.repo, Environment: o.env})
-	if err != nil {
-		return nil, 0, nil, err
-	}
-	marks, err := store.ExcusedIDs(ctx, st, o.repo, o.env, after.Flaky, jobStart)
-	if err != nil {
-		return nil, 0, nil, err
-	}
-	scores, err := store.RunScores(ctx, st, o.repo, o.env, []*testrun.Run{after}, translate.CaseIDs(after))
-	return marks, len(entries), scores, err
 }
