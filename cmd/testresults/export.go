@@ -3,15 +3,14 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
-	"strings"
 
 	"github.com/hangar-dev/testresults/exporter"
 	"github.com/hangar-dev/testresults/internal/clidoc"
 	"github.com/hangar-dev/testresults/internal/term"
 	"github.com/hangar-dev/testresults/store"
 	"github.com/hangar-dev/testresults/testrun"
+	"github.com/hangar-dev/testresults/textout"
 	"github.com/hangar-dev/testresults/translate"
 )
 
@@ -38,7 +37,7 @@ func runExport(ctx context.Context, args []string, env Env) error {
 	}
 	err = p.export(ctx, env.Stdout)
 	if err == nil && !o.quiet {
-		p.printSummary(env)
+		textout.Summary{W: env.Stderr, Color: useColor(env)}.Exported(p.result.Summary(p.opts), exporter.SummaryPrefix)
 	}
 	return exportError(err)
 }
@@ -63,18 +62,6 @@ func (o *exportOptions) scores(ctx context.Context, env Env, runs []*testrun.Run
 	}
 	defer st.Close()
 	return store.RunScores(ctx, st, o.repo, "", runs, translate.CaseIDs(runs...))
-}
-
-// printSummary prints the summary line on stderr, its "exported" in green
-// (through the terminal writer) when useColor says so.
-func (p *exportPlan) printSummary(env Env) {
-	line := p.result.Summary(p.opts)
-	if tw, isTerm := env.Stderr.(*term.Writer); isTerm && useColor(env) {
-		rest := strings.TrimPrefix(line, exporter.SummaryPrefix)
-		_, _ = tw.Printf("testresults export: %s%s\n", term.Paint(term.StyleGreen, exporter.SummaryPrefix), rest) // as Fprintln below: a summary stderr cannot take has nowhere else to go
-		return
-	}
-	fmt.Fprintln(env.Stderr, "testresults export: "+line)
 }
 
 // useColor says whether stderr takes colour: it is the terminal writer
