@@ -165,3 +165,13 @@ func ListRun(ctx context.Context, st Store, repo, env string, r *testrun.Run, id
 	out.Scores, err = RunScores(ctx, st, repo, env, []*testrun.Run{r}, ids)
 	return out, err
 }
+
+// CheckFlaky answers which failures of after the flaky list of repo and
+// env excuses for a job that started at jobStart (testrun.ExcuseByEntries:
+// on a red base, only the new failures against base), with the entries it
+// holds of those failures, for the answer's detail.
+func CheckFlaky(ctx context.Context, st Store, repo, env string, after, base *testrun.Run, jobStart time.Time) (testrun.Excusal, map[string]testrun.FlakyEntry, error) {
+	return testrun.ExcuseByEntries(after, base, jobStart, func(ids []string) (map[string]testrun.FlakyEntry, error) {
+		return st.Lookup(ctx, repo, env, ids)
+	})
+}

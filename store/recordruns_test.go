@@ -199,3 +199,34 @@ func TestListRun(t *testing.T) {
 		assert.Equal(t, 3, got.Scores["a"].Runs)
 	})
 }
+
+// TestCheckFlaky: the list of the run's own environment excuses its
+// failure; another environment's does not; on a red base the failure that
+// was already there is not asked about.
+func TestCheckFlaky(t *testing.T) {
+	forEach(t, func(t *testing.T, b backend) {
+		c := newClock()
+		s := open(t, b.location(t), c)
+		ctx := context.Background()
+		_, err := s.Record(ctx, "acme/api", "linux", run("old", "t", testrun.KindBase, map[string]testrun.Outcome{"ok": pass}, "a", "b"))
+		require.NoError(t, err)
+		after := run("after", "t", testrun.KindAfterTurn, map[string]testrun.Outcome{"a": fail, "b": fail})
+		start := c.Now().Add(time.Minute)
+		e, entries, err := CheckFlaky(ctx, s, "acme/api", "linux", after, nil, start)
+		require.NoError(t, err)
+		assert.Equal(t, []string{"a", "b"}, e.Excused())
+		assert.True(t, e.Transient)
+		assert.Len(t, entries, 2)
+
+		e, entries, err = CheckFlaky(ctx, s, "acme/api", "mac", after, nil, start)
+		require.NoError(t, err)
+		assert.Empty(t, e.Excused(), "linux's list excuses nothing on mac")
+		assert.Empty(t, entries)
+
+		base := run("base", "t", testrun.KindBase, map[string]testrun.Outcome{"a": fail, "b": pass})
+		e, _, err = CheckFlaky(ctx, s, "acme/api", "linux", after, base, start)
+		require.NoError(t, err)
+		assert.True(t, e.NewOnly)
+		assert.Equal(t, []string{"b"}, e.Excused(), "only b is new against the base")
+	})
+}

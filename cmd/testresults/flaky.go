@@ -61,8 +61,7 @@ type flakyCall struct {
 	fail func(error) error
 }
 
-// flakySubcommands are the words runFlaky takes after its flags, each with
-// what it does.
+// flakySubcommands are the words runFlaky takes after its flags.
 var flakySubcommands = []string{"record", "list", "prune", "check", "summary", "quarantine"}
 
 var flakyRun = map[string]func(context.Context, flakyCall) error{
@@ -192,13 +191,11 @@ func flakyRecord(ctx context.Context, c flakyCall) error {
 }
 
 // flakyCheck answers which failures of the run the list excuses
-// (testrun.Excuse), each with its entry; exit 1 unless none failed or the
+// (store.CheckFlaky), each with its entry; exit 1 unless none failed or the
 // run is transient.
 func flakyCheck(ctx context.Context, c flakyCall) error {
 	r := c.runs[0]
-	e, entries, err := testrun.ExcuseByEntries(r, c.base, c.jobStart, func(ids []string) (map[string]testrun.FlakyEntry, error) {
-		return c.st.Lookup(ctx, c.o.repo, c.o.env, ids)
-	})
+	e, entries, err := store.CheckFlaky(ctx, c.st, c.o.repo, c.o.env, r, c.base, c.jobStart)
 	if err != nil {
 		return c.fail(err)
 	}
