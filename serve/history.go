@@ -63,14 +63,12 @@ type historyKey struct {
 // only the names in allowed besides.
 func historyParams(q url.Values, wantTest bool, allowed ...string) (historyKey, error) {
 	var k historyKey
-	for name := range q {
-		ok := name == "repo" || name == "env" || (wantTest && name == "test")
-		for _, a := range allowed {
-			ok = ok || name == a
-		}
-		if !ok {
-			return k, badRequest("unknown parameter " + strconv.Quote(clip(name)))
-		}
+	allowed = append([]string{"repo", "env"}, allowed...)
+	if wantTest {
+		allowed = append(allowed, "test")
+	}
+	if err := onlyParams(q, allowed...); err != nil {
+		return k, err
 	}
 	k.repo = q.Get("repo")
 	if err := checkID("repo", k.repo, true); err != nil {

@@ -72,12 +72,8 @@ func jobEntryOf(e store.JobEntry) JobEntry {
 // and the caller has nothing more to do.
 func (s *Server) jobsPage(w http.ResponseWriter, r *http.Request) (page jobsResponse, version string, kept bool, err error) {
 	q := r.URL.Query()
-	for k := range q {
-		switch k {
-		case "limit", "cursor", "repo":
-		default:
-			return page, "", false, badRequest("unknown parameter " + strconv.Quote(clip(k)))
-		}
+	if err := onlyParams(q, "limit", "cursor", "repo"); err != nil {
+		return page, "", false, err
 	}
 	jq := store.JobsQuery{Limit: JobsPageSize}
 	if v := q.Get("limit"); q.Has("limit") {

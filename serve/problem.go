@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
+	"slices"
 	"strconv"
 
 	"github.com/hangar-dev/testresults/store"
@@ -52,6 +54,16 @@ func problemf(status int, format string, args ...any) error {
 // badRequest is the error answered 400 with detail.
 func badRequest(detail string) error {
 	return &problemError{status: http.StatusBadRequest, detail: detail}
+}
+
+// onlyParams refuses, 400, a query with a parameter not in allowed.
+func onlyParams(q url.Values, allowed ...string) error {
+	for k := range q {
+		if !slices.Contains(allowed, k) {
+			return badRequest("unknown parameter " + strconv.Quote(clip(k)))
+		}
+	}
+	return nil
 }
 
 // notFound is the error answered 404 with detail.

@@ -40,16 +40,12 @@ func (s *Server) quarantineStore() (store.QuarantineStore, error) {
 // names in allowed, each at most once.
 func quarantineParams(r *http.Request, allowed ...string) (map[string]string, error) {
 	q := r.URL.Query()
+	if err := onlyParams(q, allowed...); err != nil {
+		return nil, err
+	}
 	out := map[string]string{}
 	for k, vs := range q {
-		ok := false
-		for _, a := range allowed {
-			ok = ok || k == a
-		}
-		switch {
-		case !ok:
-			return nil, badRequest("unknown parameter " + strconv.Quote(clip(k)))
-		case len(vs) > 1:
+		if len(vs) > 1 {
 			return nil, badRequest("parameter " + strconv.Quote(k) + " given twice")
 		}
 		out[k] = vs[0]

@@ -206,12 +206,8 @@ type testsQuery struct {
 // parseTestsQuery reads and checks the parameters of a tests request.
 func parseTestsQuery(q url.Values) (testsQuery, error) {
 	var tq testsQuery
-	for k := range q {
-		switch k {
-		case "run", "cases", "format", "offset", "case_spans":
-		default:
-			return tq, badRequest("unknown parameter " + strconv.Quote(clip(k)))
-		}
+	if err := onlyParams(q, "run", "cases", "format", "offset", "case_spans"); err != nil {
+		return tq, err
 	}
 	format := q.Get("format")
 	tq.runID, tq.otel = q.Get("run"), format == "otel"
@@ -403,10 +399,8 @@ func (s *Server) flakyList(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	q := r.URL.Query()
-	for k := range q {
-		if k != "repo" {
-			return badRequest("unknown parameter " + strconv.Quote(clip(k)))
-		}
+	if err := onlyParams(q, "repo"); err != nil {
+		return err
 	}
 	repo := q.Get("repo")
 	if err := checkID("repo", repo, true); err != nil {
