@@ -249,12 +249,30 @@ func cleanUTF8(s []byte) bool {
 			continue
 		}
 		// Read the runes that start in these sixteen bytes (their ASCII
-		// bytes are checked); the next round starts after the last,
-		// wherever that is.
+		// bytes are checked, and passed over by the high bits of the two
+		// words); the next round starts after the last, wherever that is.
+		hx, hz := x&highs, z&highs
 		k := 0
 		for k < 16 {
-			if s[k] < utf8.RuneSelf {
-				k++
+			if k < 8 {
+				w := hx >> (8 * uint(k))
+				if w == 0 {
+					k = 8
+					continue
+				}
+				k += bits.TrailingZeros64(w) >> 3
+			} else {
+				w := hz >> (8 * uint(k-8))
+				if w == 0 {
+					break
+				}
+				k += bits.TrailingZeros64(w) >> 3
+			}
+			c := s[k]
+			// Two- and three-byte runes, nearly all a report's non-ASCII
+			// text, are read here; the others by utf8.DecodeRune.
+			if size := shortRune(s[k:], c); size > 0 {
+				k += size
 				continue
 			}
 			size, ok := nonASCIIRune(s[k:])
@@ -263,7 +281,7 @@ func cleanUTF8(s []byte) bool {
 			}
 			k += size
 		}
-		s = s[k:]
+		s = s[max(k, 16):]
 	}
 	for len(s) > 0 {
 		if s[0] < utf8.RuneSelf {
@@ -280,6 +298,39 @@ func cleanUTF8(s []byte) bool {
 		s = s[size:]
 	}
 	return true
+}
+
+// shortRune returns the length of the two- or three-byte rune at the
+// start of s, whose first byte is c, when it is valid UTF-8 and a
+// character XML allows; 0 when it is not one (a longer rune, or one to be
+// refused: nonASCIIRune then tells which).
+func shortRune(s []byte, c byte) int {
+	switch {
+	case c >= 0xC2 && c < 0xE0:
+		if len(s) >= 2 && s[1]&0xC0 == 0x80 {
+			return 2
+		}
+	case c >= 0xE0 && c < 0xF0:
+		if len(s) < 3 || s[1]&0xC0 != 0x80 || s[2]&0xC0 != 0x80 {
+			return 0
+		}
+		switch c1 := s[1]; c {
+		case 0xE0: // no overlong form
+			if c1 < 0xA0 {
+				return 0
+			}
+		case 0xED: // no surrogate
+			if c1 >= 0xA0 {
+				return 0
+			}
+		case 0xEF: // not U+FFFE or U+FFFF
+			if c1 == 0xBF && s[2] >= 0xBE {
+				return 0
+			}
+		}
+		return 3
+	}
+	return 0
 }
 
 // nonASCIIRune reads the rune at the start of s, whose first byte is not
