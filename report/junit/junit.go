@@ -176,12 +176,14 @@ func Parse(r io.Reader, name string, opts ...Option) (*Report, error) {
 }
 
 func localName(b []byte) []byte {
-	// Most names have no prefix: IndexByte tells so faster than the
-	// byte-by-byte LastIndexByte.
-	if bytes.IndexByte(b, ':') < 0 {
-		return b
+	// Element names are short: a loop over their bytes costs less than
+	// the call of an assembly search.
+	for i := len(b) - 1; i >= 0; i-- {
+		if b[i] == ':' {
+			return b[i+1:]
+		}
 	}
-	return b[bytes.LastIndexByte(b, ':')+1:]
+	return b
 }
 
 func (p *parser) run() error {
