@@ -300,6 +300,12 @@ func (b *Builder) Incomplete(reason string) {
 }
 
 func (b *Builder) addExecution(e *Execution) {
+	b.addExecutionHashed(e, b.ids.hash(e.ID))
+}
+
+// addExecutionHashed is addExecution for an execution whose id's hash
+// (see idIndex.hash) is h.
+func (b *Builder) addExecutionHashed(e *Execution, h uint32) {
 	code := outcomeCode(e.Outcome)
 	if e.ID == "" || code == 0 {
 		b.Incomplete(fmt.Sprintf("a test case with id %q and outcome %q cannot be read", e.ID, e.Outcome))
@@ -307,7 +313,7 @@ func (b *Builder) addExecution(e *Execution) {
 	}
 	scope := b.scopeIndex(e.Scope)
 	var s *scopeState
-	i, h := b.ids.find(e.ID, &b.cases)
+	i, h := b.ids.findHashed(e.ID, h, &b.cases)
 	if i >= 0 {
 		s = b.scope(i, scope)
 	} else {

@@ -16,7 +16,14 @@ import "iter"
 type Feed struct {
 	b     *Builder
 	stage *Builder
+	// touched sums the slots of the id index Add reads ahead, so that
+	// the reads are not left out (see idIndex.touch).
+	touched uint64
 }
+
+// feedGroup is how many executions Add copies before it merges them: their
+// ids' slots in the index are read together first (see idIndex.touch).
+const feedGroup = 16
 
 // Feed starts adding a report's executions; End ends it.
 func (b *Builder) Feed() *Feed {
@@ -36,10 +43,31 @@ func (b *Builder) FeedSized(n int) *Feed {
 // Add merges the next executions of the report, in order, on the calling
 // goroutine. The Execution execs passes may be reused once yield returns.
 func (f *Feed) Add(execs iter.Seq[*Execution]) {
-	for e := range execs {
-		f.stage.tests = true
-		f.stage.addExecution(e)
+	st := f.stage
+	var group [feedGroup]Execution
+	var hashes [feedGroup]uint32
+	n := 0
+	merge := func() {
+		var touched uint64
+		for i := range n {
+			hashes[i] = st.ids.hash(group[i].ID)
+			touched += st.ids.touch(hashes[i])
+		}
+		for i := range n {
+			st.addExecutionHashed(&group[i], hashes[i])
+		}
+		f.touched += touched
+		n = 0
 	}
+	for e := range execs {
+		st.tests = true
+		group[n] = *e
+		n++
+		if n == feedGroup {
+			merge()
+		}
+	}
+	merge()
 }
 
 // End adds the report as AddReport does: info describes it (a refused or

@@ -17,10 +17,28 @@ type idIndex struct {
 
 // find returns the position of id, or -1 and the hash to pass to insert.
 func (x *idIndex) find(id string, cases *caseList) (int32, uint32) {
+	return x.findHashed(id, x.hash(id), cases)
+}
+
+// hash returns the hash of id that find looks it up by.
+func (x *idIndex) hash(id string) uint32 {
 	if x.slots == nil {
 		x.grow(64)
 	}
-	h := uint32(maphash.String(x.seed, id))
+	return uint32(maphash.String(x.seed, id))
+}
+
+// touch reads the slot where the look-up of an id of hash h starts, so
+// that it is in the cache when find reads it. The slots of a large run
+// are far apart in memory: read one by one they cost a cache miss each,
+// where the reads of several ids touched together wait for their misses
+// at once.
+func (x *idIndex) touch(h uint32) uint64 {
+	return x.slots[h&uint32(len(x.slots)-1)]
+}
+
+// findHashed is find for an id whose hash (see hash) is h.
+func (x *idIndex) findHashed(id string, h uint32, cases *caseList) (int32, uint32) {
 	mask := uint32(len(x.slots) - 1)
 	for i := h & mask; ; i = (i + 1) & mask {
 		s := x.slots[i]
