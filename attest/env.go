@@ -29,7 +29,8 @@ func CIRunURL(getenv func(string) string) string {
 const headTimeout = 10 * time.Second
 
 // HeadCommit returns the commit HEAD names in the git work tree holding
-// dir: the commit a verifier asks about when it names none.
+// dir ("": the current folder): the commit a verifier asks about when it
+// names none.
 func HeadCommit(ctx context.Context, dir string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, headTimeout)
 	defer cancel()
@@ -37,7 +38,11 @@ func HeadCommit(ctx context.Context, dir string) (string, error) {
 	cmd.Dir = dir
 	out, err := cmd.Output()
 	if err != nil {
-		return "", fmt.Errorf("attest: no commit: %s is not in a git work tree with a commit (git rev-parse HEAD: %w)", dir, err)
+		where := dir
+		if where == "" {
+			where = "the current folder"
+		}
+		return "", fmt.Errorf("attest: no commit: %s is not in a git work tree with a commit (git rev-parse HEAD: %w)", where, err)
 	}
 	c := strings.TrimSpace(string(out))
 	if !IsCommitID(c) {

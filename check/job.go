@@ -103,6 +103,40 @@ type FlakyList struct {
 	Record func(ctx context.Context, run *testrun.Run) ([]string, error)
 }
 
+// JobSettings are the settings of a job's first run that run's flags give
+// (--run-id, --timeout, --kill-after), and whether it has a flaky list
+// (--repo), for Job.Check.
+type JobSettings struct {
+	RunID              string
+	Timeout, KillAfter time.Duration
+	Listed             bool
+}
+
+// Check refuses a job that cannot run as set, before anything starts, in
+// the words of run's flags: a run id that cannot name a folder, a negative
+// timeout, a kill delay that is not positive, a flaky rerun or quarantine
+// without a flaky list, a rerun budget out of range or beside the flaky
+// rerun.
+func (j *Job) Check(s JobSettings) error {
+	switch {
+	case s.RunID != "" && !testrun.ValidID(s.RunID):
+		return fmt.Errorf("--run-id %q cannot name a folder (letters, digits, '.', '_', '-'; at most %d)", s.RunID, testrun.MaxIDLength)
+	case s.Timeout < 0:
+		return fmt.Errorf("--timeout %s is negative", s.Timeout)
+	case s.KillAfter <= 0:
+		return fmt.Errorf("--kill-after %s: want a positive duration", s.KillAfter)
+	case j.RerunFlaky && !s.Listed:
+		return errors.New("--rerun-flaky needs --repo (and --store, HANGAR_STORE or the default store)")
+	case j.Quarantine && !s.Listed:
+		return errors.New("--quarantine needs --repo (and --store, HANGAR_STORE or the default store)")
+	case j.RerunBudget < 0 || j.RerunBudget > MaxRerunBudget:
+		return fmt.Errorf("--rerun-budget %d: want 0 to %d", j.RerunBudget, MaxRerunBudget)
+	case j.RerunBudget > 0 && j.RerunFlaky:
+		return errors.New("--rerun-budget and --rerun-flaky: give one (each reruns a failed check its own way)")
+	}
+	return nil
+}
+
 // JobResult is what a job ran and concluded. Its results are closed: what
 // was written is written.
 type JobResult struct {

@@ -391,3 +391,40 @@ func TestJobRerunFlakyBase(t *testing.T) {
 	require.NotNil(t, first.Comparison, "the first run's rewrite keeps its comparison")
 	assert.Len(t, first.Comparison.NewFailures, 1)
 }
+
+// TestJobCheck: every setting a job cannot run with is refused before
+// anything starts, in the words of run's flags; the settings run gives by
+// default pass.
+func TestJobCheck(t *testing.T) {
+	ok := JobSettings{KillAfter: DefaultKillAfter}
+	listed := JobSettings{KillAfter: DefaultKillAfter, Listed: true}
+	for _, tc := range []struct {
+		name string
+		job  Job
+		s    JobSettings
+		want string
+	}{
+		{"defaults", Job{}, ok, ""},
+		{"every setting", Job{RerunFlaky: true, Quarantine: true}, JobSettings{RunID: "r-1.a_b", Timeout: time.Minute, KillAfter: time.Second, Listed: true}, ""},
+		{"budget at its bound", Job{RerunBudget: MaxRerunBudget, Quarantine: true}, listed, ""},
+		{"run id with a slash", Job{}, JobSettings{RunID: "a/b", KillAfter: time.Second}, `--run-id "a/b" cannot name a folder`},
+		{"run id too long", Job{}, JobSettings{RunID: strings.Repeat("a", testrun.MaxIDLength+1), KillAfter: time.Second}, "cannot name a folder"},
+		{"negative timeout", Job{}, JobSettings{Timeout: -time.Second, KillAfter: time.Second}, "--timeout -1s is negative"},
+		{"no kill delay", Job{}, JobSettings{}, "--kill-after 0s: want a positive duration"},
+		{"rerun without a list", Job{RerunFlaky: true}, ok, "--rerun-flaky needs --repo"},
+		{"quarantine without a list", Job{Quarantine: true}, ok, "--quarantine needs --repo"},
+		{"negative budget", Job{RerunBudget: -1}, listed, "--rerun-budget -1: want 0 to 10"},
+		{"budget over its bound", Job{RerunBudget: MaxRerunBudget + 1}, listed, "--rerun-budget 11: want 0 to 10"},
+		{"budget and rerun", Job{RerunBudget: 1, RerunFlaky: true}, listed, "--rerun-budget and --rerun-flaky: give one"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.job.Check(tc.s)
+			if tc.want == "" {
+				assert.NoError(t, err)
+				return
+			}
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.want)
+		})
+	}
+}

@@ -167,3 +167,31 @@ func TestStorePathsArePaths(t *testing.T) {
 		"each store where its path says, nothing where a refused location points (no ./file:)")
 	assert.NoDirExists(t, "file:")
 }
+
+// TestLocation: the named store wins, then $HANGAR_STORE, then the file
+// under $HOME; an optional store has no default file, and a store nothing
+// names without a HOME is ErrNoLocation.
+func TestLocation(t *testing.T) {
+	for _, tc := range []struct {
+		name, named, envStore, home string
+		optional                    bool
+		want                        string
+		err                         error
+	}{
+		{"named", "/s/a.db", "/s/env.db", "/h", false, "/s/a.db", nil},
+		{"named postgres", "postgres://h/db", "", "", false, "postgres://h/db", nil},
+		{"env", "", "/s/env.db", "/h", false, "/s/env.db", nil},
+		{"home", "", "", "/h", false, filepath.Join("/h", ".hangar", "store.db"), nil},
+		{"nothing", "", "", "", false, "", ErrNoLocation},
+		{"optional env", "", "/s/env.db", "/h", true, "/s/env.db", nil},
+		{"optional nothing", "", "", "/h", true, "", nil},
+		{"optional named", "/s/a.db", "", "", true, "/s/a.db", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env := map[string]string{EnvStore: tc.envStore, "HOME": tc.home}
+			got, err := Location(tc.named, tc.optional, func(k string) string { return env[k] })
+			assert.ErrorIs(t, err, tc.err)
+			assert.Equal(t, tc.want, got)
+		})
+	}
+}

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -106,6 +107,33 @@ func (c config) maxConnsOr(def int) int {
 // DefaultPath is the default SQLite file under home: ~/.hangar/store.db.
 func DefaultPath(home string) string {
 	return filepath.Join(home, ".hangar", "store.db")
+}
+
+// EnvStore is the environment variable that names the store when a
+// command is given none.
+const EnvStore = "HANGAR_STORE"
+
+// ErrNoLocation is Location's answer when nothing names the store and
+// there is no home folder for the default file.
+var ErrNoLocation = errors.New("no store: set --store, HANGAR_STORE or HOME")
+
+// Location is the store a command works on: named (its --store flag),
+// else $HANGAR_STORE, else DefaultPath under $HOME, as getenv reads them.
+// An optional store has no default file: without a name and
+// $HANGAR_STORE it is "", no store. Without a name, $HANGAR_STORE and
+// $HOME a store that is not optional is ErrNoLocation.
+func Location(named string, optional bool, getenv func(string) string) (string, error) {
+	if named != "" {
+		return named, nil
+	}
+	if v := getenv(EnvStore); v != "" || optional {
+		return v, nil
+	}
+	home := getenv("HOME")
+	if home == "" {
+		return "", ErrNoLocation
+	}
+	return DefaultPath(home), nil
 }
 
 // IsPostgres reports whether location is a PostgreSQL URL.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"unicode/utf8"
 )
@@ -44,6 +45,21 @@ func NotRunReason(n int) string {
 		return "1 expected test never ran (no report read mentions it)"
 	}
 	return fmt.Sprintf("%d expected tests never ran (no report read mentions them)", n)
+}
+
+// ReadExpectedIDsFile is ReadExpectedIDs of the file at path; its errors
+// name the path.
+func ReadExpectedIDsFile(path string) ([]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	ids, err := ReadExpectedIDs(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return ids, nil
 }
 
 // ReadExpectedIDs reads the test ids a run is expected to mention, at most

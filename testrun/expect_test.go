@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -67,6 +70,31 @@ func TestReadExpectedIDsReaderError(t *testing.T) {
 	_, err := ReadExpectedIDs(errReader{boom})
 	require.ErrorIs(t, err, boom)
 	assert.NotErrorIs(t, err, ErrExpectedIDs)
+}
+
+// TestReadExpectedIDsFile: the file's ids, and errors that name the path:
+// a file that is not there, a folder, a refused list.
+func TestReadExpectedIDsFile(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "ids.txt")
+	require.NoError(t, os.WriteFile(good, []byte("b::t\na::t\n\nb::t\n"), 0o600))
+	ids, err := ReadExpectedIDsFile(good)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"a::t", "b::t"}, ids)
+
+	_, err = ReadExpectedIDsFile(filepath.Join(dir, "nope"))
+	require.ErrorIs(t, err, fs.ErrNotExist)
+	assert.Contains(t, err.Error(), "nope")
+
+	_, err = ReadExpectedIDsFile(dir)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), dir)
+
+	empty := filepath.Join(dir, "empty.txt")
+	require.NoError(t, os.WriteFile(empty, []byte("\n \n"), 0o600))
+	_, err = ReadExpectedIDsFile(empty)
+	require.ErrorIs(t, err, ErrExpectedIDs)
+	assert.True(t, strings.HasPrefix(err.Error(), empty+": "), err.Error())
 }
 
 type errReader struct{ err error }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/pflag"
 )
@@ -130,6 +131,29 @@ func (c *cmdFlags) parse(args []string) error {
 // usageErr is a usage error that prints this command's usage.
 func (c *cmdFlags) usageErr(format string, a ...any) error {
 	return &usageError{msg: fmt.Sprintf(format, a...), usage: c.text()}
+}
+
+// commandArgs is the check's command line, after -- on the command line of
+// a command that runs one (run, pair).
+func (c *cmdFlags) commandArgs() ([]string, error) {
+	argv := c.fs.Args()
+	switch {
+	case len(argv) == 0:
+		return nil, c.usageErr("no command given (testresults %s [flags] -- CMD [ARGS...])", c.name)
+	case c.fs.ArgsLenAtDash() != 0:
+		return nil, c.usageErr("put the command after --: testresults %s [flags] -- %s", c.name, strings.Join(argv, " "))
+	}
+	return argv, nil
+}
+
+// withUsage gives a usage error that code below the command made (usagef)
+// this command's usage; other errors are returned as they are.
+func (c *cmdFlags) withUsage(err error) error {
+	var ue *usageError
+	if errors.As(err, &ue) && ue.usage == "" {
+		return c.usageErr("%s", ue.msg)
+	}
+	return err
 }
 
 // exitFor prints what err says for the command name and returns the

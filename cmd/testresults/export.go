@@ -28,12 +28,8 @@ func runExport(ctx context.Context, args []string, env Env) error {
 	if err == nil {
 		p.opts.Flakiness, err = o.scores(ctx, env, p.target.AllRuns())
 	}
-	var uerr *usageError
-	switch {
-	case errors.As(err, &uerr):
-		return cf.usageErr("%s", uerr.msg)
-	case err != nil:
-		return rejected(err)
+	if err != nil {
+		return cf.withUsage(rejected(err))
 	}
 	err = p.export(ctx, env.Stdout)
 	if err == nil && !o.quiet {
@@ -49,14 +45,10 @@ func runExport(ctx context.Context, args []string, env Env) error {
 // no store is read: the scores inform, and no export opens a store nobody
 // named.
 func (o *exportOptions) scores(ctx context.Context, env Env, runs []*testrun.Run) (map[string]testrun.Flakiness, error) {
-	if o.repo == "" && o.store.loc == "" && env.Getenv("HANGAR_STORE") == "" {
+	if o.repo == "" && o.store.loc == "" && env.Getenv(store.EnvStore) == "" {
 		return nil, nil
 	}
-	loc, err := o.store.location(env)
-	if err != nil {
-		return nil, err
-	}
-	st, err := o.store.open(ctx, loc)
+	st, err := o.store.openAt(ctx, env)
 	if err != nil {
 		return nil, err
 	}

@@ -75,13 +75,9 @@ func runPacket(ctx context.Context, args []string, env Env) error {
 	var cmp []testrun.CompareOption
 	var opts []packet.Option
 	if o.repo != "" {
-		loc, err := o.store.location(env)
+		st, err := o.store.openAt(ctx, env)
 		if err != nil {
-			return fail("%v", err)
-		}
-		st, err := o.store.open(ctx, loc)
-		if err != nil {
-			return rejected(err)
+			return cf.withUsage(err)
 		}
 		defer st.Close()
 		l, err := store.ListRun(ctx, st, o.repo, o.env, after, translate.CaseIDs(after), jobStart)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"github.com/hangar-dev/testresults/internal/clidoc"
-	"strings"
 
 	"github.com/spf13/pflag"
 
@@ -103,12 +102,9 @@ func runPair(ctx context.Context, args []string, env Env) error {
 // check checks the flags (check.Pair.Check) and returns the check's
 // command line.
 func (o *pairOptions) check(cf *cmdFlags) ([]string, error) {
-	argv := cf.fs.Args()
-	switch {
-	case len(argv) == 0:
-		return nil, cf.usageErr("no command given (testresults pair [flags] -- CMD [ARGS...])")
-	case cf.fs.ArgsLenAtDash() != 0:
-		return nil, cf.usageErr("put the command after --: testresults pair [flags] -- %s", strings.Join(argv, " "))
+	argv, err := cf.commandArgs()
+	if err != nil {
+		return nil, err
 	}
 	if err := o.pair.Check(o.newRuns); err != nil {
 		return nil, cf.usageErr("%v", err)

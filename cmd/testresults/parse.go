@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"sync"
 
 	"github.com/spf13/pflag"
@@ -78,11 +77,7 @@ func runParse(ctx context.Context, args []string, env Env) error {
 		// Check the export flags (and read a base run) before reading
 		// any report.
 		if plan, err = o.exp.planRun(fs, env); err != nil {
-			var uerr *usageError
-			if errors.As(err, &uerr) {
-				return cf.usageErr("%s", uerr.msg)
-			}
-			return rejected(err)
+			return cf.withUsage(rejected(err))
 		}
 	} else if err := needExport(fs, exportFlagNames()); err != nil {
 		return cf.usageErr("%v", err)
@@ -162,8 +157,8 @@ var exportFlagNames = sync.OnceValue(func() []string {
 	return names
 })
 
-// readExpectedIDs reads the file of --expect-ids (testrun.ReadExpectedIDs);
-// nil when the flag is not given.
+// readExpectedIDs reads the file of --expect-ids
+// (testrun.ReadExpectedIDsFile); nil when the flag is not given.
 func readExpectedIDs(fs *pflag.FlagSet, path string) ([]string, error) {
 	if !fs.Changed("expect-ids") {
 		return nil, nil
@@ -171,14 +166,9 @@ func readExpectedIDs(fs *pflag.FlagSet, path string) ([]string, error) {
 	if path == "" {
 		return nil, errors.New("--expect-ids is empty")
 	}
-	f, err := os.Open(path)
+	ids, err := testrun.ReadExpectedIDsFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("--expect-ids: %v", err)
-	}
-	defer f.Close()
-	ids, err := testrun.ReadExpectedIDs(f)
-	if err != nil {
-		return nil, fmt.Errorf("--expect-ids %s: %v", path, err)
 	}
 	return ids, nil
 }

@@ -56,13 +56,9 @@ func runQuarantine(ctx context.Context, args []string, env Env) error {
 	if err != nil {
 		return err
 	}
-	loc, err := o.store.location(env)
+	st, err := o.store.openAt(ctx, env)
 	if err != nil {
-		return cf.usageErr("%v", err)
-	}
-	st, err := o.store.open(ctx, loc)
-	if err != nil {
-		return rejected(err)
+		return cf.withUsage(err)
 	}
 	defer st.Close()
 	q, err := store.QuarantineOf(st)

@@ -46,29 +46,36 @@ func addStoreFlag(fs *pflag.FlagSet, name, what string, maxConns int, optional b
 	return s
 }
 
-// location is the flag, else HANGAR_STORE, else the default file under
-// HOME; "" for an optional store that is not named. Errors are
-// *usageError.
+// location is where the store is (store.Location); "" for an optional
+// store that is not named. Errors are *usageError.
 func (s *storeFlag) location(env Env) (string, error) {
-	switch {
-	case s.maxConns < 0:
+	if s.maxConns < 0 {
 		return "", usagef("--store-max-conns %d: want 0 or more", s.maxConns)
-	case s.loc != "":
-		return s.loc, nil
 	}
-	if v := env.Getenv("HANGAR_STORE"); v != "" || s.optional {
-		return v, nil
+	loc, err := store.Location(s.loc, s.optional, env.Getenv)
+	if err != nil {
+		return "", usagef("%v", err)
 	}
-	home := env.Getenv("HOME")
-	if home == "" {
-		return "", usagef("no store: set --store, HANGAR_STORE or HOME")
-	}
-	return store.DefaultPath(home), nil
+	return loc, nil
 }
 
 // open opens the store at loc (from location) within the flag's bound.
 func (s *storeFlag) open(ctx context.Context, loc string) (store.Store, error) {
 	return store.Open(ctx, loc, store.WithMaxConns(s.maxConns))
+}
+
+// openAt opens the store location names: a store nothing names is a
+// *usageError, one that cannot be opened is refused input (exit 3).
+func (s *storeFlag) openAt(ctx context.Context, env Env) (store.Store, error) {
+	loc, err := s.location(env)
+	if err != nil {
+		return nil, err
+	}
+	st, err := s.open(ctx, loc)
+	if err != nil {
+		return nil, rejected(err)
+	}
+	return st, nil
 }
 
 // storeOptions are the flags that record runs in the store, for the query
@@ -114,11 +121,7 @@ func (o *storeOptions) record(ctx context.Context, env Env, runs ...*testrun.Run
 	if o.fs.Changed("turn-number") && o.turn < 0 {
 		return usagef("--turn-number %d: want 0 or more", o.turn)
 	}
-	loc, err := o.store.location(env)
-	if err != nil {
-		return err
-	}
-	st, err := o.store.open(ctx, loc)
+	st, err := o.store.openAt(ctx, env)
 	if err != nil {
 		return err
 	}

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/signal"
 	"slices"
-	"strings"
 	"syscall"
 	"time"
 
@@ -98,30 +97,19 @@ func runRun(ctx context.Context, args []string, env Env) error {
 // check checks the flags, reads what they name (prepare) and returns the
 // check's command line.
 func (o *runOptions) check(cf *cmdFlags) ([]string, error) {
-	fs, usageErr := cf.fs, cf.usageErr
-	argv, kerr := fs.Args(), checkKindFlags(cf, o.kind, o.grade)
-	switch {
-	case len(argv) == 0:
-		return nil, usageErr("no command given (testresults run [flags] -- CMD [ARGS...])")
-	case fs.ArgsLenAtDash() != 0:
-		return nil, usageErr("put the command after --: testresults run [flags] -- %s", strings.Join(argv, " "))
-	case kerr != nil:
-		return nil, kerr
-	case o.runID != "" && !testrun.ValidID(o.runID):
-		return nil, usageErr("--run-id %q cannot name a folder (letters, digits, '.', '_', '-'; at most %d)", o.runID, testrun.MaxIDLength)
-	case o.timeout < 0:
-		return nil, usageErr("--timeout %s is negative", o.timeout)
-	case o.killAfter <= 0:
-		return nil, usageErr("--kill-after %s: want a positive duration", o.killAfter)
-	case o.job.RerunFlaky && o.repo == "":
-		return nil, usageErr("--rerun-flaky needs --repo (and --store, HANGAR_STORE or the default store)")
-	case o.job.Quarantine && o.repo == "":
-		return nil, usageErr("--quarantine needs --repo (and --store, HANGAR_STORE or the default store)")
-	case o.job.RerunBudget < 0 || o.job.RerunBudget > check.MaxRerunBudget:
-		return nil, usageErr("--rerun-budget %d: want 0 to %d", o.job.RerunBudget, check.MaxRerunBudget)
-	case o.job.RerunBudget > 0 && o.job.RerunFlaky:
-		return nil, usageErr("--rerun-budget and --rerun-flaky: give one (each reruns a failed check its own way)")
-	case o.baseOutput != "" && o.exp.baseRun == "":
+	usageErr := cf.usageErr
+	argv, err := cf.commandArgs()
+	if err != nil {
+		return nil, err
+	}
+	if err := checkKindFlags(cf, o.kind, o.grade); err != nil {
+		return nil, err
+	}
+	s := check.JobSettings{RunID: o.runID, Timeout: o.timeout, KillAfter: o.killAfter, Listed: o.repo != ""}
+	if err := o.job.Check(s); err != nil {
+		return nil, usageErr("%v", err)
+	}
+	if o.baseOutput != "" && o.exp.baseRun == "" {
 		return nil, usageErr("--base-output needs --base-run")
 	}
 	return argv, o.prepare(cf)
@@ -191,11 +179,8 @@ func (o *runOptions) jobOf() *check.Job {
 
 // openList opens the store of --repo's flaky list for the job.
 func (o *runOptions) openList(ctx context.Context) (*check.FlakyList, error) {
-	loc, err := o.store.location(o.env)
-	if err != nil {
-		return nil, err
-	}
-	if o.st, err = o.store.open(ctx, loc); err != nil {
+	var err error
+	if o.st, err = o.store.openAt(ctx, o.env); err != nil {
 		return nil, err
 	}
 	st, repo, env := o.st, o.repo, o.envName

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"os"
 
 	"github.com/spf13/pflag"
 
@@ -52,12 +51,9 @@ func runVerifyAttestation(ctx context.Context, args []string, env Env) error {
 	if fs.NArg() > 1 {
 		want.Reports = fs.Args()[1:]
 	}
+	var err error
 	if want.Commit == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return rejected(err)
-		}
-		if want.Commit, err = attest.HeadCommit(ctx, wd); err != nil {
+		if want.Commit, err = attest.HeadCommit(ctx, ""); err != nil {
 			return cf.usageErr("no --commit: %v", err)
 		}
 	}
