@@ -27,6 +27,13 @@ import (
 // machine the helper's thread may wait long for a core, and a parser
 // waiting on it would wait as long; with two goroutines that can each do
 // the work, the one that runs does it.
+//
+// A regular file (see newHashReader) is read by jobs too: the read of each
+// block, its checks and its hash are one job, queued up to hashBlocks
+// blocks ahead of the one served, so that on a quiet machine the parser
+// finds each block read and checked and makes no system call for it. A
+// source that may block (a pipe) is read by the parser only, as it needs
+// it: no job then waits on the source, and stop never does.
 const (
 	hashBlockSize = 128 << 10
 	hashBlocks    = 8
@@ -49,7 +56,12 @@ type hashReader struct {
 	blocks int      // slots taken from the pool
 	queue  [][]byte // blocks read and not yet served, in order; queue[0] is being served
 	off    int      // bytes of queue[0] served
-	sent   int      // blocks queued to be hashed
+	sent   int      // blocks queued to be hashed (read by the parser) or read (by jobs)
+	served int      // blocks served whole
+	asked  int      // read jobs queued whose block has not been taken (see take)
+	// ahead is set when jobs read the source (a regular file): the
+	// parser only takes the blocks they have read.
+	ahead  bool
 	closed bool
 
 	// mu guards the fields below it; wake is signalled when a job is
@@ -64,6 +76,15 @@ type hashReader struct {
 	hashed  int  // blocks hashed
 	calls   int  // calls queued and not yet run
 	closing bool // every job has run: the helper returns
+	// ready holds the blocks read jobs have read, in order, until the
+	// parser takes them (an empty one carries only the source's error).
+	ready []readBlock
+	// stopping is set by stop: a read job queued before reads nothing.
+	stopping bool
+
+	// srcErr is the source's error as a read job got it: the jobs after
+	// it read nothing. Only jobs use it, one at a time.
+	srcErr error
 
 	// d and pre are used by the job running.
 	d hash.Hash
@@ -72,23 +93,38 @@ type hashReader struct {
 }
 
 // newHashReader starts the helper goroutine; the caller must call stop,
-// on every path, to end it.
-func newHashReader(r io.Reader) *hashReader {
+// on every path, to end it. ahead tells that r never blocks for long (a
+// regular file): jobs may then read it ahead, on either goroutine.
+func newHashReader(r io.Reader, ahead bool) *hashReader {
 	h := &hashReader{
 		r:     r,
+		ahead: ahead,
 		queue: make([][]byte, 0, hashBlocks),
 		jobs:  make([]hashJob, 0, hashBlocks+hashCalls),
 		d:     sha256.New(),
+	}
+	if ahead {
+		h.ready = make([]readBlock, 0, hashBlocks)
 	}
 	h.wake.L = &h.mu
 	go h.help()
 	return h
 }
 
-// hashJob is a block to check and hash, or a call to make (see do).
+// hashJob is a block to check and hash, a block to read from the source,
+// check and hash (read, the block's slot + 1), or a call to make (see
+// do).
 type hashJob struct {
 	block []byte
+	read  int
 	call  func()
+}
+
+// readBlock is what a read job read: a block of the source, and the
+// error the source returned with it.
+type readBlock struct {
+	b   []byte
+	err error
 }
 
 // hashCalls is how many calls (see do) may wait to be run beside the
@@ -118,21 +154,55 @@ func (h *hashReader) runNext() {
 		h.jobs, h.head = h.jobs[:0], 0
 	}
 	h.busy = true
+	stopping := h.stopping
 	h.mu.Unlock()
-	if j.call != nil {
+	var rb readBlock
+	switch {
+	case j.call != nil:
 		j.call()
-	} else {
+	case j.read > 0:
+		rb = h.readBlock(j.read-1, stopping)
+	default:
 		h.pre.Write(j.block)
 		h.d.Write(j.block)
 	}
 	h.mu.Lock()
 	h.busy = false
-	if j.call != nil {
+	switch {
+	case j.call != nil:
 		h.calls--
-	} else {
+	case j.read > 0:
+		h.ready = append(h.ready, rb)
+	default:
 		h.hashed++
 	}
 	h.wake.Broadcast()
+}
+
+// readBlock is a read job: it reads the source's next block into the
+// slot, and checks and hashes it. It reads nothing once stop has begun or
+// the source has returned an error.
+func (h *hashReader) readBlock(slot int, stopping bool) readBlock {
+	if stopping || h.srcErr != nil {
+		return readBlock{err: h.srcErr}
+	}
+	b := h.slots[slot]
+	if b == nil {
+		b = *hashBlockPool.Get().(*[]byte)
+		h.slots[slot] = b
+		h.blocks++
+	}
+	var n int
+	var err error
+	for n == 0 && err == nil {
+		n, err = h.r.Read(b)
+	}
+	h.srcErr = err
+	if n > 0 {
+		h.pre.Write(b[:n])
+		h.d.Write(b[:n])
+	}
+	return readBlock{b: b[:n], err: err}
 }
 
 // until runs queued jobs, or waits for the one running to end, until done
@@ -169,8 +239,13 @@ func (h *hashReader) Read(p []byte) (int, error) {
 	if len(h.queue) > 0 && h.off == len(h.queue[0]) {
 		h.queue = h.queue[:copy(h.queue, h.queue[1:])]
 		h.off = 0
+		h.served++
 	}
-	h.readAhead()
+	if h.ahead {
+		h.take()
+	} else {
+		h.readAhead()
+	}
 	if len(h.queue) == 0 {
 		return 0, h.err
 	}
@@ -219,6 +294,38 @@ func (h *hashReader) readAhead() {
 	}
 }
 
+// take queues the blocks read jobs have read, asks for the next blocks
+// while fewer than hashBlocks are asked for and not served (block k is
+// read into the slot of block k-hashBlocks, served by then), and, when
+// nothing is left to serve, runs the read jobs or waits for them until
+// the next block is read.
+func (h *hashReader) take() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for {
+		for _, rb := range h.ready {
+			h.asked--
+			if len(rb.b) > 0 {
+				h.queue = append(h.queue, rb.b)
+			}
+			if rb.err != nil && h.err == nil {
+				h.err = rb.err
+			}
+		}
+		clear(h.ready)
+		h.ready = h.ready[:0]
+		for h.err == nil && h.sent < h.served+hashBlocks {
+			h.push(hashJob{read: h.sent%hashBlocks + 1})
+			h.sent++
+			h.asked++
+		}
+		if len(h.queue) > 0 || h.asked == 0 {
+			return
+		}
+		h.until(func() bool { return len(h.ready) > 0 })
+	}
+}
+
 // stop runs the jobs not run yet, ends the helper and returns the blocks
 // to the pool. It returns the hex SHA-256 of the bytes read from the
 // source; it may be called again, and then returns "".
@@ -228,6 +335,7 @@ func (h *hashReader) stop() string {
 	}
 	h.closed = true
 	h.mu.Lock()
+	h.stopping = true
 	h.until(func() bool { return h.head == len(h.jobs) && !h.busy })
 	h.closing = true
 	h.wake.Broadcast()

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -22,8 +24,15 @@ import (
 
 // TestHashReaderSums checks the concurrent hash is the SHA-256 of exactly
 // the bytes served, whatever the sizes the source and the consumer read
-// in, and that the data served is the source's.
+// in, and that the data served is the source's, whether the parser reads
+// the source or jobs read it ahead.
 func TestHashReaderSums(t *testing.T) {
+	for _, ahead := range []bool{false, true} {
+		t.Run(fmt.Sprintf("ahead=%v", ahead), func(t *testing.T) { testHashReaderSums(t, ahead) })
+	}
+}
+
+func testHashReaderSums(t *testing.T, ahead bool) {
 	data := make([]byte, 5*hashBlockSize+123)
 	for i := range data {
 		data[i] = byte(i*7 + i/251)
@@ -41,7 +50,7 @@ func TestHashReaderSums(t *testing.T) {
 				continue
 			}
 			t.Run(name, func(t *testing.T) {
-				h := newHashReader(src(data[:n]))
+				h := newHashReader(src(data[:n]), ahead)
 				got, err := io.ReadAll(h)
 				require.NoError(t, err)
 				want := sha256.Sum256(data[:n])
@@ -60,11 +69,41 @@ func TestHashReaderSums(t *testing.T) {
 // the hasher.
 func TestHashReaderSourceError(t *testing.T) {
 	boom := errors.New("boom")
-	h := newHashReader(io.MultiReader(strings.NewReader("abc"), iotest.ErrReader(boom)))
-	got, err := io.ReadAll(h)
-	require.ErrorIs(t, err, boom)
-	assert.Equal(t, "abc", string(got))
+	for _, ahead := range []bool{false, true} {
+		h := newHashReader(io.MultiReader(strings.NewReader("abc"), iotest.ErrReader(boom)), ahead)
+		got, err := io.ReadAll(h)
+		require.ErrorIs(t, err, boom)
+		assert.Equal(t, "abc", string(got))
+		h.stop()
+	}
+}
+
+// TestHashReaderStopReadsNoMore checks that once the consumer stops, the
+// read jobs still queued read nothing more of the source.
+func TestHashReaderStopReadsNoMore(t *testing.T) {
+	data := make([]byte, 20*hashBlockSize)
+	src := &countingReader{r: bytes.NewReader(data)}
+	h := newHashReader(src, true)
+	buf := make([]byte, 4096)
+	_, err := h.Read(buf)
+	require.NoError(t, err)
 	h.stop()
+	read := src.n
+	assert.LessOrEqual(t, read, int64(hashBlocks*hashBlockSize), "at most the blocks asked for ahead")
+	assert.Less(t, read, int64(len(data)))
+	h.stop()
+	assert.Equal(t, read, src.n, "nothing is read after stop")
+}
+
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // TestHashReaderNoLeak checks that no hasher goroutine outlives a parse,
@@ -120,6 +159,14 @@ func TestParseRefusesAsWithoutPrecheck(t *testing.T) {
 				res, err := Parse(iotest.HalfReader(bytes.NewReader(doc)), "r.xml")
 				require.Error(t, err)
 				assert.Equal(t, wantErr.Error(), err.Error())
+				assert.Equal(t, want.Info.Dialect, res.Info.Dialect)
+				assert.Nil(t, res.Executions)
+				// A file, read ahead by the hashing goroutine.
+				path := filepath.Join(t.TempDir(), "r.xml")
+				require.NoError(t, os.WriteFile(path, doc, 0o600))
+				res, err = ParseFile(path)
+				require.Error(t, err)
+				assert.Equal(t, strings.ReplaceAll(wantErr.Error(), "r.xml", path), err.Error())
 				assert.Equal(t, want.Info.Dialect, res.Info.Dialect)
 				assert.Nil(t, res.Executions)
 			})

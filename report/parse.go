@@ -63,7 +63,7 @@ var foreignRoots = map[string]string{
 // refused one.
 func Parse(r io.Reader, name string, opts ...Option) (*Result, error) {
 	cfg := newConfig(opts)
-	return parse(r, name, &cfg)
+	return parse(r, name, &cfg, false)
 }
 
 // ParseFile reads the report at path. A path with a symbolic link anywhere
@@ -97,7 +97,7 @@ func parseFile(path string, cfg *config) (*Result, error) {
 		res.Info.Bytes = fi.Size()
 		return res, err
 	}
-	res, err := parse(f, path, cfg)
+	res, err := parse(f, path, cfg, true)
 	res.Info.Bytes = max(res.Info.Bytes, fi.Size())
 	return res, err
 }
@@ -168,8 +168,10 @@ func checkPath(path string) error {
 	return nil
 }
 
-func parse(r io.Reader, name string, cfg *config) (*Result, error) {
-	h := newHashReader(r)
+// parse reads the report r holds; regular tells that r is a regular file,
+// which may be read ahead on the hashing goroutine (see newHashReader).
+func parse(r io.Reader, name string, cfg *config, regular bool) (*Result, error) {
+	h := newHashReader(r, regular)
 	defer h.stop()
 	res := &Result{Info: testrun.ReportInfo{Path: name}}
 	opts := []parseopt.Option{parseopt.WithPrecheck(&h.pre)}
