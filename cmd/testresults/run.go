@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"os"
 	"os/signal"
 	"slices"
@@ -183,25 +182,8 @@ func (o *runOptions) openList(ctx context.Context) (*check.FlakyList, error) {
 	if o.st, err = o.store.openAt(ctx, o.env); err != nil {
 		return nil, err
 	}
-	st, repo, env := o.st, o.repo, o.envName
-	l := &check.FlakyList{Environment: env,
-		OnList: func(ctx context.Context, ids []string, start time.Time) ([]string, error) {
-			return store.ExcusedIDs(ctx, st, repo, env, ids, start)
-		},
-		Excused: func(ctx context.Context, ids []string, start time.Time) (map[string]bool, error) {
-			return store.Excused(ctx, st, repo, env, ids, start)
-		},
-		Record: func(ctx context.Context, r *testrun.Run) ([]string, error) {
-			got, err := st.Record(ctx, repo, env, r)
-			return slices.Sorted(maps.Keys(got.Flaky)), err
-		},
-	}
-	if q, err := store.QuarantineOf(st); err == nil {
-		l.Quarantine = func(ctx context.Context, ids []string) ([]testrun.QuarantineEntry, error) {
-			return q.QuarantineLookup(ctx, repo, env, ids)
-		}
-	}
-	return l, nil
+	l := store.JobListOf(o.st, o.repo, o.envName)
+	return &check.FlakyList{Environment: o.envName, OnList: l.OnList, Excused: l.Excused, Record: l.Record, Quarantine: l.Quarantine()}, nil
 }
 
 // finish records the runs and exports the last one, and returns code, or
