@@ -41,6 +41,17 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
+// printOut prints v as JSON on stdout with --json, else for people
+// through human, to stdout escaped for the terminal: test ids and messages
+// come from reports.
+func printOut(env Env, asJSON bool, v any, human func(w io.Writer)) error {
+	if asJSON {
+		return writeJSON(env.Stdout, v)
+	}
+	human(term.NewWriter(env.Stdout))
+	return nil
+}
+
 func runDiff(_ context.Context, args []string, env Env) error {
 	fs, o := newDiffFlags()
 	cf := flagsFor("diff", clidoc.Help("diff"), fs)
@@ -72,13 +83,8 @@ func runDiff(_ context.Context, args []string, env Env) error {
 		return rejectedf("--base-output: %w", rerr.Err)
 	}
 	c := testrun.Compare(base, after, opts...)
-	if o.json {
-		if err := writeJSON(env.Stdout, c); err != nil {
-			return err
-		}
-	} else {
-		// Test ids and messages come from reports: escaped for the terminal.
-		textout.Comparison(term.NewWriter(env.Stdout), c, after)
+	if err := printOut(env, o.json, c, func(w io.Writer) { textout.Comparison(w, c, after) }); err != nil {
+		return err
 	}
 	if c.Failed() {
 		return withCode(exitFailed)

@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/hangar-dev/testresults/internal/clidoc"
-	"github.com/hangar-dev/testresults/internal/term"
 	"github.com/hangar-dev/testresults/store"
 	"github.com/hangar-dev/testresults/testrun"
 	"github.com/hangar-dev/testresults/textout"
@@ -54,9 +53,6 @@ type flakyCall struct {
 	runs     []*testrun.Run
 	base     *testrun.Run
 	jobStart time.Time
-	// human is stdout for people: test ids come from reports and are
-	// escaped for the terminal.
-	human io.Writer
 	// fail is a store's error, exit 3, named for the subcommand.
 	fail func(error) error
 }
@@ -85,7 +81,7 @@ func runFlaky(ctx context.Context, args []string, env Env) error {
 		return cf.usageErr("no subcommand (record, list, prune, check or summary)")
 	}
 	sub, rest := fs.Arg(0), fs.Args()[1:]
-	c := flakyCall{o: o, env: env, human: term.NewWriter(env.Stdout)}
+	c := flakyCall{o: o, env: env}
 	if err := c.checkArgs(cf, sub, rest); err != nil {
 		return err
 	}
@@ -143,11 +139,7 @@ func (c *flakyCall) checkArgs(cf *cmdFlags, sub string, rest []string) error {
 }
 
 func (c flakyCall) out(v any, human func(io.Writer)) error {
-	if c.o.json {
-		return writeJSON(c.env.Stdout, v)
-	}
-	human(c.human)
-	return nil
+	return printOut(c.env, c.o.json, v, human)
 }
 
 func flakyList(ctx context.Context, c flakyCall) error {

@@ -4,11 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/hangar-dev/testresults/internal/clidoc"
+	"io"
 
 	"github.com/spf13/pflag"
 
 	"github.com/hangar-dev/testresults/check"
+	"github.com/hangar-dev/testresults/internal/clidoc"
 	"github.com/hangar-dev/testresults/internal/term"
 	"github.com/hangar-dev/testresults/testrun"
 	"github.com/hangar-dev/testresults/textout"
@@ -80,12 +81,8 @@ func runPair(ctx context.Context, args []string, env Env) error {
 		return pairErr(err)
 	}
 	p := res.Paired
-	if o.json {
-		if err := writeJSON(env.Stdout, p); err != nil {
-			return err
-		}
-	} else {
-		textout.PairedRevisions(term.NewWriter(env.Stdout), res.Parent, res.Patch, pair.Patch, p)
+	if err := printOut(env, o.json, p, func(w io.Writer) { textout.PairedRevisions(w, res.Parent, res.Patch, pair.Patch, p) }); err != nil {
+		return err
 	}
 	if o.newRuns > 0 {
 		if err := o.newTests(ctx, pair, argv, res, env, say); err != nil {

@@ -3,12 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/hangar-dev/testresults/internal/clidoc"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/hangar-dev/testresults/check"
+	"github.com/hangar-dev/testresults/internal/clidoc"
 	"github.com/hangar-dev/testresults/internal/term"
 	"github.com/hangar-dev/testresults/store"
 )

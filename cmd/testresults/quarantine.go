@@ -3,11 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/hangar-dev/testresults/internal/clidoc"
+	"io"
 	"time"
 
 	"github.com/spf13/pflag"
 
+	"github.com/hangar-dev/testresults/internal/clidoc"
 	"github.com/hangar-dev/testresults/internal/term"
 	"github.com/hangar-dev/testresults/store"
 	"github.com/hangar-dev/testresults/testrun"
@@ -89,10 +90,8 @@ func runQuarantine(ctx context.Context, args []string, env Env) error {
 		if err != nil {
 			return fail(err)
 		}
-		if o.json {
-			return writeJSON(env.Stdout, testrun.QuarantineListing(entries, time.Now()))
-		}
-		textout.QuarantineList(w, entries, time.Now())
+		now := time.Now()
+		return printOut(env, o.json, testrun.QuarantineListing(entries, now), func(w io.Writer) { textout.QuarantineList(w, entries, now) })
 	}
 	return nil
 }

@@ -3,12 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/hangar-dev/testresults/internal/clidoc"
-	"github.com/hangar-dev/testresults/internal/term"
 	"github.com/hangar-dev/testresults/report"
 	"github.com/hangar-dev/testresults/testrun"
 	"github.com/hangar-dev/testresults/textout"
@@ -62,12 +62,8 @@ func runValidate(_ context.Context, args []string, env Env) error {
 		fmt.Fprintf(env.Stderr, "testresults validate: shadow: %s\n", textout.ToolVerdictWord(v))
 		return nil
 	}
-	if o.json {
-		if err := writeJSON(env.Stdout, v); err != nil {
-			return err
-		}
-	} else {
-		textout.ToolVerdict(term.NewWriter(env.Stdout), v)
+	if err := printOut(env, o.json, v, func(w io.Writer) { textout.ToolVerdict(w, v) }); err != nil {
+		return err
 	}
 	if !v.Accepted {
 		return withCode(exitFailed)

@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/spf13/pflag"
 
 	"github.com/hangar-dev/testresults/internal/clidoc"
-	"github.com/hangar-dev/testresults/internal/term"
 	"github.com/hangar-dev/testresults/testrun"
 	"github.com/hangar-dev/testresults/textout"
 )
@@ -80,12 +80,8 @@ func runVerdict(ctx context.Context, args []string, env Env) error {
 	if err != nil {
 		return rejected(err)
 	}
-	if o.json {
-		if err := writeJSON(env.Stdout, p); err != nil {
-			return err
-		}
-	} else {
-		textout.Paired(term.NewWriter(env.Stdout), p)
+	if err := printOut(env, o.json, p, func(w io.Writer) { textout.Paired(w, p) }); err != nil {
+		return err
 	}
 	// Frozen tests are excluded from the vote, and logged.
 	for _, l := range textout.Frozen(p) {
