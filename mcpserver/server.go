@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -77,6 +78,22 @@ func (s *Server) MCP() *mcp.Server { return s.mcp }
 func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 	return s.mcp.Run(ctx, t)
 }
+
+// ServeStdio serves one client over r and w, a process's stdin and stdout,
+// until the client disconnects: the end of r, or ctx done, is a clean end
+// (nil). w is never closed.
+func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error {
+	err := s.mcp.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(r), Writer: nopWriteCloser{w}})
+	if err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) {
+		return err
+	}
+	return nil
+}
+
+// nopWriteCloser is a writer the transport may close and never does.
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
 
 // apiError is an answer of the query API other than 200: its status and
 // its problem details, as it wrote them.

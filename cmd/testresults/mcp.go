@@ -2,12 +2,9 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"runtime/debug"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/pflag"
 
 	"github.com/hangar-dev/testresults/internal/clidoc"
@@ -61,11 +58,7 @@ func runMCP(ctx context.Context, args []string, env Env) error {
 		return cf.usageErr("--reports-dir: %v", err)
 	}
 	if o.http == "" {
-		err := srv.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(env.Stdin), Writer: nopWriteCloser{env.Stdout}})
-		if err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) {
-			return err
-		}
-		return nil
+		return srv.ServeStdio(ctx, env.Stdin, env.Stdout)
 	}
 	ln, err := mcpserver.Listen(o.http)
 	if err != nil {
@@ -78,8 +71,3 @@ func runMCP(ctx context.Context, args []string, env Env) error {
 	fmt.Fprintln(env.Stderr, "testresults mcp: stopped")
 	return nil
 }
-
-// nopWriteCloser is stdout, which the server does not close.
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
