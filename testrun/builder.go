@@ -39,7 +39,30 @@ type Builder struct {
 	reasons []string
 	tests   bool // a test report was read whole
 
+	// pre, when set, holds the outcome and time of every id as merged so
+	// far (see premade).
+	pre *premade
+
 	cov covState
+}
+
+// premade is what Build keeps of a run, filled as the executions are
+// merged: the outcome of every id and the time of every timed one, as its
+// executions so far give them. A Feed fills it on the goroutine that
+// merges the cases, beside the parser, so that Build, once the report
+// has been read, only fills in again the ids merged more than once; on a
+// large run filling the maps is most of Build. It holds only while every
+// id is kept (at most the run's maxCases) and the run's cases are those
+// of one report merged so (see absorb).
+type premade struct {
+	cases map[string]Outcome
+	durs  map[string]time.Duration
+	again []int32 // indexes in cases of the ids merged more than once
+}
+
+// newPremade returns a premade sized for about n ids.
+func newPremade(n int) *premade {
+	return &premade{cases: make(map[string]Outcome, n), durs: make(map[string]time.Duration, n)}
 }
 
 // scopeState is the retry history of one test id inside one suite. It
@@ -314,7 +337,8 @@ func (b *Builder) addExecutionHashed(e *Execution, h uint32) {
 	scope := b.scopeIndex(e.Scope)
 	var s *scopeState
 	i, h := b.ids.findHashed(e.ID, h, &b.cases)
-	if i >= 0 {
+	again := i >= 0
+	if again {
 		s = b.scope(i, scope)
 	} else {
 		i = b.cases.add(caseState{id: e.ID, first: scopeState{scope: scope}})
@@ -345,6 +369,29 @@ func (b *Builder) addExecutionHashed(e *Execution, h uint32) {
 	}
 	if e.RunnerFlaky {
 		s.flaky = true
+	}
+	if b.pre != nil {
+		b.premake(c, i, code, again)
+	}
+}
+
+// premake records the id at index i, just merged, in b.pre: a new id
+// with the outcome (code) and time of its one execution, one merged
+// again among those Build fills in again.
+func (b *Builder) premake(c *caseState, i int32, code uint8, again bool) {
+	pre := b.pre
+	switch {
+	case pre == nil:
+	case b.cases.len() > b.cfg.maxCases:
+		// Not every id is kept: Build chooses them.
+		b.pre = nil
+	case again:
+		pre.again = append(pre.again, i)
+	default:
+		pre.cases[c.id] = outcomeCodes[code]
+		if c.dur >= 0 {
+			pre.durs[c.id] = c.dur
+		}
 	}
 }
 
@@ -576,7 +623,27 @@ func (b *Builder) Build() *Run {
 			f.Message = Clip(b.cfg.redactor.Redact(f.Message), b.cfg.maxMessage)
 		}
 	})
-	r.Cases, r.Durations = b.keepCases(outs, failing, flaky, b.cfg.maxCases)
+	if pre := b.pre; pre != nil && b.cases.len() <= b.cfg.maxCases {
+		// Every id is kept, and most are in place already. The maps go
+		// to the run: the builder keeps none.
+		b.pre = nil
+		for _, i := range pre.again {
+			c := b.cases.at(i)
+			pre.cases[c.id] = outcomeCodes[outs[i]]
+			if c.dur >= 0 {
+				pre.durs[c.id] = c.dur
+			} else {
+				delete(pre.durs, c.id)
+			}
+		}
+		if len(pre.durs) == 0 {
+			pre.durs = nil
+		}
+		r.Cases, r.Durations = pre.cases, pre.durs
+	} else {
+		b.pre = nil
+		r.Cases, r.Durations = b.keepCases(outs, failing, flaky, b.cfg.maxCases)
+	}
 	redacted()
 	b.expect(r)
 	return r

@@ -205,3 +205,32 @@ func TestFeedSizedMatchesFeed(t *testing.T) {
 		require.Equal(t, want, got, "n=%d", n)
 	}
 }
+
+// TestFeedBuildTwice checks that a run built twice from a fed report is
+// the same run each time, and that the two share no map: the outcomes and
+// times kept as the report was merged go to the first run only.
+func TestFeedBuildTwice(t *testing.T) {
+	b := NewBuilder()
+	f := b.FeedSized(3)
+	f.Add(func(yield func(*Execution) bool) {
+		for _, e := range []Execution{
+			{ID: "a::x", Scope: "s#1", Outcome: OutcomePassed, Timed: true, Duration: time.Second},
+			{ID: "a::y", Scope: "s#1", Outcome: OutcomeFailed, Timed: true, Duration: time.Second},
+			{ID: "a::y", Scope: "s#1", Outcome: OutcomePassed},
+		} {
+			if !yield(&e) {
+				return
+			}
+		}
+	})
+	f.End(ReportInfo{Path: "r.xml", Tests: ntests(3)}, nil)
+	first := b.Build()
+	assert.Equal(t, map[string]Outcome{"a::x": OutcomePassed, "a::y": OutcomePassed}, first.Cases)
+	assert.Equal(t, map[string]time.Duration{"a::x": time.Second}, first.Durations, "a::y ran once untimed: its time is unknown")
+	second := b.Build()
+	require.Equal(t, first, second)
+	first.Cases["a::x"] = OutcomeFailed
+	delete(first.Durations, "a::x")
+	assert.Equal(t, OutcomePassed, second.Cases["a::x"])
+	assert.Equal(t, time.Second, second.Durations["a::x"])
+}
