@@ -24,6 +24,12 @@ type Summary struct {
 	Repository string
 }
 
+// SummaryTo is the Summary that prints to w, in colour when w paints it
+// (term.Paints) in the environment getenv reads.
+func SummaryTo(w io.Writer, getenv func(string) string) Summary {
+	return Summary{W: w, Color: term.Paints(w, getenv)}
+}
+
 // RunResult is what `testresults run` says of one run of the check.
 type RunResult struct {
 	Run *testrun.Run

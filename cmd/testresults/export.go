@@ -7,7 +7,6 @@ import (
 
 	"github.com/hangar-dev/testresults/exporter"
 	"github.com/hangar-dev/testresults/internal/clidoc"
-	"github.com/hangar-dev/testresults/internal/term"
 	"github.com/hangar-dev/testresults/store"
 	"github.com/hangar-dev/testresults/testrun"
 	"github.com/hangar-dev/testresults/textout"
@@ -33,7 +32,7 @@ func runExport(ctx context.Context, args []string, env Env) error {
 	}
 	err = p.export(ctx, env.Stdout)
 	if err == nil && !o.quiet {
-		textout.Summary{W: env.Stderr, Color: useColor(env)}.Exported(p.result.Summary(p.opts), exporter.SummaryPrefix)
+		textout.SummaryTo(env.Stderr, env.Getenv).Exported(p.result.Summary(p.opts), exporter.SummaryPrefix)
 	}
 	return exportError(err)
 }
@@ -54,15 +53,6 @@ func (o *exportOptions) scores(ctx context.Context, env Env, runs []*testrun.Run
 	}
 	defer st.Close()
 	return store.RunScores(ctx, st, o.repo, "", runs, translate.CaseIDs(runs...))
-}
-
-// useColor says whether stderr takes colour: it is the terminal writer
-// (internal/term), which allows it, and env does too (term.ColorAllowed).
-// Colour is painted through that writer, never as codes inside printed
-// text, which the writer would show escaped.
-func useColor(env Env) bool {
-	w, ok := env.Stderr.(interface{ Colors() bool })
-	return ok && w.Colors() && term.ColorAllowed(env.Getenv)
 }
 
 // export makes the export: OTLP/JSON to stdout, or to the output file

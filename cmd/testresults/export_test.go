@@ -428,7 +428,7 @@ func TestExportColour(t *testing.T) {
 		{name: "bare buffer", stderr: &bytes.Buffer{}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, useColor(Env{Stderr: tc.stderr, Getenv: getenv(tc.env)}))
+			assert.Equal(t, tc.want, term.Paints(tc.stderr, getenv(tc.env)))
 		})
 	}
 	id := trace.TraceID{1}

@@ -96,7 +96,7 @@ func runParse(ctx context.Context, args []string, env Env) error {
 	if err := o.store.record(ctx, env, run); err != nil {
 		return rejectedf("record: %v", err)
 	}
-	sum := textout.Summary{W: env.Stderr, Color: useColor(env)}
+	sum := textout.SummaryTo(env.Stderr, env.Getenv)
 	if !o.quiet {
 		sum.Parsed(run)
 	}

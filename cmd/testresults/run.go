@@ -169,7 +169,7 @@ func (o *runOptions) jobOf() *check.Job {
 	if !job.Quiet {
 		job.Summary = func(r *check.Result, cmp *testrun.Comparison, path, prefix string) {
 			fmt.Fprint(env.Stderr, prefix)
-			textout.Summary{W: env.Stderr, Color: useColor(env)}.Run(textout.RunResult{Run: r.Run, Comparison: cmp,
+			textout.SummaryTo(env.Stderr, env.Getenv).Run(textout.RunResult{Run: r.Run, Comparison: cmp,
 				Notes: r.Notes, Results: path, ResultsSHA256: r.ResultsSHA256, Where: check.ResultsFile})
 		}
 	}

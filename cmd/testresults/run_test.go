@@ -263,26 +263,6 @@ func TestEscapeControl(t *testing.T) {
 	}
 }
 
-func TestUseColor(t *testing.T) {
-	f, err := os.CreateTemp(t.TempDir(), "stderr")
-	require.NoError(t, err)
-	defer f.Close()
-	assert.False(t, useColor(Env{Stderr: f, Getenv: func(string) string { return "" }}), "a file is no terminal")
-	assert.False(t, useColor(Env{Stderr: &bytes.Buffer{}, Getenv: func(string) string { return "" }}))
-	tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0)
-	if err != nil {
-		t.Skip("no terminal to test colour on")
-	}
-	defer tty.Close()
-	assert.True(t, useColor(Env{Stderr: tty, Getenv: func(string) string { return "" }}))
-	assert.False(t, useColor(Env{Stderr: tty, Getenv: func(k string) string {
-		if k == "NO_COLOR" {
-			return "1"
-		}
-		return ""
-	}}), "NO_COLOR is honoured")
-}
-
 // TestRunCompareOutputAndFlaky: TEST-RESULTS.json's comparison reads the
 // check's output beside its reports, and marks flaky ids from the flaky
 // list when --repo names one.

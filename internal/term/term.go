@@ -238,3 +238,12 @@ func validStyle(s Style) bool {
 
 // Colors reports whether w takes colour (w.Color).
 func (w *Writer) Colors() bool { return w.Color }
+
+// Paints reports whether text written to w may be painted: w is a Writer
+// that takes colour, and the environment allows it (ColorAllowed). Colour
+// goes through that Writer, never as codes inside printed text, which it
+// would show escaped.
+func Paints(w io.Writer, getenv func(string) string) bool {
+	tw, ok := w.(interface{ Colors() bool })
+	return ok && tw.Colors() && ColorAllowed(getenv)
+}
