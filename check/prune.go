@@ -276,6 +276,23 @@ func readResultsFields(path string) (jsonFields, error) {
 // folder goes by default and what Prune applies to by default.
 func RunsDir(home string) string { return filepath.Join(home, ".hangar", "tests") }
 
+// ErrNoRunsDir is RunsDirOr's answer when no folder is named and $HOME is
+// not set.
+var ErrNoRunsDir = errors.New("HOME is not set: give --dir")
+
+// RunsDirOr is the folder of run folders prune works on: dir when named,
+// else RunsDir of $HOME as getenv reads it.
+func RunsDirOr(dir string, getenv func(string) string) (string, error) {
+	if dir != "" {
+		return dir, nil
+	}
+	home := getenv("HOME")
+	if home == "" {
+		return "", ErrNoRunsDir
+	}
+	return RunsDir(home), nil
+}
+
 // Lines says, one line each for people, what Prune removed, dropped and
 // skipped, then how many run folders and per-case maps; the lines carry
 // the paths and reasons as they are (the caller escapes them for a

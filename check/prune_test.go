@@ -197,3 +197,24 @@ func TestPrunedLines(t *testing.T) {
 		t.Fatalf("RunsDir = %q, want %q", got, want)
 	}
 }
+
+// TestRunsDirOr: a named folder wins; else the folder under $HOME; with
+// neither, ErrNoRunsDir.
+func TestRunsDirOr(t *testing.T) {
+	env := func(home string) func(string) string {
+		return func(k string) string {
+			if k == "HOME" {
+				return home
+			}
+			return ""
+		}
+	}
+	got, err := RunsDirOr("/runs", env("/h"))
+	require.NoError(t, err)
+	assert.Equal(t, "/runs", got)
+	got, err = RunsDirOr("", env("/h"))
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join("/h", ".hangar", "tests"), got)
+	_, err = RunsDirOr("", env(""))
+	assert.ErrorIs(t, err, ErrNoRunsDir)
+}

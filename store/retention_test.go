@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -62,4 +64,29 @@ func TestPruneRunsFollowsRetain(t *testing.T) {
 		}
 		assert.Equal(t, want, got)
 	})
+}
+
+// TestPruneAt: the store at a location is opened, pruned as of now and
+// closed: a run past every retention is gone when it is opened again; a
+// location that cannot be opened is an error.
+func TestPruneAt(t *testing.T) {
+	forEach(t, func(t *testing.T, b backend) {
+		c := newClock()
+		loc := b.location(t)
+		s := open(t, loc, c)
+		ctx := context.Background()
+		_, err := s.RecordRun(ctx, StoredRun{Run: run("old", "tree", testrun.KindBase, map[string]testrun.Outcome{"a": pass}), JobID: "j"})
+		require.NoError(t, err)
+		require.NoError(t, s.Close())
+		got, err := PruneAt(ctx, loc, c.Now().Add(testrun.RunRetention+time.Hour), WithMaxConns(1))
+		require.NoError(t, err)
+		assert.Equal(t, PrunedRuns{Runs: 1}, got)
+		s = open(t, loc, c)
+		_, err = s.Run(ctx, "old")
+		assert.ErrorIs(t, err, ErrNotFound)
+	})
+	file := filepath.Join(t.TempDir(), "file")
+	require.NoError(t, os.WriteFile(file, nil, 0o600))
+	_, err := PruneAt(context.Background(), filepath.Join(file, "s.db"), time.Now())
+	assert.Error(t, err, "a store under a regular file cannot be opened")
 }

@@ -143,6 +143,17 @@ type PrunedRuns struct {
 	Cases int64 `json:"cases"`
 }
 
+// PruneAt applies the retention of stored runs as of now (PruneRuns) to
+// the store at location, opened for that alone and closed after.
+func PruneAt(ctx context.Context, location string, now time.Time, opts ...Option) (PrunedRuns, error) {
+	st, err := Open(ctx, location, opts...)
+	if err != nil {
+		return PrunedRuns{}, err
+	}
+	defer st.Close()
+	return st.PruneRuns(ctx, now)
+}
+
 func checkTag(name, v string) error {
 	if len(v) > MaxTagLength {
 		return fmt.Errorf("store: %s is longer than %d bytes", name, MaxTagLength)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"os"
 
@@ -51,15 +52,11 @@ func runAttest(ctx context.Context, args []string, env Env) error {
 	if err != nil {
 		return err
 	}
-	url := o.url
-	if url == "" {
-		url = attest.CIRunURL(env.Getenv)
-	}
 	base, err := attest.ReportsBase(o.output)
 	if err != nil {
 		return rejected(err)
 	}
-	st, err := attest.NewStatement(run, attest.WithURL(url), attest.WithReportsRelativeTo(base))
+	st, err := attest.NewStatement(run, attest.WithURL(cmp.Or(o.url, attest.CIRunURL(env.Getenv))), attest.WithReportsRelativeTo(base))
 	if err != nil {
 		return rejectedf("%s: %w", fs.Arg(0), err)
 	}

@@ -53,13 +53,9 @@ func runPrune(ctx context.Context, args []string, env Env) error {
 	if now.IsZero() {
 		now = time.Now()
 	}
-	dir := o.dir
-	if dir == "" {
-		home := env.Getenv("HOME")
-		if home == "" {
-			return usageErr("HOME is not set: give --dir")
-		}
-		dir = check.RunsDir(home)
+	dir, err := check.RunsDirOr(o.dir, env.Getenv)
+	if err != nil {
+		return usageErr("%v", err)
 	}
 	loc, err := o.store.location(env)
 	if err != nil {
@@ -74,7 +70,7 @@ func runPrune(ctx context.Context, args []string, env Env) error {
 		Store *store.PrunedRuns `json:"store,omitempty"`
 	}{Pruned: p}
 	if loc != "" {
-		pr, err := o.store.prune(ctx, loc, now)
+		pr, err := store.PruneAt(ctx, loc, now, store.WithMaxConns(o.store.maxConns))
 		if err != nil {
 			return err
 		}
@@ -92,14 +88,4 @@ func runPrune(ctx context.Context, args []string, env Env) error {
 		}
 	}
 	return nil
-}
-
-// prune applies the retention of stored runs in the store at loc.
-func (s *storeFlag) prune(ctx context.Context, loc string, now time.Time) (store.PrunedRuns, error) {
-	st, err := s.open(ctx, loc)
-	if err != nil {
-		return store.PrunedRuns{}, err
-	}
-	defer st.Close()
-	return st.PruneRuns(ctx, now)
 }
