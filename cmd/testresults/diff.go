@@ -86,8 +86,5 @@ func runDiff(_ context.Context, args []string, env Env) error {
 	if err := printOut(env, o.json, c, func(w io.Writer) { textout.Comparison(w, c, after) }); err != nil {
 		return err
 	}
-	if c.Failed() {
-		return withCode(exitFailed)
-	}
-	return nil
+	return failedIf(c.Failed())
 }

@@ -81,6 +81,15 @@ func withCode(code int) error {
 	return &exitCode{code: code}
 }
 
+// failedIf ends the command with exit 1, no message, when failed: a check,
+// a comparison or a verification that said no, and printed why.
+func failedIf(failed bool) error {
+	if failed {
+		return withCode(exitFailed)
+	}
+	return nil
+}
+
 // subError is an error of a command's own subcommand (flaky record): run
 // prints it as "testresults CMD SUB: message".
 type subError struct {

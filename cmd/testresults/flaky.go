@@ -192,12 +192,8 @@ func flakyCheck(ctx context.Context, c flakyCall) error {
 		return c.fail(err)
 	}
 	res := textout.NewFlakyCheck(r.ID, c.jobStart, e, entries)
-	code := exitOK
-	if res.Failed() {
-		code = exitFailed
-	}
 	if err := c.out(res, res.Write); err != nil {
 		return err
 	}
-	return withCode(code)
+	return failedIf(res.Failed())
 }

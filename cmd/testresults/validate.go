@@ -65,8 +65,5 @@ func runValidate(_ context.Context, args []string, env Env) error {
 	if err := printOut(env, o.json, v, func(w io.Writer) { textout.ToolVerdict(w, v) }); err != nil {
 		return err
 	}
-	if !v.Accepted {
-		return withCode(exitFailed)
-	}
-	return nil
+	return failedIf(!v.Accepted)
 }

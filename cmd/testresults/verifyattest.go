@@ -75,8 +75,5 @@ func runVerifyAttestation(ctx context.Context, args []string, env Env) error {
 	if err != nil {
 		return err
 	}
-	if !v.OK() {
-		return withCode(exitFailed)
-	}
-	return nil
+	return failedIf(!v.OK())
 }
