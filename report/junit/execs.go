@@ -230,6 +230,7 @@ type slab struct {
 	b      strings.Builder
 	size   int      // size of the next block
 	blocks []string // the blocks filled before b
+	start  int      // where in b the id begun (see begin) starts
 }
 
 // idRef locates an id in a slab. A block is at most slabMax bytes, or
@@ -247,17 +248,35 @@ const (
 
 // add copies b into the slab.
 func (s *slab) add(b []byte) idRef {
-	if s.b.Cap()-s.b.Len() < len(b) {
+	s.begin(len(b))
+	s.b.Write(b)
+	return s.end()
+}
+
+// begin makes room for an id of at most n bytes in the block being
+// filled, to be written with write and ended with end: an id built in
+// parts is copied once, into the slab.
+func (s *slab) begin(n int) {
+	if s.b.Cap()-s.b.Len() < n {
 		if s.b.Cap() > 0 {
 			s.blocks = append(s.blocks, s.b.String())
 		}
 		s.size = min(slabMax, max(slabMin, 2*s.size))
 		s.b = strings.Builder{}
-		s.b.Grow(max(s.size, len(b)))
+		s.b.Grow(max(s.size, n))
 	}
-	r := idRef{block: uint32(len(s.blocks)), off: uint32(s.b.Len()), n: len(b)}
-	s.b.Write(b)
-	return r
+	s.start = s.b.Len()
+}
+
+// write adds b to the id begun, within the room begin made.
+func (s *slab) write(b []byte) { s.b.Write(b) }
+
+// written is how many bytes the id begun holds so far.
+func (s *slab) written() int { return s.b.Len() - s.start }
+
+// end ends the id begun and returns where it is.
+func (s *slab) end() idRef {
+	return idRef{block: uint32(len(s.blocks)), off: uint32(s.start), n: s.b.Len() - s.start}
 }
 
 // locate returns the id r locates in a slab whose full blocks are blocks

@@ -175,6 +175,9 @@ func Parse(r io.Reader, name string, opts ...Option) (*Report, error) {
 	return p.rep, nil
 }
 
+// colons joins a case's class and name in its id.
+var colons = []byte("::")
+
 func localName(b []byte) []byte {
 	// Element names are short: a loop over their bytes costs less than
 	// the call of an assembly search.
@@ -318,15 +321,25 @@ func (p *parser) startCase(tok *xmlsafe.Token, depth int) error {
 	if classname == nil {
 		classname = class
 	}
-	id := p.idBuf[:0]
+	// The id, classname::name, is written into the slab as it is
+	// decoded, within the room the two values may take.
+	ids := &p.execs.ids
+	room := 2
 	if classname != nil {
-		id = append(id, p.rd.Value(classname)...)
-	}
-	if len(id) > 0 {
-		id = append(id, "::"...)
+		room += p.rd.MaxValueLen(classname)
 	}
 	if name != nil {
-		id = append(id, p.rd.Value(name)...)
+		room += p.rd.MaxValueLen(name)
+	}
+	ids.begin(room)
+	if classname != nil {
+		ids.write(p.rd.Value(classname))
+	}
+	if ids.written() > 0 {
+		ids.write(colons)
+	}
+	if name != nil {
+		ids.write(p.rd.Value(name))
 	}
 	position := 0
 	if len(p.suites) > 0 {
@@ -343,15 +356,18 @@ func (p *parser) startCase(tok *xmlsafe.Token, depth int) error {
 	// A test case with neither a class nor a name (a test titled "")
 	// still ran: it is told apart by its position in its suite,
 	// "<suite name>::#N", rather than lost or merged with another.
-	if len(id) == 0 {
+	if ids.written() == 0 {
+		id := p.idBuf[:0]
 		if n := len(p.suites); n > 0 && p.suites[n-1].name != "" {
 			id = append(id, p.suites[n-1].name...)
 		}
 		id = append(id, "::#"...)
 		id = strconv.AppendInt(id, int64(position), 10)
+		p.idBuf = id
+		tc.id = ids.add(id)
+	} else {
+		tc.id = ids.end()
 	}
-	p.idBuf = id
-	tc.id = p.execs.ids.add(id)
 	p.cur = tc
 	return nil
 }

@@ -26,6 +26,18 @@ func (r *Reader) String(a *Attr) string {
 	return string(r.Value(a))
 }
 
+// MaxValueLen returns the most bytes the decoded value of a, an attribute
+// of the token Next returned last, may take: its length as written, twice
+// that in an ISO-8859-1 document (a letter there takes two bytes in
+// UTF-8).
+func (r *Reader) MaxValueLen(a *Attr) int {
+	n := int(a.raw.end - a.raw.start)
+	if r.latin1 {
+		n *= 2
+	}
+	return n
+}
+
 // AppendValue appends the decoded value of a, an attribute of the token
 // Next returned last, to dst, stopping before dst
 // would grow past max bytes (max < 0: no bound).
