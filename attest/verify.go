@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -19,6 +18,7 @@ import (
 	"github.com/secure-systems-lab/go-securesystemslib/dsse"
 	"google.golang.org/protobuf/encoding/protojson"
 
+	"github.com/hangar-dev/testresults/internal/regular"
 	"github.com/hangar-dev/testresults/testrun"
 )
 
@@ -435,7 +435,7 @@ func trailingMatch(name, path string) int {
 }
 
 // errNotRegular refuses a report that is not a regular file.
-var errNotRegular = errors.New("not a regular file")
+var errNotRegular = regular.ErrNotRegular
 
 // hashFile is the hex SHA-256 of the regular file at path, at most
 // MaxReportBytes.
@@ -468,18 +468,5 @@ func hashFile(path string) (string, error) {
 // the path and then an open, between which the file could be swapped),
 // and opens without waiting (a named pipe would wait for a writer).
 func openReport(path string) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|openNonBlock, 0)
-	if err != nil {
-		return nil, err
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		f.Close()
-		return nil, fmt.Errorf("%s: %w", path, errNotRegular)
-	}
-	return f, nil
+	return regular.File(os.OpenFile(path, os.O_RDONLY|openNonBlock, 0))
 }

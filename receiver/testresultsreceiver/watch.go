@@ -17,6 +17,7 @@ import (
 
 	"github.com/gobwas/glob"
 
+	"github.com/hangar-dev/testresults/internal/regular"
 	"github.com/hangar-dev/testresults/report"
 )
 
@@ -252,20 +253,7 @@ func (w *watcher) settled(path string) bool {
 // a FIFO or a device is refused, so that nothing in the watched folder can
 // make the poll block or read outside it.
 func openRegular(path string) (*os.File, error) {
-	f, err := os.OpenFile(path, openFlags, 0)
-	if err != nil {
-		return nil, err
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		f.Close()
-		return nil, fmt.Errorf("%s: not a regular file (%s)", path, fi.Mode().Type())
-	}
-	return f, nil
+	return regular.File(os.OpenFile(path, openFlags, 0))
 }
 
 // rootClosed reports whether the XML file at path ends by closing the
