@@ -175,31 +175,8 @@ type walkResult struct {
 func walkRepository(root string, globs []glob, start time.Time) walkResult {
 	var res walkResult
 	entries := 0
-	stopped := false
 	bazel := ""
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if p == root {
-				return err
-			}
-			if d != nil && d.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if p == root {
-			return nil
-		}
-		entries++
-		if entries > MaxWalkEntries {
-			stopped = true
-			return filepath.SkipAll
-		}
-		rel, rerr := filepath.Rel(root, p)
-		if rerr != nil {
-			return nil
-		}
-		rel = filepath.ToSlash(rel)
+	stopped, err := walkBounded(root, &entries, func(p, rel string, d fs.DirEntry) error {
 		if rel == bazelTestlogs && d.Type()&fs.ModeSymlink != 0 {
 			target, err := bazelLogs(p)
 			if err != nil {
@@ -222,14 +199,9 @@ func walkRepository(root string, globs []glob, start time.Time) walkResult {
 			}
 			wanted = g.match(parts)
 		}
-		if !wanted {
-			return nil
+		if wanted {
+			res.addChanged(p, d, start)
 		}
-		fi, err := d.Info()
-		if err != nil || fi.ModTime().Before(start) {
-			return nil
-		}
-		res.paths = append(res.paths, p)
 		return nil
 	})
 	if err != nil {
@@ -250,9 +222,35 @@ func walkRepository(root string, globs []glob, start time.Time) walkResult {
 // Links are not followed (WalkDir never does); one named test.xml is
 // listed, and report refuses it.
 func walkBazelLogs(dir string, start time.Time, entries *int, res *walkResult) (stopped bool) {
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	stopped, err := walkBounded(dir, entries, func(p, rel string, d fs.DirEntry) error {
+		if d.IsDir() {
+			// The logs folder counts as one level below the repository.
+			if strings.Count(rel, "/")+2 >= MaxWalkDepth {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.Name() == bazelReport {
+			res.addChanged(p, d, start)
+		}
+		return nil
+	})
+	if err != nil {
+		res.reasons = append(res.reasons, fmt.Sprintf("Bazel's test logs could not be searched for reports: %v", err))
+	}
+	return stopped
+}
+
+// walkBounded walks the tree at root, links never followed (WalkDir never
+// does), calling visit for each entry below root with its path relative
+// to root, slash-separated. An entry that cannot be read is passed over,
+// a folder with all it holds; a root that cannot be read is the error.
+// The entries are counted in *entries, and the walk stops (stopped) once
+// they pass MaxWalkEntries.
+func walkBounded(root string, entries *int, visit func(p, rel string, d fs.DirEntry) error) (stopped bool, err error) {
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
-			if p == dir {
+			if p == root {
 				return err
 			}
 			if d != nil && d.IsDir() {
@@ -260,7 +258,7 @@ func walkBazelLogs(dir string, start time.Time, entries *int, res *walkResult) (
 			}
 			return nil
 		}
-		if p == dir {
+		if p == root {
 			return nil
 		}
 		*entries++
@@ -268,31 +266,21 @@ func walkBazelLogs(dir string, start time.Time, entries *int, res *walkResult) (
 			stopped = true
 			return filepath.SkipAll
 		}
-		rel, rerr := filepath.Rel(dir, p)
+		rel, rerr := filepath.Rel(root, p)
 		if rerr != nil {
 			return nil
 		}
-		if d.IsDir() {
-			// The logs folder counts as one level below the repository.
-			if strings.Count(filepath.ToSlash(rel), "/")+2 >= MaxWalkDepth {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if d.Name() != bazelReport {
-			return nil
-		}
-		fi, err := d.Info()
-		if err != nil || fi.ModTime().Before(start) {
-			return nil
-		}
-		res.paths = append(res.paths, p)
-		return nil
+		return visit(p, filepath.ToSlash(rel), d)
 	})
-	if err != nil {
-		res.reasons = append(res.reasons, fmt.Sprintf("Bazel's test logs could not be searched for reports: %v", err))
+	return stopped, err
+}
+
+// addChanged lists the file p when it changed at or after start (its own
+// modification time).
+func (res *walkResult) addChanged(p string, d fs.DirEntry, start time.Time) {
+	if fi, err := d.Info(); err == nil && !fi.ModTime().Before(start) {
+		res.paths = append(res.paths, p)
 	}
-	return stopped
 }
 
 // declaredGlobs reads the repository's verify_reports globs from

@@ -94,14 +94,23 @@ func freshDir(dir string, start time.Time) (*os.Root, time.Time, error) {
 	return root, start, nil
 }
 
+// plainFolder refuses dir, whose Lstat is fi, with an error wrapping kind
+// unless it is a folder and not a symbolic link.
+func plainFolder(dir string, fi fs.FileInfo, kind error) error {
+	switch {
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return fmt.Errorf("%w: %s is a symbolic link", kind, dir)
+	case !fi.IsDir():
+		return fmt.Errorf("%w: %s is not a folder", kind, dir)
+	}
+	return nil
+}
+
 // openFolder opens the folder dir, whose Lstat is fi, as a root: it must be
 // a folder, not a symbolic link, and still the same folder once opened.
 func openFolder(dir string, fi fs.FileInfo) (*os.Root, error) {
-	switch {
-	case fi.Mode()&fs.ModeSymlink != 0:
-		return nil, fmt.Errorf("%w: %s is a symbolic link", ErrReportDir, dir)
-	case !fi.IsDir():
-		return nil, fmt.Errorf("%w: %s is not a folder", ErrReportDir, dir)
+	if err := plainFolder(dir, fi, ErrReportDir); err != nil {
+		return nil, err
 	}
 	root, err := os.OpenRoot(dir)
 	if err != nil {

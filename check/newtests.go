@@ -178,19 +178,11 @@ func (p Pair) NewTestRuns(ctx context.Context, argv []string, res *PairResult, n
 	if len(ids) == 0 || n == 0 || allFlaky(out.Tests) {
 		return out, nil
 	}
-	g, err := p.revisions(ctx, &PairResult{})
+	trees, remove, err := p.worktreesFor(ctx, &PairResult{})
 	if err != nil {
 		return nil, err
 	}
-	trees, err := newWorktrees(g)
-	if err != nil {
-		return nil, err
-	}
-	defer func() {
-		if rerr := trees.remove(context.WithoutCancel(ctx)); rerr != nil {
-			p.progress(PairEvent{Err: fmt.Errorf("removing the worktrees: %w", rerr)})
-		}
-	}()
+	defer remove()
 	tree, err := p.patchTree(ctx, trees, "patch-new", res.Patch)
 	if err != nil {
 		return nil, err

@@ -96,21 +96,11 @@ func (p Pair) Run(ctx context.Context, argv []string) (*PairResult, error) {
 		return nil, fmt.Errorf("%w: a diff and a patch commit, not both", ErrPair)
 	}
 	res := &PairResult{Out: p.Out}
-	g, err := p.revisions(ctx, res)
+	trees, remove, err := p.worktreesFor(ctx, res)
 	if err != nil {
 		return nil, err
 	}
-	trees, err := newWorktrees(g)
-	if err != nil {
-		return nil, err
-	}
-	// Removed whatever happens: after a failed run, a failed git command or
-	// a signal (ctx is then cancelled; the removal does not use it).
-	defer func() {
-		if rerr := trees.remove(context.WithoutCancel(ctx)); rerr != nil {
-			p.progress(PairEvent{Err: fmt.Errorf("removing the worktrees: %w", rerr)})
-		}
-	}()
+	defer remove()
 	parentTree, patchTree, err := p.trees(ctx, trees, res)
 	if err != nil {
 		return nil, err
@@ -298,6 +288,25 @@ type worktrees struct {
 	g     gitRunner
 	tmp   string
 	paths []string
+}
+
+// worktreesFor reads the pair's revisions into res and makes the
+// worktrees. remove removes them, whatever happened before it is called:
+// a failed run, a failed git command or a signal (ctx is then cancelled;
+// the removal does not use it); it says on progress when it could not.
+func (p Pair) worktreesFor(ctx context.Context, res *PairResult) (trees *worktrees, remove func(), err error) {
+	g, err := p.revisions(ctx, res)
+	if err != nil {
+		return nil, nil, err
+	}
+	if trees, err = newWorktrees(g); err != nil {
+		return nil, nil, err
+	}
+	return trees, func() {
+		if rerr := trees.remove(context.WithoutCancel(ctx)); rerr != nil {
+			p.progress(PairEvent{Err: fmt.Errorf("removing the worktrees: %w", rerr)})
+		}
+	}, nil
 }
 
 func newWorktrees(g gitRunner) (*worktrees, error) {

@@ -68,10 +68,9 @@ func Prune(root string, now time.Time) (*Pruned, error) {
 		return p, nil
 	case err != nil:
 		return nil, fmt.Errorf("%w: %v", ErrPruneRoot, err)
-	case fi.Mode()&fs.ModeSymlink != 0:
-		return nil, fmt.Errorf("%w: %s is a symbolic link", ErrPruneRoot, root)
-	case !fi.IsDir():
-		return nil, fmt.Errorf("%w: %s is not a folder", ErrPruneRoot, root)
+	}
+	if err := plainFolder(root, fi, ErrPruneRoot); err != nil {
+		return nil, err
 	}
 	entries, err := os.ReadDir(root)
 	if err != nil {
