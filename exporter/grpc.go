@@ -44,7 +44,12 @@ func NewOTLPExporter(ctx context.Context, o OTLPOptions, getenv func(string) str
 	return newGRPCExporter(ctx, c)
 }
 
-func newGRPCExporter(ctx context.Context, c OTLPConfig) (sdktrace.SpanExporter, error) {
+// grpcDial is what both gRPC exporters, spans and log records, dial with:
+// the transport's credentials (none when insecure), the compressor's name
+// (gRPC's identity encoding when not gzip), and connect parameters that
+// reconnect soon after a collector restarts, not after gRPC's default
+// back-off of up to two minutes.
+func (c OTLPConfig) grpcDial() (credentials.TransportCredentials, string, grpc.ConnectParams) {
 	var creds credentials.TransportCredentials
 	if c.Insecure {
 		creds = insecure.NewCredentials()
@@ -55,6 +60,14 @@ func newGRPCExporter(ctx context.Context, c OTLPConfig) (sdktrace.SpanExporter, 
 	if c.Gzip {
 		compressor = gzip.Name
 	}
+	return creds, compressor, grpc.ConnectParams{
+		Backoff:           backoff.Config{BaseDelay: retryFirst, Multiplier: 1.6, Jitter: 0.2, MaxDelay: retryMax},
+		MinConnectTimeout: min(c.Timeout, 20*time.Second),
+	}
+}
+
+func newGRPCExporter(ctx context.Context, c OTLPConfig) (sdktrace.SpanExporter, error) {
+	creds, compressor, connect := c.grpcDial()
 	// The retries are ours (see retrying).
 	exp, err := otlptracegrpc.New(ctx,
 		otlptracegrpc.WithEndpoint(c.Host),
@@ -67,12 +80,7 @@ func newGRPCExporter(ctx context.Context, c OTLPConfig) (sdktrace.SpanExporter, 
 			// The identity encoding is gRPC's "no compression"; given last
 			// it overrides a compression the SDK read from the environment.
 			grpc.WithDefaultCallOptions(grpc.UseCompressor(compressor)),
-			// Reconnect soon after a collector restarts, not after gRPC's
-			// default back-off of up to two minutes.
-			grpc.WithConnectParams(grpc.ConnectParams{
-				Backoff:           backoff.Config{BaseDelay: retryFirst, Multiplier: 1.6, Jitter: 0.2, MaxDelay: retryMax},
-				MinConnectTimeout: min(c.Timeout, 20*time.Second),
-			}),
+			grpc.WithConnectParams(connect),
 		),
 	)
 	if err != nil {

@@ -15,11 +15,6 @@ import (
 	"go.opentelemetry.io/collector/pdata/plog/plogotlp"
 	"go.opentelemetry.io/otel/sdk/resource"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/backoff"
-	"google.golang.org/grpc/credentials"
-	"google.golang.org/grpc/credentials/insecure"
-	"google.golang.org/grpc/encoding"
-	grpcgzip "google.golang.org/grpc/encoding/gzip"
 	"google.golang.org/grpc/metadata"
 
 	"github.com/hangar-dev/testresults/semconv"
@@ -108,24 +103,11 @@ func (e *rejectedError) Error() string {
 }
 
 func newGRPCLogExporter(c OTLPConfig) (*LogExporter, error) {
-	var creds credentials.TransportCredentials
-	if c.Insecure {
-		creds = insecure.NewCredentials()
-	} else {
-		creds = credentials.NewTLS(c.TLS)
-	}
-	compressor := encoding.Identity
-	if c.Gzip {
-		compressor = grpcgzip.Name
-	}
+	creds, compressor, connect := c.grpcDial()
 	conn, err := grpc.NewClient(c.Host,
 		grpc.WithTransportCredentials(creds),
 		grpc.WithDefaultCallOptions(grpc.UseCompressor(compressor), grpc.MaxCallSendMsgSize(DefaultMaxRequestBytes)),
-		// As the span exporter: reconnect soon after a collector restarts.
-		grpc.WithConnectParams(grpc.ConnectParams{
-			Backoff:           backoff.Config{BaseDelay: retryFirst, Multiplier: 1.6, Jitter: 0.2, MaxDelay: retryMax},
-			MinConnectTimeout: min(c.Timeout, 20*time.Second),
-		}),
+		grpc.WithConnectParams(connect),
 	)
 	if err != nil {
 		return nil, fmt.Errorf("%w: OTLP/gRPC %s: %w", ErrConfig, c.Host, err)

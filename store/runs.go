@@ -445,29 +445,13 @@ const runColumns = `repository, environment, job_id, session_ref, turn, recorded
 // scanRun scans a run without decoding its cases; with cases and
 // durations, also the columns cases_json, durations_json as stored.
 func (s *sqlStore) scanRun(sc scanner, cases, durations *sql.NullString) (StoredRun, error) {
-	var sr StoredRun
-	var turn sql.NullInt64
-	var recorded int64
-	var runJSON string
-	dest := []any{&sr.Repo, &sr.Environment, &sr.JobID, &sr.SessionRef, &turn, &recorded, &runJSON}
+	var extra []any
 	if cases != nil {
-		dest = append(dest, cases, durations)
+		extra = []any{cases, durations}
 	}
-	if err := sc.Scan(dest...); err != nil {
-		return sr, err
-	}
-	if turn.Valid {
-		n := int(turn.Int64)
-		sr.Turn = &n
-	}
-	sr.RecordedAt = time.UnixMicro(recorded).UTC()
-	r, err := s.parsed.read(runJSON)
-	if err != nil {
-		return sr, err
-	}
-	sr.Run = r
-	sr.HasCases = cases != nil && cases.Valid
-	return sr, nil
+	sr, err := s.scanRunWith(sc, extra...)
+	sr.HasCases = err == nil && cases != nil && cases.Valid
+	return sr, err
 }
 
 // withCases decodes the stored per-case map and durations into sr.Run,
@@ -524,13 +508,15 @@ func (s *sqlStore) runsWhere(ctx context.Context, column, value string) ([]Store
 	return out, nil
 }
 
-// scanRunWith scans a run without its cases and one more boolean column.
-func (s *sqlStore) scanRunWith(rows *sql.Rows, has *bool) (StoredRun, error) {
+// scanRunWith scans a run (the columns runColumns names) without its
+// cases, then the columns after them into extra.
+func (s *sqlStore) scanRunWith(sc scanner, extra ...any) (StoredRun, error) {
 	var sr StoredRun
 	var turn sql.NullInt64
 	var recorded int64
 	var runJSON string
-	if err := rows.Scan(&sr.Repo, &sr.Environment, &sr.JobID, &sr.SessionRef, &turn, &recorded, &runJSON, has); err != nil {
+	dest := append([]any{&sr.Repo, &sr.Environment, &sr.JobID, &sr.SessionRef, &turn, &recorded, &runJSON}, extra...)
+	if err := sc.Scan(dest...); err != nil {
 		return sr, err
 	}
 	if turn.Valid && turn.Int64 >= 0 {

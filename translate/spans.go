@@ -101,13 +101,21 @@ func JobSpans(job Job, runs []*testrun.Run, opts ...Option) ([]Span, error) {
 	if job.ID != "" {
 		s.Attrs = []attribute.KeyValue{semconv.JobIDKey.String(valid(job.ID))}
 	}
+	children := carryRuns(&s, plans, cfg)
+	return append([]Span{s}, children...), nil
+}
+
+// carryRuns makes s the span of the runs planned: it spans them, carries
+// their events (or log records) and their summary, and ends no earlier
+// than the case spans it returns, its children.
+func carryRuns(s *Span, plans []runPlan, cfg config) []Span {
 	s.Start, s.End = interval(plans)
 	s.Events, s.Records = carriedEvents(plans, cfg)
 	s.End = coverEvents(coverEvents(s.End, s.Events), s.Records)
-	summarize(&s, plans, cfg)
-	children := caseSpans(&s, plans, cfg)
+	summarize(s, plans, cfg)
+	children := caseSpans(s, plans, cfg)
 	s.End = caseSpanEnd(s.End, children)
-	return append([]Span{s}, children...), nil
+	return children
 }
 
 // SessionSpans returns the spans of a session export: the session span first,
@@ -161,12 +169,7 @@ func SessionSpans(session Session, opts ...Option) ([]Span, error) {
 			},
 		}
 		s.ParentSpanID = root.SpanID
-		s.Start, s.End = interval(plans)
-		s.Events, s.Records = carriedEvents(plans, cfg)
-		s.End = coverEvents(coverEvents(s.End, s.Events), s.Records)
-		summarize(&s, plans, cfg)
-		children := caseSpans(&s, plans, cfg)
-		s.End = caseSpanEnd(s.End, children)
+		children := carryRuns(&s, plans, cfg)
 		cases = append(cases, children...)
 		if i == 0 || s.Start.Before(root.Start) {
 			root.Start = s.Start
