@@ -39,32 +39,7 @@ type Builder struct {
 	reasons []string
 	tests   bool // a test report was read whole
 
-	// pre, when set, holds the outcome and time of every id as merged so
-	// far (see premade).
-	pre *premade
-
 	cov covState
-}
-
-// premade is what Build keeps of a run, filled as the executions are
-// merged: the outcome and time of each of the first maxCases ids (in the
-// order of first appearance, the order Build keeps the ids that neither
-// fail nor are flaky in), as its executions so far give them. A Feed
-// fills it on the goroutine that merges the cases, beside the parser, so
-// that Build, once the report has been read, only fills in again the ids
-// merged more than once and, on a run of more ids than it keeps, trades
-// the last of them for the failing and flaky ids after them; on a large
-// run filling the maps is most of Build. It holds only while the run's
-// cases are those of one report merged so (see absorb).
-type premade struct {
-	cases map[string]Outcome
-	durs  map[string]time.Duration
-	again []int32 // indexes in cases of the ids merged more than once
-}
-
-// newPremade returns a premade sized for about n ids.
-func newPremade(n int) *premade {
-	return &premade{cases: make(map[string]Outcome, n), durs: make(map[string]time.Duration, n)}
 }
 
 // scopeState is the retry history of one test id inside one suite. It
@@ -339,8 +314,7 @@ func (b *Builder) addExecutionHashed(e *Execution, h uint32) {
 	scope := b.scopeIndex(e.Scope)
 	var s *scopeState
 	i, h := b.ids.findHashed(e.ID, h, &b.cases)
-	again := i >= 0
-	if again {
+	if i >= 0 {
 		s = b.scope(i, scope)
 	} else {
 		i = b.cases.add(caseState{id: e.ID, first: scopeState{scope: scope}})
@@ -371,28 +345,6 @@ func (b *Builder) addExecutionHashed(e *Execution, h uint32) {
 	}
 	if e.RunnerFlaky {
 		s.flaky = true
-	}
-	if b.pre != nil {
-		b.premake(c, i, code, again)
-	}
-}
-
-// premake records the id at index i, just merged, in b.pre: a new id
-// with the outcome (code) and time of its one execution, one merged
-// again among those Build fills in again.
-func (b *Builder) premake(c *caseState, i int32, code uint8, again bool) {
-	pre := b.pre
-	switch {
-	case int(i) >= b.cfg.maxCases:
-		// Past the ids kept in the order they came: Build adds it if it
-		// fails or is flaky.
-	case again:
-		pre.again = append(pre.again, i)
-	default:
-		pre.cases[c.id] = outcomeCodes[code]
-		if c.dur >= 0 {
-			pre.durs[c.id] = c.dur
-		}
 	}
 }
 
@@ -624,13 +576,7 @@ func (b *Builder) Build() *Run {
 			f.Message = Clip(b.cfg.redactor.Redact(f.Message), b.cfg.maxMessage)
 		}
 	})
-	if pre := b.pre; pre != nil {
-		// The maps go to the run: the builder keeps none.
-		b.pre = nil
-		r.Cases, r.Durations = b.finishPremade(pre, outs, failing, flaky, b.cfg.maxCases)
-	} else {
-		r.Cases, r.Durations = b.keepCases(outs, failing, flaky, b.cfg.maxCases)
-	}
+	r.Cases, r.Durations = b.keepCases(outs, failing, flaky, b.cfg.maxCases)
 	redacted()
 	b.expect(r)
 	return r
@@ -690,49 +636,6 @@ func aside(f func()) (wait func()) {
 		}
 		<-done
 	}
-}
-
-// finishPremade is keepCases for a run whose first n ids pre holds as
-// first merged: the ids merged again are filled in again, and the ids
-// keepCases keeps past the first n (failing and flaky ones) take the
-// place of those of the first n it does not keep.
-func (b *Builder) finishPremade(pre *premade, outs []uint8, failing, flaky []int32, n int) (map[string]Outcome, map[string]time.Duration) {
-	set := func(i int32) {
-		c := b.cases.at(i)
-		pre.cases[c.id] = outcomeCodes[outs[i]]
-		if c.dur >= 0 {
-			pre.durs[c.id] = c.dur
-		} else {
-			delete(pre.durs, c.id)
-		}
-	}
-	var kept []bool // by index in cases; nil when every id is kept
-	if b.cases.len() > n {
-		keep := b.kept(failing, flaky, n)
-		kept = make([]bool, b.cases.len())
-		for _, i := range keep {
-			kept[i] = true
-			if int(i) >= n {
-				set(i)
-			}
-		}
-		for i := range int32(n) {
-			if !kept[i] {
-				c := b.cases.at(i)
-				delete(pre.cases, c.id)
-				delete(pre.durs, c.id)
-			}
-		}
-	}
-	for _, i := range pre.again {
-		if kept == nil || kept[i] {
-			set(i)
-		}
-	}
-	if len(pre.durs) == 0 {
-		pre.durs = nil
-	}
-	return pre.cases, pre.durs
 }
 
 // kept returns the indexes in cases of the ids keepCases keeps, in the

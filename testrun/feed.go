@@ -27,7 +27,7 @@ const feedGroup = 16
 
 // Feed starts adding a report's executions; End ends it.
 func (b *Builder) Feed() *Feed {
-	return b.FeedSized(0)
+	return &Feed{b: b, stage: &Builder{cfg: b.cfg}}
 }
 
 // FeedSized is Feed for a report expected to hold about n distinct test
@@ -35,14 +35,8 @@ func (b *Builder) Feed() *Feed {
 // (and each id hashed again) as they come. n only sizes the builder; a
 // report may hold more or fewer.
 func (b *Builder) FeedSized(n int) *Feed {
-	n = max(n, 0)
-	f := &Feed{b: b, stage: &Builder{cfg: b.cfg}}
-	f.stage.reserve(n)
-	if b.cases.len() == 0 && len(b.names) == 0 {
-		// The run's first test report, maybe its only one: its
-		// outcomes and times are kept as they are merged (see premade).
-		f.stage.pre = newPremade(min(n, b.cfg.maxCases))
-	}
+	f := b.Feed()
+	f.stage.reserve(max(n, 0))
 	return f
 }
 
@@ -100,11 +94,8 @@ func (b *Builder) absorb(stage *Builder) {
 		b.ids, b.cases, b.more = stage.ids, stage.cases, stage.more
 		b.scopes, b.names, b.last, b.lastScope = stage.scopes, stage.names, stage.last, stage.lastScope
 		b.msgs, b.locs = stage.msgs, stage.locs
-		b.pre = stage.pre
 		return
 	}
-	// Ids merged from two reports: Build keeps them its own way.
-	b.pre = nil
 	b.reserve(stage.cases.len())
 	for i := range int32(stage.cases.len()) {
 		c := stage.cases.at(i)
