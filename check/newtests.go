@@ -90,7 +90,7 @@ func ClassifyNewTests(ids []string, runs []*testrun.Run) []NewTest {
 		nt := NewTest{ID: id, Outcomes: make([]testrun.Outcome, len(runs))}
 		var passes, fails int
 		for i, r := range runs {
-			o := outcomeIn(r, id)
+			o := r.OutcomeOf(id)
 			nt.Outcomes[i] = o
 			switch {
 			case o == testrun.OutcomePassed:
@@ -112,20 +112,6 @@ func ClassifyNewTests(ids []string, runs []*testrun.Run) []NewTest {
 		out = append(out, nt)
 	}
 	return out
-}
-
-// outcomeIn is r's outcome for id: its case, or its failure's; "" when r
-// does not list it.
-func outcomeIn(r *testrun.Run, id string) testrun.Outcome {
-	if o, ok := r.Cases[id]; ok {
-		return o
-	}
-	for _, f := range r.Failures {
-		if f.ID == id {
-			return f.Outcome
-		}
-	}
-	return ""
 }
 
 // NewTestsResult is what the extra runs of a pair's new tests showed.

@@ -215,7 +215,7 @@ func (f jsonFields) object() ([]byte, error) {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		k, err := marshalNoEscape(kv.key)
+		k, err := json.Marshal(kv.key)
 		if err != nil {
 			return nil, err
 		}

@@ -149,16 +149,6 @@ func indented(v json.Marshaler) ([]byte, error) {
 	return out.Bytes(), nil
 }
 
-func marshalNoEscape(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(buf.Bytes(), "\n"), nil
-}
-
 // writeInRoot writes b to the file name in root through a temporary file
 // in the same folder, renamed over it (readers never see a part; it is not
 // synced to disk, which would cost more than the check's own run for a

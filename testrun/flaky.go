@@ -156,7 +156,7 @@ func TreeObservations(r *Run) []TreeObservation {
 	sort.Strings(ids)
 	out := make([]TreeObservation, 0, len(ids))
 	for _, id := range ids {
-		o := outcomeOf(r, id)
+		o := r.OutcomeOf(id)
 		ob := TreeObservation{TestID: id, Passed: o == OutcomePassed, Failed: o.Failing()}
 		if ob.Passed || ob.Failed {
 			out = append(out, ob)

@@ -284,9 +284,10 @@ func reportDigests(r *Run) string {
 	return strings.Join(slices.Compact(sums), ",")
 }
 
-// outcomeOf is a run's outcome for id: its case outcome, or its failure's
-// when the case map does not hold it; "" when the run does not list it.
-func outcomeOf(r *Run, id string) Outcome {
+// OutcomeOf is the run's outcome for id: its case outcome, or its
+// failure's when the case map does not hold it (capped cases); "" when the
+// run does not list it.
+func (r *Run) OutcomeOf(id string) Outcome {
 	if o, ok := r.Cases[id]; ok {
 		return o
 	}
@@ -309,10 +310,10 @@ func class(o Outcome) Outcome {
 func judge(id string, parent, patch []*Run, unusable []string) TestVerdict {
 	tv := TestVerdict{ID: id, Parent: make([]Outcome, len(parent)), Patch: make([]Outcome, len(patch))}
 	for i, r := range parent {
-		tv.Parent[i] = outcomeOf(r, id)
+		tv.Parent[i] = r.OutcomeOf(id)
 	}
 	for i, r := range patch {
-		tv.Patch[i] = outcomeOf(r, id)
+		tv.Patch[i] = r.OutcomeOf(id)
 	}
 	inconclusive := func(reason string) TestVerdict {
 		tv.Verdict, tv.Reason = VerdictInconclusive, reason

@@ -314,3 +314,17 @@ func TestReadPins(t *testing.T) {
 		assert.Equal(t, Pins{"fx/b.txt": "3e23e8160039594a33894f6564e1b1348bbd7a0088d42c4acb73eeaed59c009d"}, pins)
 	})
 }
+
+// TestOutcomeOf: a run's outcome for an id comes from its cases, else from
+// its failures (a run whose cases were capped still lists every failure);
+// an id the run does not list has none.
+func TestOutcomeOf(t *testing.T) {
+	r := &Run{
+		Cases:    map[string]Outcome{"a": OutcomePassed, "b": OutcomeFailed},
+		Failures: []Failure{{ID: "b", Outcome: OutcomeFailed}, {ID: "c", Outcome: OutcomeError}},
+	}
+	assert.Equal(t, OutcomePassed, r.OutcomeOf("a"))
+	assert.Equal(t, OutcomeFailed, r.OutcomeOf("b"))
+	assert.Equal(t, OutcomeError, r.OutcomeOf("c"), "capped out of the cases, still a failure")
+	assert.Equal(t, Outcome(""), r.OutcomeOf("d"))
+}
