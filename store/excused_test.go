@@ -5,9 +5,11 @@ import (
 	"database/sql"
 	"fmt"
 	"net/url"
+	"slices"
 	"testing"
 	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/hangar-dev/testresults/internal/teststore"
@@ -198,4 +200,67 @@ func TestExcusedAwkwardIDs(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestKeysCompareByteWise: a store written at schema version 12 reads the
+// same at the newest, where PostgreSQL compares the flaky list's and the
+// quarantine's keys byte-wise ("C"), as SQLite does: its entries, in byte
+// order, excuse and quarantine as before, for ids of every kind of
+// character.
+func TestKeysCompareByteWise(t *testing.T) {
+	ids := []string{"pkg::Ä", "pkg::B", "pkg::a", "pkg::é", "pkg::名前", "pkg::Z z", "pkg::a<b>&"}
+	forEach(t, func(t *testing.T, b backend) {
+		loc := b.location(t)
+		c := newClock()
+		ctx := context.Background()
+		old, err := Open(ctx, loc, WithClock(c.Now), withSchema(12))
+		require.NoError(t, err)
+		_, err = old.Record(ctx, "acme/api", "linux", run("r1", "t", testrun.KindBase, map[string]testrun.Outcome{"ok": pass}, ids...))
+		require.NoError(t, err)
+		q, err := QuarantineOf(old)
+		require.NoError(t, err)
+		_, _, err = q.AddQuarantine(ctx, testrun.QuarantineEntry{Repository: "acme/api", Environment: "linux", TestID: "pkg::é", Owner: "o", Reason: "r", Expires: c.Now().Add(time.Hour)})
+		require.NoError(t, err)
+		require.NoError(t, old.Close())
+
+		s := open(t, loc, c)
+		ss := s.(*sqlStore)
+		if ss.d.name == "postgres" {
+			rows, err := ss.db.QueryContext(ctx, `SELECT table_name, column_name, COALESCE(collation_name, '') FROM information_schema.columns
+				WHERE table_schema = current_schema() AND table_name IN ('flaky_entries', 'quarantine')
+					AND column_name IN ('repository', 'environment', 'test_id')`)
+			require.NoError(t, err)
+			n := 0
+			for rows.Next() {
+				var table, column, collation string
+				require.NoError(t, rows.Scan(&table, &column, &collation))
+				assert.Equal(t, "C", collation, "%s.%s", table, column)
+				n++
+			}
+			require.NoError(t, rows.Err())
+			require.NoError(t, rows.Close())
+			assert.Equal(t, 6, n)
+		}
+		want := slices.Clone(ids)
+		slices.Sort(want)
+		entries, err := s.List(ctx, Filter{Repository: "acme/api"})
+		require.NoError(t, err)
+		var got []string
+		for _, e := range entries {
+			got = append(got, e.TestID)
+		}
+		assert.Equal(t, want, got, "byte order, as Go sorts")
+		excused, err := Excused(ctx, s, "acme/api", "linux", append(slices.Clone(ids), "pkg::A"), c.Now().Add(time.Minute))
+		require.NoError(t, err)
+		for _, id := range ids {
+			assert.True(t, excused[id], id)
+		}
+		assert.False(t, excused["pkg::A"], "no entry compares equal to an id it is not")
+		q, err = QuarantineOf(s)
+		require.NoError(t, err)
+		qe, err := q.QuarantineLookup(ctx, "acme/api", "linux", []string{"pkg::é", "pkg::e"})
+		require.NoError(t, err)
+		require.Len(t, qe, 1)
+		assert.Equal(t, "pkg::é", qe[0].TestID)
+	})
 }

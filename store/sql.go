@@ -296,7 +296,27 @@ var migrations = [][]string{
 		`DROP INDEX test_history_test`,
 		`CREATE INDEX test_history_test ON test_history (repository, environment, test_id, at, run_id, tree, outcome, duration_us, retried, job_id, session_ref)`,
 	},
+	13: {
+		// On PostgreSQL the flaky list's and the quarantine's keys compare
+		// byte-wise, as SQLite's and Go's strings do: a lookup of a run's
+		// failures walks an index once per id, and a comparison under the
+		// database's default collation (C.UTF-8, en_US.UTF-8, ...) costs
+		// several times a memcmp. Their orders were byte-wise already
+		// (dialect.collate), so no answer changes; the indexes are rebuilt.
+		postgresOnly + `ALTER TABLE flaky_entries
+			ALTER COLUMN repository TYPE TEXT COLLATE "C",
+			ALTER COLUMN environment TYPE TEXT COLLATE "C",
+			ALTER COLUMN test_id TYPE TEXT COLLATE "C"`,
+		postgresOnly + `ALTER TABLE quarantine
+			ALTER COLUMN repository TYPE TEXT COLLATE "C",
+			ALTER COLUMN environment TYPE TEXT COLLATE "C",
+			ALTER COLUMN test_id TYPE TEXT COLLATE "C"`,
+	},
 }
+
+// postgresOnly starts a migration's statement that PostgreSQL alone runs
+// (SQLite's text compares byte-wise already, and has no ALTER COLUMN).
+const postgresOnly = "-- postgres only\n"
 
 // SchemaVersion is the newest schema version this package writes.
 var SchemaVersion = len(migrations) - 1
@@ -324,6 +344,9 @@ func (s *sqlStore) migrateTo(ctx context.Context, target int) error {
 		}
 		for v := current + 1; v <= target; v++ {
 			for _, stmt := range migrations[v] {
+				if strings.HasPrefix(stmt, postgresOnly) && s.d.name != "postgres" {
+					continue
+				}
 				if _, err := tx.ExecContext(ctx, stmt); err != nil {
 					return fmt.Errorf("migration %d: %w", v, err)
 				}
