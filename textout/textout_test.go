@@ -197,3 +197,11 @@ func TestNewFlakyCheckAndListEntries(t *testing.T) {
 	assert.Equal(t, "fails 50% of 4 · 0 flips/0", list[0].Score.String())
 	assert.Nil(t, list[1].Score)
 }
+
+// TestToolVerdictWord: the gate's verdict in a few words counts its
+// reasons in good English.
+func TestToolVerdictWord(t *testing.T) {
+	assert.Equal(t, "accepted", ToolVerdictWord(testrun.ToolVerdict{Accepted: true}))
+	assert.Equal(t, "rejected (1 reason)", ToolVerdictWord(testrun.ToolVerdict{Reasons: []string{"a"}}))
+	assert.Equal(t, "rejected (2 reasons)", ToolVerdictWord(testrun.ToolVerdict{Reasons: []string{"a", "b"}}))
+}

@@ -13,7 +13,7 @@ func ToolVerdictWord(v testrun.ToolVerdict) string {
 	if v.Accepted {
 		return "accepted"
 	}
-	return fmt.Sprintf("rejected (%d reasons)", len(v.Reasons))
+	return "rejected (" + Quantity(len(v.Reasons), "reason") + ")"
 }
 
 // ToolVerdict writes the verdict's word, then each reason on its own line.
