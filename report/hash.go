@@ -14,7 +14,11 @@ import (
 // with the parse: a hashReader reads the source in blocks, queues each
 // block to be checked for the XML reader (see xmlsafe.Precheck) and
 // hashed, and serves the parser from the same block. A helper goroutine
-// runs the queued work beside the parser, in order, one job at a time. It
+// runs the queued work beside the parser, one job at a time. The jobs are
+// in two queues, each run in order and one job at a time: the blocks, and
+// the calls the parser hands over (see do), which need no order with the
+// blocks; so the parser, when it needs a block, never waits for a call to
+// end. It
 // reads up to hashBlocks blocks ahead of the one it serves, so that the
 // helper has checked a block before the parser reaches it. A block is
 // filled again only once it is served and hashed, so the memory held is
@@ -68,14 +72,20 @@ type hashReader struct {
 	// queued, when one ends and when the helper is to return.
 	mu   sync.Mutex
 	wake sync.Cond
-	jobs []hashJob // queued, jobs[head:] not yet started
+	jobs []hashJob // block jobs queued, jobs[head:] not yet started
 	head int
-	// busy is set while a job runs, on either goroutine: jobs run one at
-	// a time, in the order they were queued.
-	busy    bool
-	hashed  int  // blocks hashed
-	calls   int  // calls queued and not yet run
-	closing bool // every job has run: the helper returns
+	// busy is set while a block job runs, on either goroutine: they run
+	// one at a time, in the order they were queued.
+	busy bool
+	// pending are the calls queued (see do), pending[chead:] not yet
+	// started; callBusy is set while one runs. They run one at a time, in
+	// order, beside the block jobs.
+	pending  []func()
+	chead    int
+	callBusy bool
+	hashed   int  // blocks hashed
+	calls    int  // calls queued and not yet run
+	closing  bool // every job has run: the helper returns
 	// ready holds the blocks read jobs have read, in order, until the
 	// parser takes them (an empty one carries only the source's error).
 	ready []readBlock
@@ -97,11 +107,12 @@ type hashReader struct {
 // regular file): jobs may then read it ahead, on either goroutine.
 func newHashReader(r io.Reader, ahead bool) *hashReader {
 	h := &hashReader{
-		r:     r,
-		ahead: ahead,
-		queue: make([][]byte, 0, hashBlocks),
-		jobs:  make([]hashJob, 0, hashBlocks+hashCalls),
-		d:     sha256.New(),
+		r:       r,
+		ahead:   ahead,
+		queue:   make([][]byte, 0, hashBlocks),
+		jobs:    make([]hashJob, 0, hashBlocks),
+		pending: make([]func(), 0, hashCalls),
+		d:       sha256.New(),
 	}
 	if ahead {
 		h.ready = make([]readBlock, 0, hashBlocks)
@@ -111,13 +122,11 @@ func newHashReader(r io.Reader, ahead bool) *hashReader {
 	return h
 }
 
-// hashJob is a block to check and hash, a block to read from the source,
-// check and hash (read, the block's slot + 1), or a call to make (see
-// do).
+// hashJob is a block to check and hash, or a block to read from the
+// source, check and hash (read, the block's slot + 1).
 type hashJob struct {
 	block []byte
 	read  int
-	call  func()
 }
 
 // readBlock is what a read job read: a block of the source, and the
@@ -131,22 +140,35 @@ type readBlock struct {
 // blocks before do runs queued jobs itself.
 const hashCalls = 8
 
-// help runs queued jobs until stop has run them all.
+// help runs queued jobs, blocks first (the parser may be waiting for
+// one), until stop has run them all.
 func (h *hashReader) help() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for !h.closing {
-		if h.busy || h.head == len(h.jobs) {
+		if !h.runOne(true) {
 			h.wake.Wait()
-			continue
 		}
-		h.runNext()
 	}
 }
 
-// runNext runs the next queued job; h.mu is held, and released while the
-// job runs.
-func (h *hashReader) runNext() {
+// runOne runs the next block job, or else, when calls is set, the next
+// call, if one is queued and no other job of its queue runs; it tells
+// whether it ran one. h.mu is held, and released while the job runs.
+func (h *hashReader) runOne(calls bool) bool {
+	switch {
+	case !h.busy && h.head < len(h.jobs):
+		h.runBlock()
+	case calls && !h.callBusy && h.chead < len(h.pending):
+		h.runCall()
+	default:
+		return false
+	}
+	return true
+}
+
+// runBlock runs the next block job.
+func (h *hashReader) runBlock() {
 	j := h.jobs[h.head]
 	h.jobs[h.head] = hashJob{}
 	h.head++
@@ -157,25 +179,36 @@ func (h *hashReader) runNext() {
 	stopping := h.stopping
 	h.mu.Unlock()
 	var rb readBlock
-	switch {
-	case j.call != nil:
-		j.call()
-	case j.read > 0:
+	if j.read > 0 {
 		rb = h.readBlock(j.read-1, stopping)
-	default:
+	} else {
 		h.pre.Write(j.block)
 		h.d.Write(j.block)
 	}
 	h.mu.Lock()
 	h.busy = false
-	switch {
-	case j.call != nil:
-		h.calls--
-	case j.read > 0:
+	if j.read > 0 {
 		h.ready = append(h.ready, rb)
-	default:
+	} else {
 		h.hashed++
 	}
+	h.wake.Broadcast()
+}
+
+// runCall runs the next call.
+func (h *hashReader) runCall() {
+	f := h.pending[h.chead]
+	h.pending[h.chead] = nil
+	h.chead++
+	if h.chead == len(h.pending) {
+		h.pending, h.chead = h.pending[:0], 0
+	}
+	h.callBusy = true
+	h.mu.Unlock()
+	f()
+	h.mu.Lock()
+	h.callBusy = false
+	h.calls--
 	h.wake.Broadcast()
 }
 
@@ -205,15 +238,13 @@ func (h *hashReader) readBlock(slot int, stopping bool) readBlock {
 	return readBlock{b: b[:n], err: err}
 }
 
-// until runs queued jobs, or waits for the one running to end, until done
-// holds; h.mu is held.
-func (h *hashReader) until(done func() bool) {
+// until runs queued jobs (block jobs only unless calls is set), or waits
+// for one running to end, until done holds; h.mu is held.
+func (h *hashReader) until(done func() bool, calls bool) {
 	for !done() {
-		if !h.busy && h.head < len(h.jobs) {
-			h.runNext()
-			continue
+		if !h.runOne(calls) {
+			h.wake.Wait()
 		}
-		h.wake.Wait()
 	}
 }
 
@@ -223,15 +254,16 @@ func (h *hashReader) push(j hashJob) {
 	h.wake.Signal()
 }
 
-// do has f called after the blocks read so far are hashed, by the helper
+// do has f called after the calls handed over before it, by the helper
 // or, at stop at the latest, by the caller; stop returns once it has. The
 // parser hands it work that needs no answer (merging the cases it has
 // read into the run), to be done on the second core while it goes on.
 func (h *hashReader) do(f func()) {
 	h.mu.Lock()
-	h.until(func() bool { return h.calls < hashCalls })
-	h.push(hashJob{call: f})
+	h.until(func() bool { return h.calls < hashCalls }, true)
+	h.pending = append(h.pending, f)
 	h.calls++
+	h.wake.Signal()
 	h.mu.Unlock()
 }
 
@@ -267,7 +299,7 @@ func (h *hashReader) readAhead() {
 			reused := func() bool { return h.hashed > h.sent-hashBlocks }
 			free := reused()
 			if !free && len(h.queue) == 0 {
-				h.until(reused)
+				h.until(reused, false)
 				free = true
 			}
 			h.mu.Unlock()
@@ -322,7 +354,7 @@ func (h *hashReader) take() {
 		if len(h.queue) > 0 || h.asked == 0 {
 			return
 		}
-		h.until(func() bool { return len(h.ready) > 0 })
+		h.until(func() bool { return len(h.ready) > 0 }, false)
 	}
 }
 
@@ -336,7 +368,9 @@ func (h *hashReader) stop() string {
 	h.closed = true
 	h.mu.Lock()
 	h.stopping = true
-	h.until(func() bool { return h.head == len(h.jobs) && !h.busy })
+	h.until(func() bool {
+		return h.head == len(h.jobs) && !h.busy && h.chead == len(h.pending) && !h.callBusy
+	}, true)
 	h.closing = true
 	h.wake.Broadcast()
 	h.mu.Unlock()
