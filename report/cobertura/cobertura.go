@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hangar-dev/testresults/report/internal/hits"
 	"github.com/hangar-dev/testresults/report/internal/srcpath"
 	"github.com/hangar-dev/testresults/report/internal/xmlsafe"
 	"github.com/hangar-dev/testresults/testrun"
@@ -181,7 +182,7 @@ func line(rd *xmlsafe.Reader, tok *xmlsafe.Token, f *testrun.FileCoverage) error
 	if !ok {
 		return fmt.Errorf("%w: <line number=\"%d\"> without hits", ErrValue, n)
 	}
-	hit, ok := hitCount(rd.Value(ha))
+	hit, ok := hits.Count(bytes.TrimSpace(rd.Value(ha)))
 	if !ok {
 		return fmt.Errorf("%w: <line number=\"%d\" hits=%q>: hits is not a count", ErrValue, n, xmlsafe.QuoteName(rd.Value(ha)))
 	}
@@ -206,24 +207,6 @@ func digits(b []byte) (int64, bool) {
 		v = v*10 + int64(c-'0')
 	}
 	return v, true
-}
-
-// hitCount reads a hit count: decimal digits of any length (tools write
-// counts past 2^63), true when it is not zero.
-func hitCount(b []byte) (hit, ok bool) {
-	b = bytes.TrimSpace(b)
-	if len(b) == 0 {
-		return false, false
-	}
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return false, false
-		}
-		if c != '0' {
-			hit = true
-		}
-	}
-	return hit, true
 }
 
 func root(rd *xmlsafe.Reader, tok *xmlsafe.Token, cov *testrun.CoverageReport) error {

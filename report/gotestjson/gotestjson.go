@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/hangar-dev/testresults/report/internal/parseopt"
 	"github.com/hangar-dev/testresults/report/internal/xmlsafe"
 	"github.com/hangar-dev/testresults/testrun"
 )
@@ -95,7 +96,7 @@ func Detect(head []byte) bool {
 // returned Report (never nil) holds no execution: a report is read whole
 // or not at all.
 func Parse(r io.Reader, name string, opts ...Option) (*Report, error) {
-	cfg := newConfig(opts)
+	cfg := parseopt.New(opts)
 	p := &parser{
 		cfg:    cfg,
 		name:   name,
@@ -124,7 +125,7 @@ func Parse(r io.Reader, name string, opts ...Option) (*Report, error) {
 }
 
 type parser struct {
-	cfg  config
+	cfg  parseopt.Config
 	name string
 	br   *bufio.Reader
 

@@ -11,8 +11,6 @@ import (
 // XML and do not apply. It is the same type as report.Limits.
 type Limits = xmlsafe.Limits
 
-type config = parseopt.Config
-
 // Option configures Parse. It is the option type of the other report
 // parsers, so package report passes the same options to every one.
 type Option = parseopt.Option
@@ -24,5 +22,3 @@ func WithLimits(l Limits) Option { return parseopt.WithLimits(l) }
 // 8 KiB; 0 or less keeps the default). Past it a test's output is dropped
 // as it is read, never held in memory.
 func WithMaxMessage(n int) Option { return parseopt.WithMaxMessage(n) }
-
-func newConfig(opts []Option) config { return parseopt.New(opts) }

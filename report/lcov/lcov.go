@@ -8,6 +8,7 @@ import (
 	"io"
 	"strconv"
 
+	"github.com/hangar-dev/testresults/report/internal/hits"
 	"github.com/hangar-dev/testresults/report/internal/srcpath"
 	"github.com/hangar-dev/testresults/report/internal/xmlsafe"
 	"github.com/hangar-dev/testresults/testrun"
@@ -165,7 +166,7 @@ func (p *parser) record(line []byte) error {
 			return p.malformed("DA:%s needs a line and a hit count", clip(val))
 		}
 		ln, err := strconv.ParseInt(string(parts[0]), 10, 64)
-		hit, ok := hitCount(parts[1])
+		hit, ok := hits.Count(parts[1])
 		if err != nil || ln < 0 || ln > testrun.MaxCoverageLineNumber || !ok {
 			return p.malformed("DA:%s is not line,hits", clip(val))
 		}
@@ -224,23 +225,6 @@ func (p *parser) close() error {
 	}
 	p.open, p.lines = false, nil
 	return nil
-}
-
-// hitCount reads a DA hit count: decimal digits of any length (istanbul
-// writes counts past 2^63), true when it is not zero.
-func hitCount(b []byte) (hit, ok bool) {
-	if len(b) == 0 {
-		return false, false
-	}
-	for _, c := range b {
-		if c < '0' || c > '9' {
-			return false, false
-		}
-		if c != '0' {
-			hit = true
-		}
-	}
-	return hit, true
 }
 
 func clip(b []byte) string {
