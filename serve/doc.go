@@ -25,7 +25,9 @@
 // once: the server keeps it (within Options.CacheBytes, least recently
 // used out first) with its gzip form and a strong ETag, the SHA-256 of its
 // bytes, under the request's path and query and the store's version of the
-// job or session (store.RunStore.JobVersion, one row read per request). A
+// job or session (store.RunStore.JobVersion: one row read per request, or,
+// from a PostgreSQL store opened with store.WithWatch, none while no write
+// was announced; a request with Cache-Control: no-cache reads it). A
 // run tagged for the job, a run it lists tagged elsewhere, or retention
 // gives a new version, and the next request renders anew: a kept response
 // is never answered for runs that changed. The job list is kept under

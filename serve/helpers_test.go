@@ -30,7 +30,8 @@ var backends = []backend{
 func forEach(t *testing.T, fn func(t *testing.T, st store.Store)) {
 	for _, b := range backends {
 		t.Run(b.name, func(t *testing.T) {
-			st, err := store.Open(context.Background(), b.location(t))
+			// As testresults serve opens it: listening for writes.
+			st, err := store.Open(context.Background(), b.location(t), store.WithWatch())
 			require.NoError(t, err)
 			t.Cleanup(func() { st.Close() })
 			fn(t, st)

@@ -148,12 +148,42 @@ func noRoute(w http.ResponseWriter, r *http.Request) error {
 	return notFound("no such endpoint")
 }
 
+// withTimeout bounds each request by the request timeout, and has the
+// store read every version from its database for a request that asks for
+// a fresh answer (wantsFresh).
 func (s *Server) withTimeout(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), s.opts.RequestTimeout)
 		defer cancel()
+		if wantsFresh(r.Header) {
+			ctx = store.Fresh(ctx)
+		}
 		h.ServeHTTP(w, r.WithContext(ctx))
 	})
+}
+
+// wantsFresh reports whether a request's headers ask for an answer
+// revalidated with the origin: Cache-Control no-cache or max-age=0, or,
+// without Cache-Control, Pragma: no-cache (RFC 9111).
+func wantsFresh(h http.Header) bool {
+	cc := h.Values("Cache-Control")
+	if len(cc) == 0 {
+		for _, p := range h.Values("Pragma") {
+			if strings.EqualFold(strings.TrimSpace(p), "no-cache") {
+				return true
+			}
+		}
+		return false
+	}
+	for _, v := range cc {
+		for d := range strings.SplitSeq(v, ",") {
+			d = strings.ToLower(strings.TrimSpace(d))
+			if d == "no-cache" || d == "max-age=0" || strings.HasPrefix(d, "no-cache=") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 type scope int

@@ -100,6 +100,10 @@ func (s *sqlStore) Jobs(ctx context.Context, q JobsQuery) ([]JobEntry, int64, er
 }
 
 func (s *sqlStore) RunsVersion(ctx context.Context) (string, error) {
+	return s.keptVersion(ctx, "runs", func() (string, error) { return s.readRunsVersion(ctx) })
+}
+
+func (s *sqlStore) readRunsVersion(ctx context.Context) (string, error) {
 	st, err := s.prepare(ctx, `SELECT n FROM run_writes WHERE id = 1`)
 	if err != nil {
 		return "", s.fail("", err)

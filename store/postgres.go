@@ -7,6 +7,9 @@ import (
 	"hash/fnv"
 	"strconv"
 	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
 )
 
 // PostgresMaxConns bounds the connections one store opens to PostgreSQL
@@ -43,6 +46,17 @@ func openPostgres(ctx context.Context, url string, cfg config) (Store, error) {
 	if err := s.migrateTo(ctx, cfg.schema); err != nil {
 		_ = db.Close()
 		return nil, err
+	}
+	if cfg.watch && !connector.pooled {
+		s.watch = &versionWatch{
+			connect: func(ctx context.Context) (*pgx.Conn, error) { return pgx.Connect(ctx, url) },
+			notify: func(ctx context.Context, channel, payload string) error {
+				_, err := db.ExecContext(ctx, `SELECT pg_notify($1, $2)`, channel, payload)
+				return err
+			},
+			probeEvery: WatchProbeEvery, probeTimeout: WatchProbeTimeout, minBackoff: time.Second,
+		}
+		s.watch.start()
 	}
 	return s, nil
 }

@@ -535,6 +535,10 @@ func (s *sqlStore) scanRunWith(sc scanner, extra ...any) (StoredRun, error) {
 // versionOf is the version of the runs of a job or session (scope "job"
 // or "session"), "0" before any was recorded.
 func (s *sqlStore) versionOf(ctx context.Context, scope, key string) (string, error) {
+	return s.keptVersion(ctx, scope+"\x00"+key, func() (string, error) { return s.readVersion(ctx, scope, key) })
+}
+
+func (s *sqlStore) readVersion(ctx context.Context, scope, key string) (string, error) {
 	st, err := s.prepare(ctx, s.q(`SELECT version FROM run_versions WHERE scope = ? AND key = ?`))
 	if err != nil {
 		return "", s.fail("", err)

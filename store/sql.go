@@ -47,8 +47,27 @@ type sqlStore struct {
 	preparedMu sync.Mutex
 	prepared   map[string]*sql.Stmt
 	// decoded counts the cases read out of stored per-case maps, scanned
-	// the stored maps read through (tests).
-	decoded, scanned atomic.Int64
+	// the stored maps read through, versionReads the versions read from
+	// the database (tests).
+	decoded, scanned, versionReads atomic.Int64
+	// watch, when the store listens for writes (WithWatch), keeps the
+	// versions read; nil otherwise.
+	watch *versionWatch
+}
+
+// keptVersion returns the version key names, read by read unless the
+// store's watch keeps it (see WithWatch).
+func (s *sqlStore) keptVersion(ctx context.Context, key string, read func() (string, error)) (string, error) {
+	if v, ok := s.watch.version(ctx, key); ok {
+		return v, nil
+	}
+	t := s.watch.begin()
+	s.versionReads.Add(1)
+	v, err := read()
+	if err == nil {
+		s.watch.keep(t, key, v)
+	}
+	return v, err
 }
 
 // prepare returns the prepared statement of query, prepared once.
@@ -312,6 +331,23 @@ var migrations = [][]string{
 			ALTER COLUMN environment TYPE TEXT COLLATE "C",
 			ALTER COLUMN test_id TYPE TEXT COLLATE "C"`,
 	},
+	14: {
+		// On PostgreSQL every write of runs (touch updates run_writes in
+		// its transaction) notifies the store's channel (watchChannel) at
+		// its commit, so that a reader that listens (WithWatch) keeps the
+		// versions it read until one is announced. The database says it,
+		// not the writer, so that no writer can forget to.
+		postgresOnly + `CREATE OR REPLACE FUNCTION testresults_runs_written() RETURNS trigger
+			LANGUAGE plpgsql AS $$
+			BEGIN
+				PERFORM pg_notify('` + watchChannel + `' || md5(TG_TABLE_SCHEMA), '');
+				RETURN NULL;
+			END
+			$$`,
+		postgresOnly + `DROP TRIGGER IF EXISTS run_writes_notify ON run_writes`,
+		postgresOnly + `CREATE TRIGGER run_writes_notify AFTER INSERT OR UPDATE OR DELETE ON run_writes
+			FOR EACH STATEMENT EXECUTE FUNCTION testresults_runs_written()`,
+	},
 }
 
 // postgresOnly starts a migration's statement that PostgreSQL alone runs
@@ -390,10 +426,13 @@ func (s *sqlStore) inTxOnce(ctx context.Context, key string, fn func(*sql.Tx) er
 	if err := tx.Commit(); err != nil {
 		return s.fail("commit: ", err)
 	}
+	// What this handle wrote is not waited for as a notification.
+	s.watch.wrote()
 	return nil
 }
 
 func (s *sqlStore) Close() error {
+	s.watch.stop()
 	s.preparedMu.Lock()
 	for _, st := range s.prepared {
 		st.Close()

@@ -69,6 +69,8 @@ type config struct {
 	// maxConns bounds the connections the store opens (0: the default of
 	// its kind, PostgresMaxConns or SQLiteMaxConns).
 	maxConns int
+	// watch: listen for writes of runs (WithWatch).
+	watch bool
 }
 
 type optionFunc func(config) config

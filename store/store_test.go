@@ -275,8 +275,8 @@ func TestMigrations(t *testing.T) {
 			versions = append(versions, v)
 		}
 		require.NoError(t, rows.Close())
-		assert.Equal(t, []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13}, versions)
-		assert.Equal(t, 13, SchemaVersion)
+		assert.Equal(t, []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14}, versions)
+		assert.Equal(t, 14, SchemaVersion)
 
 		// Opening again applies nothing twice.
 		s2 := open(t, loc, c)

@@ -59,9 +59,10 @@ func (s *storeFlag) location(env Env) (string, error) {
 	return loc, nil
 }
 
-// open opens the store at loc (from location) within the flag's bound.
-func (s *storeFlag) open(ctx context.Context, loc string) (store.Store, error) {
-	return store.Open(ctx, loc, store.WithMaxConns(s.maxConns))
+// open opens the store at loc (from location) within the flag's bound,
+// with opts.
+func (s *storeFlag) open(ctx context.Context, loc string, opts ...store.Option) (store.Store, error) {
+	return store.Open(ctx, loc, append(opts, store.WithMaxConns(s.maxConns))...)
 }
 
 // openAt opens the store location names: a store nothing names is a

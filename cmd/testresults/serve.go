@@ -32,8 +32,9 @@ func newServeFlags() (*pflag.FlagSet, *serveOptions) {
 }
 
 // openServed reads the admin token (tokenFile, else $HANGAR_ADMIN_TOKEN)
-// and opens the store, as a server of stored runs (serve, mcp) starts:
-// a bad token file or store flag is a usage error of cf.
+// and opens the store, listening for writes (store.WithWatch), as a
+// server of stored runs (serve, mcp) starts: a bad token file or store
+// flag is a usage error of cf.
 func openServed(ctx context.Context, cf *cmdFlags, env Env, tokenFile string, sf *storeFlag) (string, store.Store, error) {
 	token, err := serve.ReadAdminToken(tokenFile, env.Getenv)
 	if err != nil {
@@ -43,7 +44,7 @@ func openServed(ctx context.Context, cf *cmdFlags, env Env, tokenFile string, sf
 	if err != nil {
 		return "", nil, cf.usageErr("%v", err)
 	}
-	st, err := sf.open(ctx, loc)
+	st, err := sf.open(ctx, loc, store.WithWatch())
 	return token, st, err
 }
 

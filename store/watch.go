@@ -1,0 +1,296 @@
+package store
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// watchChannel starts the name of the PostgreSQL notification channel a
+// write of runs is announced on; the MD5 of the store's schema ends it,
+// so that stores in several schemas of one database (and the tests') do
+// not hear each other. The trigger of migration 14 notifies it, with an
+// empty payload, in every transaction that gives runs a new version
+// (touch updates run_writes), so that every writer is heard, whatever
+// program it is.
+const watchChannel = "testresults_runs_"
+
+// channelQuery returns the channel of the store a connection's
+// search_path finds.
+const channelQuery = `SELECT '` + watchChannel + `' || md5(n.nspname) FROM pg_class c
+	JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = 'run_writes'::regclass`
+
+// probePrefix starts the payload of a probe: a notification the watch
+// sends itself to learn that it still hears the channel. A probe is not a
+// write; another server's probe is passed over.
+const probePrefix = "probe:"
+
+// Timing of a watch (see WithWatch).
+const (
+	// WatchProbeEvery is how long a watch waits, hearing nothing, before
+	// it sends a probe.
+	WatchProbeEvery = 5 * time.Second
+	// WatchProbeTimeout is how long a probe may take to come back before
+	// the watch stops trusting what it keeps and connects again.
+	WatchProbeTimeout = 2 * time.Second
+	// watchMaxBackoff bounds the wait between two attempts to listen.
+	watchMaxBackoff = 30 * time.Second
+	// watchMaxKept bounds the versions a watch keeps; past it the kept
+	// ones are dropped, and asked of the database again.
+	watchMaxKept = 10000
+)
+
+// WithWatch has a PostgreSQL store listen for the writes of runs, as a
+// long-running reader (testresults serve, testresults mcp) opens it:
+// JobVersion, SessionVersion and RunsVersion then answer a version they
+// read before from memory for as long as no write of runs was announced
+// since, instead of asking the database on every request. The store
+// listens on a connection of its own (beside WithMaxConns' bound), checks
+// that it hears its own notifications when it starts listening and at
+// least every WatchProbeEvery (a probe that does not come back within
+// WatchProbeTimeout drops what it keeps), and asks the database again
+// whenever it is not listening. A write is heard once PostgreSQL delivers
+// its notification, normally within a millisecond of its commit; a reader
+// that must see a write it knows has committed asks with Fresh.
+//
+// It does nothing on SQLite (a version is one read of a local file), nor
+// on a PostgreSQL URL that says a pooler in transaction mode is in front
+// (default_query_exec_mode=exec or simple_protocol): such a pooler hands
+// the listening session's server connection to other clients, and the
+// notifications would not reach it.
+func WithWatch() Option {
+	return optionFunc(func(c config) config {
+		c.watch = true
+		return c
+	})
+}
+
+type freshKey struct{}
+
+// Fresh returns a context under which a watching store (WithWatch) asks
+// the database for every version, whatever it keeps: for a reader that
+// must see a write it knows has committed (an HTTP request sent with
+// Cache-Control: no-cache).
+func Fresh(ctx context.Context) context.Context { return context.WithValue(ctx, freshKey{}, true) }
+
+func isFresh(ctx context.Context) bool { return ctx.Value(freshKey{}) != nil }
+
+// versionWatch keeps the versions a store read while it listens for the
+// writes that would change them. Every version is a function of what was
+// written, so one announcement of any write drops every kept version: a
+// new generation starts, and a version read before it began is never
+// kept.
+type versionWatch struct {
+	mu   sync.RWMutex
+	live bool // listening, and its last probe came back
+	gen  uint64
+	kept map[string]string
+
+	// connect opens the listening connection; notify sends a notification
+	// on the channel through another session (the store's pool).
+	connect func(ctx context.Context) (*pgx.Conn, error)
+	notify  func(ctx context.Context, channel, payload string) error
+
+	probeEvery, probeTimeout, minBackoff time.Duration
+
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// genToken is the generation a version was asked in; ok is false when
+// the watch was not live, and what is read then is not kept.
+type genToken struct {
+	gen uint64
+	ok  bool
+}
+
+// version returns the version kept under key, if the watch is live and
+// ctx is not Fresh.
+func (w *versionWatch) version(ctx context.Context, key string) (string, bool) {
+	if w == nil || isFresh(ctx) {
+		return "", false
+	}
+	w.mu.RLock()
+	defer w.mu.RUnlock()
+	if !w.live {
+		return "", false
+	}
+	v, ok := w.kept[key]
+	return v, ok
+}
+
+// begin is called before a version is read from the database, so that
+// the version is kept only when no write was announced while it was read.
+func (w *versionWatch) begin() genToken {
+	if w == nil {
+		return genToken{}
+	}
+	w.mu.RLock()
+	defer w.mu.RUnlock()
+	return genToken{gen: w.gen, ok: w.live}
+}
+
+// keep keeps version v of key, read in the generation of t.
+func (w *versionWatch) keep(t genToken, key, v string) {
+	if w == nil || !t.ok {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.live || w.gen != t.gen {
+		return
+	}
+	if len(w.kept) >= watchMaxKept {
+		clear(w.kept)
+	}
+	w.kept[key] = v
+}
+
+// newGeneration drops every kept version (a write was announced, or the
+// watch went live or stopped listening) and sets whether it is live.
+func (w *versionWatch) newGeneration(live bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.gen++
+	w.live = live
+	clear(w.kept)
+}
+
+// wrote drops every kept version once the store's own write transaction
+// has committed, so that the handle that wrote reads its write at once.
+func (w *versionWatch) wrote() {
+	if w != nil {
+		w.newGeneration(w.isLive())
+	}
+}
+
+// isLive reports whether the watch answers versions from memory (tests).
+func (w *versionWatch) isLive() bool {
+	w.mu.RLock()
+	defer w.mu.RUnlock()
+	return w.live
+}
+
+// start runs the watch until stop.
+func (w *versionWatch) start() {
+	ctx, cancel := context.WithCancel(context.Background())
+	w.cancel, w.done = cancel, make(chan struct{})
+	w.kept = map[string]string{}
+	go w.run(ctx)
+}
+
+// stop ends the watch and waits for its connection to close.
+func (w *versionWatch) stop() {
+	if w == nil || w.cancel == nil {
+		return
+	}
+	w.cancel()
+	<-w.done
+}
+
+// run listens, and listens again after a wait that doubles up to
+// watchMaxBackoff while attempts fail, until ctx is done.
+func (w *versionWatch) run(ctx context.Context) {
+	defer close(w.done)
+	backoff := w.minBackoff
+	for {
+		wentLive := w.listen(ctx)
+		w.newGeneration(false)
+		if ctx.Err() != nil {
+			return
+		}
+		if wentLive {
+			backoff = w.minBackoff
+		}
+		t := time.NewTimer(backoff)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		backoff = min(2*backoff, watchMaxBackoff)
+	}
+}
+
+// listen is one listening session: it goes live once its first probe
+// comes back, and returns when the connection fails, a probe does not
+// come back, or ctx is done. It reports whether it went live.
+func (w *versionWatch) listen(ctx context.Context) bool {
+	conn, err := w.connect(ctx)
+	if err != nil {
+		return false
+	}
+	defer func() {
+		cctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		_ = conn.Close(cctx) // the session ends here whatever Close says
+	}()
+	var channel string
+	if err := conn.QueryRow(ctx, channelQuery).Scan(&channel); err != nil {
+		return false
+	}
+	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{channel}.Sanitize()); err != nil {
+		return false
+	}
+	if w.probe(ctx, conn, channel) != nil {
+		return false
+	}
+	w.newGeneration(true)
+	for {
+		wctx, cancel := context.WithTimeout(ctx, w.probeEvery)
+		n, err := conn.WaitForNotification(wctx)
+		cancel()
+		switch {
+		case ctx.Err() != nil:
+			return true
+		case err == nil:
+			w.heard(n.Payload, "")
+		case errors.Is(err, context.DeadlineExceeded) && !conn.IsClosed():
+			if w.probe(ctx, conn, channel) != nil {
+				return true
+			}
+		default:
+			return true
+		}
+	}
+}
+
+// heard takes a notification's payload: a probe is not a write (and the
+// one awaited, when it is, says the channel is heard); anything else is.
+// It reports whether payload is the probe awaited.
+func (w *versionWatch) heard(payload, awaited string) bool {
+	if strings.HasPrefix(payload, probePrefix) {
+		return awaited != "" && payload == awaited
+	}
+	w.wrote()
+	return false
+}
+
+// probe sends a notification through another session and waits, within
+// probeTimeout, to hear it on conn; writes heard meanwhile are taken.
+func (w *versionWatch) probe(ctx context.Context, conn *pgx.Conn, channel string) error {
+	var b [12]byte
+	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
+	token := probePrefix + hex.EncodeToString(b[:])
+	pctx, cancel := context.WithTimeout(ctx, w.probeTimeout)
+	defer cancel()
+	if err := w.notify(pctx, channel, token); err != nil {
+		return err
+	}
+	for {
+		n, err := conn.WaitForNotification(pctx)
+		if err != nil {
+			return err
+		}
+		if w.heard(n.Payload, token) {
+			return nil
+		}
+	}
+}
