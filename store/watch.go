@@ -152,8 +152,8 @@ func (w *versionWatch) keep(t genToken, key, v string) {
 	w.kept[key] = v
 }
 
-// newGeneration drops every kept version (a write was announced, or the
-// watch went live or stopped listening) and sets whether it is live.
+// newGeneration drops every kept version (the watch went live or stopped
+// listening) and sets whether it is live.
 func (w *versionWatch) newGeneration(live bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -162,12 +162,17 @@ func (w *versionWatch) newGeneration(live bool) {
 	clear(w.kept)
 }
 
-// wrote drops every kept version once the store's own write transaction
-// has committed, so that the handle that wrote reads its write at once.
+// wrote drops every kept version, live or not: a write was announced, or
+// the store's own write transaction has committed, so that the handle
+// that wrote reads its write at once.
 func (w *versionWatch) wrote() {
-	if w != nil {
-		w.newGeneration(w.isLive())
+	if w == nil {
+		return
 	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.gen++
+	clear(w.kept)
 }
 
 // isLive reports whether the watch answers versions from memory (tests).

@@ -201,6 +201,8 @@ func TestVersionWatchGenerations(t *testing.T) {
 
 	w.newGeneration(false)
 	assert.False(t, w.isLive())
+	w.wrote()
+	assert.False(t, w.isLive(), "a write never makes a watch live")
 
 	w.newGeneration(true)
 	tok = w.begin()
