@@ -49,11 +49,8 @@ func openPostgres(ctx context.Context, url string, cfg config) (Store, error) {
 	}
 	if cfg.watch && !connector.pooled {
 		s.watch = &versionWatch{
-			connect: func(ctx context.Context) (*pgx.Conn, error) { return pgx.Connect(ctx, url) },
-			notify: func(ctx context.Context, channel, payload string) error {
-				_, err := db.ExecContext(ctx, `SELECT pg_notify($1, $2)`, channel, payload)
-				return err
-			},
+			connect:    func(ctx context.Context) (*pgx.Conn, error) { return pgx.Connect(ctx, url) },
+			notify:     selfNotify,
 			probeEvery: WatchProbeEvery, probeTimeout: WatchProbeTimeout, minBackoff: time.Second,
 		}
 		s.watch.start()

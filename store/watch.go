@@ -92,10 +92,10 @@ type versionWatch struct {
 	gen  uint64
 	kept map[string]string
 
-	// connect opens the listening connection; notify sends a notification
-	// on the channel through another session (the store's pool).
+	// connect opens the listening connection; notify sends a probe on it
+	// (selfNotify, but in tests).
 	connect func(ctx context.Context) (*pgx.Conn, error)
-	notify  func(ctx context.Context, channel, payload string) error
+	notify  func(ctx context.Context, conn *pgx.Conn, channel, payload string) error
 
 	probeEvery, probeTimeout, minBackoff time.Duration
 
@@ -241,6 +241,11 @@ func (w *versionWatch) listen(ctx context.Context) bool {
 	if err := conn.QueryRow(ctx, channelQuery).Scan(&channel); err != nil {
 		return false
 	}
+	// The session is named after its channel, so that an administrator
+	// (pg_stat_activity) can tell which store it listens for.
+	if _, err := conn.Exec(ctx, `SELECT set_config('application_name', $1, false)`, channel); err != nil {
+		return false
+	}
 	if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{channel}.Sanitize()); err != nil {
 		return false
 	}
@@ -278,15 +283,24 @@ func (w *versionWatch) heard(payload, awaited string) bool {
 	return false
 }
 
-// probe sends a notification through another session and waits, within
-// probeTimeout, to hear it on conn; writes heard meanwhile are taken.
+// selfNotify notifies channel with payload on conn itself: the server
+// delivers it back to conn as it delivers a writer's, and the probe needs
+// no connection of the store's pool, which a busy server may have none
+// of to spare.
+func selfNotify(ctx context.Context, conn *pgx.Conn, channel, payload string) error {
+	_, err := conn.Exec(ctx, `SELECT pg_notify($1, $2)`, channel, payload)
+	return err
+}
+
+// probe sends a notification and waits, within probeTimeout, to hear it
+// on conn; writes heard meanwhile are taken.
 func (w *versionWatch) probe(ctx context.Context, conn *pgx.Conn, channel string) error {
 	var b [12]byte
 	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
 	token := probePrefix + hex.EncodeToString(b[:])
 	pctx, cancel := context.WithTimeout(ctx, w.probeTimeout)
 	defer cancel()
-	if err := w.notify(pctx, channel, token); err != nil {
+	if err := w.notify(pctx, conn, channel, token); err != nil {
 		return err
 	}
 	for {

@@ -97,7 +97,7 @@ func TestWatchListensAgainAfterItsConnectionDies(t *testing.T) {
 
 	// The server ends the listening session (a restart, a network fault,
 	// an administrator).
-	res, err := s.db.ExecContext(ctx, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = $1`, `LISTEN "`+channel+`"`)
+	res, err := s.db.ExecContext(ctx, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1`, channel)
 	require.NoError(t, err)
 	n, err := res.RowsAffected()
 	require.NoError(t, err)
@@ -132,7 +132,7 @@ func TestWatchNotLiveWhenItsProbeIsNotHeard(t *testing.T) {
 		},
 		// As behind a pooler that hands the listening session's server
 		// connection to someone else: the probe is sent, never heard.
-		notify:     func(context.Context, string, string) error { return nil },
+		notify:     func(context.Context, *pgx.Conn, string, string) error { return nil },
 		probeEvery: time.Hour, probeTimeout: 50 * time.Millisecond, minBackoff: 20 * time.Millisecond,
 	}
 	st.watch = w
