@@ -205,6 +205,10 @@ func TestHostileSymlinks(t *testing.T) {
 		p := filepath.Join(dirLink, "secret.xml")
 		_, err := ParseFile(p)
 		require.ErrorIs(t, err, ErrSymlink)
+		real, rerr := filepath.EvalSymlinks(filepath.Join(outside, "secret.xml"))
+		require.NoError(t, rerr)
+		assert.ErrorContains(t, err, dirLink+" is a symbolic link (no link is followed in a report's path; without links the path is "+real+")",
+			"the refusal names the path to give instead")
 		checkRefused(t, []string{p})
 	})
 	t.Run("link behind a parent reference", func(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"path/filepath"
 	"strings"
 	"unicode/utf8"
 
@@ -158,14 +159,24 @@ func notReport(root string, cfg *config) error {
 }
 
 // checkPath refuses a path with a symbolic link in any of its components,
-// relative paths being taken from the working directory.
+// relative paths being taken from the working directory. When the link is
+// above the file (a folder of the path: macOS's /tmp and /var are links to
+// /private), the refusal names the path the file has without links, for a
+// person to give instead; nothing is read through it.
 func checkPath(path string) error {
-	if link, err := linkInPath(path); err != nil {
+	link, err := linkInPath(path)
+	switch {
+	case err != nil:
 		return fmt.Errorf("report: %w", err)
-	} else if link != "" {
-		return fmt.Errorf("%w: %s is a symbolic link", ErrSymlink, link)
+	case link == "":
+		return nil
 	}
-	return nil
+	if abs, err := filepath.Abs(path); err == nil && link != abs {
+		if real, err := filepath.EvalSymlinks(abs); err == nil && real != abs {
+			return fmt.Errorf("%w: %s is a symbolic link (no link is followed in a report's path; without links the path is %s)", ErrSymlink, link, real)
+		}
+	}
+	return fmt.Errorf("%w: %s is a symbolic link", ErrSymlink, link)
 }
 
 // parse reads the report r holds; regular tells that r is a regular file,
