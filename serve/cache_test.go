@@ -123,12 +123,28 @@ func TestGzip(t *testing.T) {
 // process would), a listed run recorded for another job with its
 // repository, retention dropping cases and runs. A request with an old
 // tag of other bytes gets the new body.
+//
+// On PostgreSQL it runs twice: with a version read on every request, and
+// as testresults serve opens its store, listening for writes
+// (store.WithWatch), where a write is answered once it is heard: the first
+// request after each change is repeated until it is (a bounded wait), and
+// every answer after it must hold.
 func TestCacheNeverStale(t *testing.T) {
-	for _, b := range backends {
-		t.Run(b.name, func(t *testing.T) {
+	variants := []struct {
+		name  string
+		b     backend
+		watch bool
+	}{{"sqlite", backends[0], false}, {"postgres", backends[1], false}, {"postgres-watching", backends[1], true}}
+	for _, v := range variants {
+		b := v.b
+		t.Run(v.name, func(t *testing.T) {
 			ctx := context.Background()
 			loc := b.location(t)
-			st, err := store.Open(ctx, loc)
+			var opts []store.Option
+			if v.watch {
+				opts = append(opts, store.WithWatch())
+			}
+			st, err := store.Open(ctx, loc, opts...)
 			require.NoError(t, err)
 			defer st.Close()
 			writer, err := store.Open(ctx, loc)
@@ -155,6 +171,15 @@ func TestCacheNeverStale(t *testing.T) {
 				t.Helper()
 				for _, path := range paths {
 					_, want := plain.get(t, path, "Accept-Encoding", "identity")
+					if v.watch {
+						deadline := testDeadline(t)
+						for time.Now().Before(deadline) {
+							if _, body := f.get(t, path, "Accept-Encoding", "identity"); string(body) == string(want) {
+								break
+							}
+							time.Sleep(10 * time.Millisecond)
+						}
+					}
 					for range 2 { // rendered, then kept
 						resp, body := f.get(t, path, "Accept-Encoding", "identity")
 						require.Equal(t, http.StatusOK, resp.StatusCode, "%s: %s", what, body)
@@ -205,6 +230,10 @@ func TestCacheNeverStale(t *testing.T) {
 			require.Equal(t, int64(2), p.Runs)
 			for _, path := range paths {
 				resp, _ := f.get(t, path)
+				for deadline := testDeadline(t); v.watch && resp.StatusCode != http.StatusNotFound && time.Now().Before(deadline); {
+					time.Sleep(10 * time.Millisecond)
+					resp, _ = f.get(t, path)
+				}
 				assert.Equal(t, http.StatusNotFound, resp.StatusCode, "%s: its runs are gone", path)
 			}
 		})

@@ -92,11 +92,13 @@ func TestFreshAfterAWrite(t *testing.T) {
 	defer db.Close()
 	trigger := func(on string) {
 		t.Helper()
-		_, err := db.ExecContext(ctx, `ALTER TABLE run_writes `+on+` TRIGGER run_writes_notify`)
-		require.NoError(t, err)
+		for _, table := range []string{"run_writes", "run_versions"} {
+			_, err := db.ExecContext(ctx, `ALTER TABLE `+table+` `+on+` TRIGGER `+table+`_notify`)
+			require.NoError(t, err)
+		}
 	}
 
-	// Writes nobody announces (the trigger is off for them): once the
+	// Writes nobody announces (the triggers are off for them): once the
 	// store listens, a plain request answers from the version it kept,
 	// and no-cache asks the database.
 	record("r1", 1)

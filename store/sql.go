@@ -332,9 +332,10 @@ var migrations = [][]string{
 			ALTER COLUMN test_id TYPE TEXT COLLATE "C"`,
 	},
 	14: {
-		// On PostgreSQL every write of runs (touch updates run_writes in
-		// its transaction) notifies the store's channel (watchChannel) at
-		// its commit, so that a reader that listens (WithWatch) keeps the
+		// On PostgreSQL every write of runs (touch updates run_writes and
+		// run_versions in its transaction), and any other change to the
+		// two tables, notifies the store's channel (watchChannel) at its
+		// commit, so that a reader that listens (WithWatch) keeps the
 		// versions it read until one is announced. The database says it,
 		// not the writer, so that no writer can forget to.
 		postgresOnly + `CREATE OR REPLACE FUNCTION testresults_runs_written() RETURNS trigger
@@ -345,8 +346,16 @@ var migrations = [][]string{
 			END
 			$$`,
 		postgresOnly + `DROP TRIGGER IF EXISTS run_writes_notify ON run_writes`,
-		postgresOnly + `CREATE TRIGGER run_writes_notify AFTER INSERT OR UPDATE OR DELETE ON run_writes
+		postgresOnly + `CREATE TRIGGER run_writes_notify AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON run_writes
 			FOR EACH STATEMENT EXECUTE FUNCTION testresults_runs_written()`,
+		postgresOnly + `DROP TRIGGER IF EXISTS run_versions_notify ON run_versions`,
+		postgresOnly + `CREATE TRIGGER run_versions_notify AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON run_versions
+			FOR EACH STATEMENT EXECUTE FUNCTION testresults_runs_written()`,
+		// Fired by a logical replication subscriber's apply worker too
+		// (session_replication_role = replica), so that a server reading
+		// a subscriber hears what was written on the publisher.
+		postgresOnly + `ALTER TABLE run_writes ENABLE ALWAYS TRIGGER run_writes_notify`,
+		postgresOnly + `ALTER TABLE run_versions ENABLE ALWAYS TRIGGER run_versions_notify`,
 	},
 }
 

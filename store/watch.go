@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // watchChannel starts the name of the PostgreSQL notification channel a
@@ -63,7 +64,12 @@ const (
 // on a PostgreSQL URL that says a pooler in transaction mode is in front
 // (default_query_exec_mode=exec or simple_protocol): such a pooler hands
 // the listening session's server connection to other clients, and the
-// notifications would not reach it.
+// notifications would not reach it. Behind a pooler the URL does not
+// name, the probe never counts (it must come back from the session's own
+// server process, and a pooler gives its clients a process id of its
+// own), so nothing is kept either. A listening session that silently
+// stops hearing is found by its next probe: a version kept meanwhile is
+// at most WatchProbeEvery + WatchProbeTimeout old.
 func WithWatch() Option {
 	return optionFunc(func(c config) config {
 		c.watch = true
@@ -206,7 +212,6 @@ func (w *versionWatch) run(ctx context.Context) {
 	backoff := w.minBackoff
 	for {
 		wentLive := w.listen(ctx)
-		w.newGeneration(false)
 		if ctx.Err() != nil {
 			return
 		}
@@ -237,6 +242,9 @@ func (w *versionWatch) listen(ctx context.Context) bool {
 		defer cancel()
 		_ = conn.Close(cctx) // the session ends here whatever Close says
 	}()
+	// Nothing is kept from the moment the session fails, before its
+	// connection is closed.
+	defer w.newGeneration(false)
 	var channel string
 	if err := conn.QueryRow(ctx, channelQuery).Scan(&channel); err != nil {
 		return false
@@ -261,7 +269,7 @@ func (w *versionWatch) listen(ctx context.Context) bool {
 		case ctx.Err() != nil:
 			return true
 		case err == nil:
-			w.heard(n.Payload, "")
+			w.heard(n, "", 0)
 		case errors.Is(err, context.DeadlineExceeded) && !conn.IsClosed():
 			if w.probe(ctx, conn, channel) != nil {
 				return true
@@ -272,12 +280,15 @@ func (w *versionWatch) listen(ctx context.Context) bool {
 	}
 }
 
-// heard takes a notification's payload: a probe is not a write (and the
-// one awaited, when it is, says the channel is heard); anything else is.
-// It reports whether payload is the probe awaited.
-func (w *versionWatch) heard(payload, awaited string) bool {
-	if strings.HasPrefix(payload, probePrefix) {
-		return awaited != "" && payload == awaited
+// heard takes a notification: a probe is not a write (and the one
+// awaited, when it is, says the channel is heard); anything else is. It
+// reports whether n is the probe awaited, sent by the listening session's
+// own server process, ownPID: behind a pooler the session is not the
+// server's (a pooler tells its clients a process id of its own), and
+// what the server delivers to it may be anybody's, or nobody's.
+func (w *versionWatch) heard(n *pgconn.Notification, awaited string, ownPID uint32) bool {
+	if strings.HasPrefix(n.Payload, probePrefix) {
+		return awaited != "" && n.Payload == awaited && n.PID == ownPID
 	}
 	w.wrote()
 	return false
@@ -308,7 +319,7 @@ func (w *versionWatch) probe(ctx context.Context, conn *pgx.Conn, channel string
 		if err != nil {
 			return err
 		}
-		if w.heard(n.Payload, token) {
+		if w.heard(n, token, conn.PgConn().PID()) {
 			return nil
 		}
 	}
