@@ -94,6 +94,7 @@ func New(s store.Store, o Options) *Server {
 		}
 		return n
 	}
+	observeWatch(s, o.MeterProvider)
 	var cache *bodyCache
 	if o.CacheBytes >= 0 {
 		cache = newBodyCache(orDefault(o.CacheBytes, DefaultCacheBytes))

@@ -77,6 +77,36 @@ func WithWatch() Option {
 	})
 }
 
+// WatchState is what a store's watch (WithWatch) is doing.
+type WatchState string
+
+const (
+	// WatchOff: the store does not watch (SQLite, a pooled URL, or not
+	// opened WithWatch); every version is read from the database.
+	WatchOff WatchState = "off"
+	// WatchLive: it listens and its last probe came back; versions are
+	// kept until a write is heard.
+	WatchLive WatchState = "live"
+	// WatchDown: it watches but is not listening (connecting, a probe
+	// not heard, a session that failed, or behind a pooler); every
+	// version is read from the database meanwhile.
+	WatchDown WatchState = "down"
+)
+
+// WatchStateOf returns what st's watch is doing; WatchOff for a store
+// this package did not open.
+func WatchStateOf(st Store) WatchState {
+	s, ok := st.(*sqlStore)
+	switch {
+	case !ok || s.watch == nil:
+		return WatchOff
+	case s.watch.isLive():
+		return WatchLive
+	default:
+		return WatchDown
+	}
+}
+
 type freshKey struct{}
 
 // Fresh returns a context under which a watching store (WithWatch) asks

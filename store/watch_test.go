@@ -38,6 +38,7 @@ func openWatching(t *testing.T, loc string, c *clock) *sqlStore {
 	ss := s.(*sqlStore)
 	require.NotNil(t, ss.watch, "a PostgreSQL store opened WithWatch listens")
 	eventually(t, ss.watch.isLive, "the watch never heard its own probe")
+	assert.Equal(t, WatchLive, WatchStateOf(s))
 	return ss
 }
 
@@ -149,6 +150,7 @@ func TestWatchListensAgainAfterItsConnectionDies(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, int64(1), n, "one session listens on the store's channel")
 	eventually(t, func() bool { return !s.watch.isLive() }, "the watch did not notice its connection died")
+	assert.Equal(t, WatchDown, WatchStateOf(s))
 
 	// While it cannot listen (its next connection waits at the gate),
 	// every version is read, and another handle's write is seen at once.
@@ -288,12 +290,14 @@ func TestWatchOnlyWherePostgresCanNotify(t *testing.T) {
 	require.NoError(t, err)
 	defer s.Close()
 	assert.Nil(t, s.(*sqlStore).watch, "SQLite reads a version from its file")
+	assert.Equal(t, WatchOff, WatchStateOf(s))
 
 	loc := teststore.PostgresLocation(t)
 	for _, mode := range []string{"exec", "simple_protocol"} {
 		p, err := Open(context.Background(), loc+"&default_query_exec_mode="+mode, WithClock(c.Now), WithWatch())
 		require.NoError(t, err)
 		assert.Nil(t, p.(*sqlStore).watch, "%s: a pooler in transaction mode would not deliver notifications", mode)
+		assert.Equal(t, WatchOff, WatchStateOf(p))
 		require.NoError(t, p.Close())
 	}
 }
