@@ -81,14 +81,14 @@ func WithWatch() Option {
 type WatchState string
 
 const (
-	// WatchOff: the store does not watch (SQLite, a pooled URL, or not
-	// opened WithWatch); every version is read from the database.
+	// WatchOff is a store that does not watch (SQLite, a pooled URL, or
+	// not opened WithWatch): every version is read from the database.
 	WatchOff WatchState = "off"
-	// WatchLive: it listens and its last probe came back; versions are
-	// kept until a write is heard.
+	// WatchLive is a watch that listens and whose last probe came back:
+	// versions are kept until a write is heard.
 	WatchLive WatchState = "live"
-	// WatchDown: it watches but is not listening (connecting, a probe
-	// not heard, a session that failed, or behind a pooler); every
+	// WatchDown is a watch that is not listening (connecting, a probe
+	// not heard, a session that failed, or behind a pooler): every
 	// version is read from the database meanwhile.
 	WatchDown WatchState = "down"
 )
