@@ -211,7 +211,7 @@ func (w *versionWatch) wrote() {
 	clear(w.kept)
 }
 
-// isLive reports whether the watch answers versions from memory (tests).
+// isLive reports whether the watch answers versions from memory.
 func (w *versionWatch) isLive() bool {
 	w.mu.RLock()
 	defer w.mu.RUnlock()
