@@ -15,6 +15,8 @@ import (
 	"syscall"
 
 	"github.com/hangar-dev/testresults/internal/clidoc"
+	// Maps the binary's code and data as it starts (see its package doc).
+	_ "github.com/hangar-dev/testresults/internal/prefault"
 	"github.com/hangar-dev/testresults/internal/term"
 )
 

@@ -19,7 +19,9 @@ import (
 // ms-added is wall-clock time; cpu-ms-added is the CPU time (user and
 // system) of the process and its children, which a busy machine inflates
 // far less. The start case is `testresults --version`: process start and
-// package init alone, what every command pays.
+// package init alone, what every command pays. The cases named
+// without-prefault set TESTRESULTS_PREFAULT=0, to show what
+// internal/prefault saves.
 //
 //	go test -run '^$' -bench RunOverhead -benchtime 100x ./cmd/testresults
 func BenchmarkRunOverhead(b *testing.B) {
@@ -29,16 +31,22 @@ func BenchmarkRunOverhead(b *testing.B) {
 		b.Skip("no true command")
 	}
 	for _, where := range []struct {
-		name, dir string
-		start     bool // time `testresults --version`, not run
+		name, dir  string
+		start      bool // time `testresults --version`, not run
+		noPrefault bool
 	}{
-		{"start", b.TempDir(), true},
-		{"plain-folder", b.TempDir(), false},
-		{"git-repository", testcorpus.Root(b), false},
+		{"start", b.TempDir(), true, false},
+		{"start-without-prefault", b.TempDir(), true, true},
+		{"plain-folder", b.TempDir(), false, false},
+		{"plain-folder-without-prefault", b.TempDir(), false, true},
+		{"git-repository", testcorpus.Root(b), false, false},
 	} {
 		b.Run(where.name, func(b *testing.B) {
 			outs := b.TempDir()
 			env := append(os.Environ(), "HOME="+b.TempDir())
+			if where.noPrefault {
+				env = append(env, "TESTRESULTS_PREFAULT=0")
+			}
 			var bare, wrapped, bareCPU, wrappedCPU []time.Duration
 			timed := func(name string, args ...string) (wall, cpu time.Duration) {
 				cmd := exec.Command(name, args...)
