@@ -1,0 +1,3 @@
+package prefault
+
+const sysPreadv2 = 327
