@@ -15,8 +15,7 @@ import (
 	"syscall"
 
 	"github.com/hangar-dev/testresults/internal/clidoc"
-	// Maps the binary's code and data as it starts (see its package doc).
-	_ "github.com/hangar-dev/testresults/internal/prefault"
+	_ "github.com/hangar-dev/testresults/internal/prefault" // maps the binary as it starts
 	"github.com/hangar-dev/testresults/internal/term"
 )
 

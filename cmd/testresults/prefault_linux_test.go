@@ -48,26 +48,11 @@ func TestPrefaultMapsCode(t *testing.T) {
 	_, err = os.ReadFile(bin)
 	require.NoError(t, err)
 
-	mapped := func(prefault string) []smapsEntry {
-		dir := t.TempDir()
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		cmd := exec.Command(bin, "mcp", "--store", filepath.Join(dir, "runs.db"))
-		cmd.Env = []string{"HOME=" + dir, "PATH=" + os.Getenv("PATH"), "TESTRESULTS_PREFAULT=" + prefault}
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
-		require.NoError(t, err)
-		defer cs.Close()
-		smaps, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps", cmd.Process.Pid))
-		require.NoError(t, err)
-		entries, err := readOnlyMappings(smaps, bin)
-		require.NoError(t, err)
-		return entries
-	}
-	for _, e := range mapped("1") {
+	for _, e := range startedMappings(t, bin, "1") {
 		t.Logf("with the prefault: %s %d of %d kB resident", e.perm, e.rss, e.size)
 		require.Equal(t, e.size, e.rss, "with the prefault, the %s mapping is resident whole", e.perm)
 	}
-	for _, e := range mapped("0") {
+	for _, e := range startedMappings(t, bin, "0") {
 		t.Logf("without: %s %d of %d kB resident", e.perm, e.rss, e.size)
 	}
 }
@@ -94,18 +79,7 @@ func TestPrefaultColdStart(t *testing.T) {
 		t.Skipf("the file system keeps %.0f%% of the file in memory after POSIX_FADV_DONTNEED (tmpfs does)", in*100)
 	}
 
-	dir := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	cmd := exec.Command(cold, "mcp", "--store", filepath.Join(dir, "runs.db"))
-	cmd.Env = []string{"HOME=" + dir, "PATH=" + os.Getenv("PATH")}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
-	require.NoError(t, err)
-	defer cs.Close()
-	smaps, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps", cmd.Process.Pid))
-	require.NoError(t, err)
-	entries, err := readOnlyMappings(smaps, cold)
-	require.NoError(t, err)
+	entries := startedMappings(t, cold, "1")
 	whole := 0
 	for _, e := range entries {
 		t.Logf("cold start: %s %d of %d kB resident", e.perm, e.rss, e.size)
@@ -114,6 +88,26 @@ func TestPrefaultColdStart(t *testing.T) {
 		}
 	}
 	require.Less(t, whole, len(entries), "a cold start populated every read-only mapping of the binary")
+}
+
+// startedMappings starts `bin mcp` with TESTRESULTS_PREFAULT=prefault and,
+// once it has answered the MCP handshake, returns the r-xp and r--p
+// mappings of bin in its /proc/PID/smaps.
+func startedMappings(t *testing.T, bin, prefault string) []smapsEntry {
+	t.Helper()
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.Command(bin, "mcp", "--store", filepath.Join(dir, "runs.db"))
+	cmd.Env = []string{"HOME=" + dir, "PATH=" + os.Getenv("PATH"), "TESTRESULTS_PREFAULT=" + prefault}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	require.NoError(t, err)
+	defer cs.Close()
+	smaps, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps", cmd.Process.Pid))
+	require.NoError(t, err)
+	entries, err := readOnlyMappings(smaps, bin)
+	require.NoError(t, err)
+	return entries
 }
 
 // residentShare is the share of path's pages in the page cache, by
