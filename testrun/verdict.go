@@ -105,6 +105,11 @@ type Paired struct {
 	// Invalid says why the comparison is invalid ("" when valid). An
 	// invalid comparison lists no test.
 	Invalid string `json:"invalid_reason,omitempty"`
+	// Unusable says, run by run, why runs cannot speak for any test
+	// (incomplete, not trusted, ran no test, cases not listed): every test
+	// is then inconclusive, and the decision is at best block, even when
+	// the runs list no test at all.
+	Unusable []string `json:"unusable_runs,omitempty"`
 	// Broken, Repaired, Frozen and Inconclusive list their tests, sorted
 	// by id; Unchanged counts the rest.
 	Broken       []TestVerdict `json:"broken"`
@@ -193,7 +198,10 @@ func PairedVerdict(parent, patch []*Run, opts ...VerdictOption) (*Paired, error)
 		}
 	}
 
-	// A run that is incomplete or read nothing cannot speak for any test.
+	// A run that is not counted (incomplete, not trusted, or ran no test)
+	// or does not list its cases cannot speak for any test: a verdict
+	// read from runs the agent could forge, or from runs that ran
+	// nothing, is never an allow.
 	var unusable []string
 	for _, r := range append(append([]*Run{}, parent...), patch...) {
 		switch {
@@ -201,6 +209,10 @@ func PairedVerdict(parent, patch []*Run, opts ...VerdictOption) (*Paired, error)
 			unusable = append(unusable, fmt.Sprintf("run %q has no counts", r.ID))
 		case !r.Complete:
 			unusable = append(unusable, fmt.Sprintf("run %q is incomplete", r.ID))
+		case !r.Trusted():
+			unusable = append(unusable, fmt.Sprintf("run %q is not trusted (kind %q)", r.ID, r.Kind))
+		case r.Counts.Total == 0:
+			unusable = append(unusable, fmt.Sprintf("run %q ran no test", r.ID))
 		case len(r.Cases) < r.Counts.Total:
 			unusable = append(unusable, fmt.Sprintf("run %q lists %d of its %d cases", r.ID, len(r.Cases), r.Counts.Total))
 		}
@@ -234,10 +246,11 @@ func PairedVerdict(parent, patch []*Run, opts ...VerdictOption) (*Paired, error)
 			p.Unchanged++
 		}
 	}
+	p.Unusable = unusable
 	switch {
 	case len(p.Broken) > 0:
 		p.Decision = DecisionReject
-	case len(p.Inconclusive) > 0:
+	case len(p.Inconclusive) > 0 || len(unusable) > 0:
 		p.Decision = DecisionBlock
 	default:
 		p.Decision = DecisionAllow

@@ -12,7 +12,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// outcomeRun builds a complete run from id → outcome; "-" leaves the id out.
+// outcomeRun builds a complete, trusted run (an attempt) from id →
+// outcome; "-" leaves the id out.
 func outcomeRun(t *testing.T, name string, outcomes map[string]Outcome) *Run {
 	t.Helper()
 	var execs []Execution
@@ -21,6 +22,7 @@ func outcomeRun(t *testing.T, name string, outcomes map[string]Outcome) *Run {
 	}
 	r := buildRun(t, execs...)
 	r.ID = name
+	r.Kind = KindAttempt
 	return r
 }
 
@@ -133,6 +135,28 @@ func TestPairedVerdictRuns(t *testing.T) {
 		require.NoError(t, err)
 		require.Len(t, p.Inconclusive, 2)
 		assert.Contains(t, p.Inconclusive[0].Reason, `run "empty" has no counts`)
+	})
+	t.Run("a run that is not trusted never allows", func(t *testing.T) {
+		// The agent's own checks (kind gate) could be forged: runs of the
+		// patch that pass everything still cannot allow it.
+		gate1, gate2 := ok("q1"), ok("q2")
+		gate1.Kind, gate2.Kind = KindGate, ""
+		p, err := PairedVerdict([]*Run{ok("p1"), ok("p2")}, []*Run{gate1, gate2})
+		require.NoError(t, err)
+		assert.Equal(t, DecisionBlock, p.Decision)
+		assert.Empty(t, p.Broken)
+		require.Len(t, p.Inconclusive, 2)
+		assert.Equal(t, []string{`run "q1" is not trusted (kind "gate")`, `run "q2" is not trusted (kind "")`}, p.Unusable)
+	})
+	t.Run("runs that ran no test block, listing no test", func(t *testing.T) {
+		none := func(name string) *Run { return outcomeRun(t, name, map[string]Outcome{}) }
+		p, err := PairedVerdict([]*Run{none("p1"), none("p2")}, []*Run{none("q1"), none("q2")})
+		require.NoError(t, err)
+		assert.Equal(t, DecisionBlock, p.Decision, "four runs of nothing are no allow")
+		assert.Empty(t, p.Inconclusive)
+		assert.Zero(t, p.Unchanged)
+		require.Len(t, p.Unusable, 4)
+		assert.Equal(t, `run "p1" ran no test`, p.Unusable[0])
 	})
 	t.Run("a run listing fewer cases than it counts", func(t *testing.T) {
 		cut := ok("cut")

@@ -22,6 +22,9 @@ func Paired(w io.Writer, p *testrun.Paired) {
 		fmt.Fprintf(w, "invalid: %s\n", p.Invalid)
 		return
 	}
+	for _, u := range p.Unusable {
+		fmt.Fprintf(w, "unusable: %s\n", term.EscapeLine(u))
+	}
 	for _, g := range []struct {
 		name  string
 		tests []testrun.TestVerdict
