@@ -211,6 +211,15 @@ func TestCacheNeverStale(t *testing.T) {
 			assert.Greater(t, len(tags[paths[0]]), tagsBefore, "a new body, a new tag")
 			_, body := f.get(t, paths[0])
 			assert.Contains(t, string(body), `"run":"after"`, "the summary shows the new run")
+			fixedOf := func() []string {
+				t.Helper()
+				_, body := f.get(t, paths[0])
+				sum := decode[summaryBody](t, decode[testsBody](t, body).Summary)
+				require.NotNil(t, sum.Comparison)
+				require.True(t, sum.Comparison.Available)
+				return sum.Comparison.Fixed
+			}
+			assert.Equal(t, []string{"t::B"}, fixedOf())
 
 			rec(base, "acme/api", "job-other")
 			check("the base recorded for another job, with its repository")
@@ -221,6 +230,7 @@ func TestCacheNeverStale(t *testing.T) {
 			require.NoError(t, err)
 			require.Equal(t, int64(1), p.Cases, "the after run's cases go")
 			check("cases dropped")
+			assert.Nil(t, fixedOf(), "without the after run's cases, what was fixed is unknown, not none")
 
 			rec(after, "", "job-again")
 			check("cases given back by a new tagging")

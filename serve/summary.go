@@ -187,7 +187,14 @@ func (s *Server) summarize(ctx context.Context, runs []store.StoredRun) (summari
 		sum.LineRate = l.Coverage.LineRate
 	}
 	if choice.Compared {
-		c := testrun.Compare(out.base, l)
+		// The latest run's outcomes were read for the base's failing
+		// ids: while its case map is kept, an id missing from them did
+		// not run. Once retention dropped it, what was fixed is unknown.
+		var opts []testrun.CompareOption
+		if runs[choice.Run].HasCases {
+			opts = append(opts, testrun.WithAfterCasesKnown())
+		}
+		c := testrun.Compare(out.base, l, opts...)
 		sum.Comparison = &c
 		sum.CoverageDelta = c.CoverageDelta
 	}

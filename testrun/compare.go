@@ -58,6 +58,11 @@ func NewFailures(base, after *Run) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("after: %w", err)
 	}
+	if after.Counts.Total == 0 {
+		// A run that ran nothing has no new failure to show: "none"
+		// would read as a pass.
+		return nil, fmt.Errorf("after: %w: run %q ran no test", ErrComparisonUnavailable, after.ID)
+	}
 	out := []string{}
 	for id := range afterFailing {
 		if !baseFailing[id] {
@@ -101,7 +106,8 @@ type Comparison struct {
 	// BaseFailures are the base's own failures, nil when the base's failing
 	// ids are not known whole.
 	BaseFailures []Failure
-	// Fixed failed in base and passed in after.
+	// Fixed failed in base and passed in after; nil (unknown) when after
+	// does not list the case of a base failure that does not fail in it.
 	Fixed []string
 	// Flaky are after's flaky ids.
 	Flaky []FlakyMark
@@ -133,11 +139,25 @@ type compareConfig struct {
 	hasList           bool
 	baseOut, afterOut []byte
 	hasOutput         bool
+	afterCasesKnown   bool
 }
 
 type compareOptionFunc func(compareConfig) compareConfig
 
 func (f compareOptionFunc) applyCompare(c compareConfig) compareConfig { return f(c) }
+
+// WithAfterCasesKnown tells Compare that the after run's Cases holds the
+// outcome of every base failure the run ran, though it may hold fewer
+// cases than the run counts (a run read back with only the outcomes a
+// summary needs): a base failure it does not list did not run, and is not
+// fixed. Without it, a base failure that after neither fails nor lists
+// makes Fixed unknown unless after lists all its cases.
+func WithAfterCasesKnown() CompareOption {
+	return compareOptionFunc(func(c compareConfig) compareConfig {
+		c.afterCasesKnown = true
+		return c
+	})
+}
 
 // WithFlakyList marks which of after's flaky tests are on the flaky list:
 // ids holds the test ids the list held (for a job, those on it before the
@@ -225,12 +245,7 @@ func Compare(base, after *Run, opts ...CompareOption) Comparison {
 		set[id] = true
 	}
 	c.NewFailures = failuresOf(after, set)
-	c.Fixed = []string{}
-	for _, f := range c.BaseFailures {
-		if after.Cases[f.ID] == OutcomePassed {
-			c.Fixed = append(c.Fixed, f.ID)
-		}
-	}
+	c.Fixed = fixed(c.BaseFailures, after, cfg.afterCasesKnown || len(after.Cases) >= after.Counts.Total)
 	if len(ids) == 0 && len(c.OutputFailures) > 0 {
 		c.NewFailures, c.Fixed = nil, nil
 		c.err = fmt.Errorf("%w: the reports show no new failure, but the check's output names %s",
@@ -240,6 +255,28 @@ func Compare(base, after *Run, opts ...CompareOption) Comparison {
 	}
 	c.Available = true
 	return c
+}
+
+// fixed returns the ids of baseFailures that passed in after, or nil
+// (unknown) when one of them neither fails in after nor is listed in its
+// cases and whole is false: a run whose cases were dropped (retention) or
+// cut (the cases a run keeps) cannot tell a fixed test from one that did
+// not run. whole tells that an id after does not list did not run.
+// after's failing ids are known whole (see FailingIDs).
+func fixed(baseFailures []Failure, after *Run, whole bool) []string {
+	afterFailing, _ := FailingIDs(after)
+	out := []string{}
+	for _, f := range baseFailures {
+		o, listed := after.Cases[f.ID]
+		switch {
+		case afterFailing[f.ID]:
+		case !listed && !whole:
+			return nil
+		case o == OutcomePassed:
+			out = append(out, f.ID)
+		}
+	}
+	return out
 }
 
 // Err returns nil when the comparison is available, and otherwise an error

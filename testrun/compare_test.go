@@ -368,3 +368,37 @@ func TestMarshalTestResults(t *testing.T) {
 	_, err = MarshalTestResults(nil, &c)
 	assert.ErrorIs(t, err, ErrInvalidRun)
 }
+
+// TestCompareUnknowns checks the two answers a comparison must not give
+// as "none": new failures of a run that ran nothing, and fixed tests of a
+// run whose cases are not all listed.
+func TestCompareUnknowns(t *testing.T) {
+	base := buildRun(t, exec("s", "a", OutcomeFailed, ""), exec("s", "b", OutcomeFailed, ""), exec("s", "c", OutcomePassed, ""))
+	t.Run("an after run that ran no test", func(t *testing.T) {
+		empty := buildRun(t)
+		empty.ID = "empty"
+		require.True(t, empty.Complete)
+		c := Compare(base, empty)
+		assert.False(t, c.Available)
+		assert.Nil(t, c.NewFailures)
+		assert.Nil(t, c.Fixed)
+		assert.Contains(t, c.Unavailable, `after: testrun: comparison unavailable: run "empty" ran no test`)
+		assert.ErrorIs(t, c.Err(), ErrComparisonUnavailable)
+	})
+	t.Run("cases dropped: a base failure not failing after is unknown", func(t *testing.T) {
+		after := buildRun(t, exec("s", "a", OutcomePassed, ""), exec("s", "b", OutcomeFailed, ""), exec("s", "c", OutcomePassed, ""))
+		require.Equal(t, []string{"a"}, Compare(base, after).Fixed)
+		after.Cases = nil // what retention leaves
+		c := Compare(base, after)
+		require.True(t, c.Available, c.Unavailable)
+		assert.Empty(t, c.NewFailures)
+		assert.Nil(t, c.Fixed, "a may have passed or not run: unknown, not none")
+	})
+	t.Run("cases dropped: base failures all failing after are known", func(t *testing.T) {
+		after := buildRun(t, exec("s", "a", OutcomeFailed, ""), exec("s", "b", OutcomeError, ""), exec("s", "c", OutcomePassed, ""))
+		after.Cases = nil
+		c := Compare(base, after)
+		require.True(t, c.Available, c.Unavailable)
+		assert.Equal(t, []string{}, c.Fixed)
+	})
+}

@@ -33,8 +33,11 @@ func Comparison(w io.Writer, c testrun.Comparison, after *testrun.Run) {
 	if c.BaseFailures != nil {
 		fmt.Fprintf(w, "base failures: %d\n", len(c.BaseFailures))
 	}
-	if c.Fixed != nil {
+	switch {
+	case c.Fixed != nil:
 		fmt.Fprintf(w, "fixed (%d)%s\n", len(c.Fixed), ListTail(c.Fixed))
+	case c.Available:
+		fmt.Fprintln(w, "fixed: unknown (the after run does not list every case)")
 	}
 	if len(c.Flaky) > 0 {
 		ids := make([]string, len(c.Flaky))
