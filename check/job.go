@@ -173,6 +173,7 @@ type jobRun struct {
 // said through Errors and Code. The check ends on the signals it is sent,
 // not on ctx.
 func (j *Job) Run(ctx context.Context, argv []string) (*JobResult, error) {
+	keepOnBrokenPipe()
 	first, err := j.runCheck(ctx, argv, j.options())
 	if first == nil {
 		return nil, err

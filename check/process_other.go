@@ -9,6 +9,10 @@ import (
 
 func inOwnGroup(*exec.Cmd) {}
 
+// keepOnBrokenPipe does nothing where no signal ends a process that
+// writes to a closed pipe.
+func keepOnBrokenPipe() {}
+
 // signalGroup ends the process: without process groups, only the process
 // itself is reached.
 func signalGroup(pid int, _ os.Signal) error {

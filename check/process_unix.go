@@ -6,8 +6,18 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"os/signal"
+	"sync"
 	"syscall"
 )
+
+// keepOnBrokenPipe makes a write to a closed pipe on standard output or
+// standard error fail with EPIPE rather than end the process, which is what
+// Go does by default: a reader that went away (`testresults run ... | head`)
+// must not keep the run from being written, nor leave the check running.
+// The signal is caught, not ignored, so the check still starts with its
+// default action.
+var keepOnBrokenPipe = sync.OnceFunc(func() { signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE) })
 
 // inOwnGroup starts the command as the leader of a new process group, so
 // that a timeout or a signal reaches every process it started.

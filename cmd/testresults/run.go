@@ -148,8 +148,8 @@ func (o *runOptions) prepare(cf *cmdFlags) error {
 }
 
 // jobOf is the check's job as the flags ask for it, its summaries and
-// lines on stderr. Signals go to the check's process group while it runs;
-// the run ends as aborted and is still written.
+// lines on stderr. Signals (SIGINT, SIGTERM, SIGHUP) go to the check's
+// process group while it runs; the run ends as aborted and is still written.
 func (o *runOptions) jobOf() *check.Job {
 	env, job, sigs := o.env, &o.job, make(chan os.Signal, 2)
 	job.Options = []check.Option{
@@ -160,7 +160,7 @@ func (o *runOptions) jobOf() *check.Job {
 	if o.cacheClear {
 		job.Options = append(job.Options, check.WithCacheClear())
 	}
-	job.Notify, job.Stop = func() { signal.Notify(sigs, os.Interrupt, syscall.SIGTERM) }, func() { signal.Stop(sigs) }
+	job.Notify, job.Stop = func() { signal.Notify(sigs, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP) }, func() { signal.Stop(sigs) }
 	job.Errors = func(err error) { fmt.Fprintf(env.Stderr, "testresults run: %v\n", err) }
 	job.Text, job.EscapeLine = term.NewWriter(env.Stderr), term.EscapeLine
 	if o.repo != "" {

@@ -422,25 +422,58 @@ func zombie(pid int) bool {
 	return len(f) > 0 && f[0] == "Z"
 }
 
+// TestRunE2ESigterm sends SIGTERM, and SIGHUP (a terminal or ssh session
+// that hung up), to a running `testresults run`: the signal goes to the
+// check, and the run is written as aborted.
 func TestRunE2ESigterm(t *testing.T) {
+	bin := builtBinary(t)
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGHUP} {
+		t.Run(sig.String(), func(t *testing.T) {
+			dir := t.TempDir()
+			out := filepath.Join(dir, "out")
+			ready := filepath.Join(dir, "ready")
+			cmd := exec.Command(bin, "run", "--out", out, "--", "sh", "-c", "touch "+ready+"; sleep 30 & wait")
+			cmd.Env = cleanEnv(t, dir, nil)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			require.NoError(t, cmd.Start())
+			require.Eventually(t, func() bool { _, err := os.Stat(ready); return err == nil }, 20*time.Second, 10*time.Millisecond)
+			require.NoError(t, cmd.Process.Signal(sig))
+			err := cmd.Wait()
+			var ee *exec.ExitError
+			require.ErrorAs(t, err, &ee, stderr.String())
+			assert.Equal(t, 128+int(sig), ee.ExitCode(), "the check's own end (killed by the forwarded signal)")
+			results := readResults(t, out)
+			assert.Equal(t, "aborted", results["status"])
+			assert.Contains(t, stderr.String(), "aborted")
+		})
+	}
+}
+
+// TestRunE2EBrokenPipe runs `testresults run` with its standard output a
+// pipe whose reader went away (`testresults run ... | head -1`): the
+// writes fail, the check runs to its end and the run is written, with the
+// check's exit code.
+func TestRunE2EBrokenPipe(t *testing.T) {
 	bin := builtBinary(t)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out")
-	ready := filepath.Join(dir, "ready")
-	cmd := exec.Command(bin, "run", "--out", out, "--", "sh", "-c", "touch "+ready+"; sleep 30 & wait")
+	r, w, err := os.Pipe()
+	require.NoError(t, err)
+	require.NoError(t, r.Close())
+	defer w.Close()
+	cmd := exec.Command(bin, "run", "--out", out, "--", "sh", "-c", "echo one; echo two; exit 3")
 	cmd.Env = cleanEnv(t, dir, nil)
+	cmd.Stdout = w
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	require.NoError(t, cmd.Start())
-	require.Eventually(t, func() bool { _, err := os.Stat(ready); return err == nil }, 20*time.Second, 10*time.Millisecond)
-	require.NoError(t, cmd.Process.Signal(syscall.SIGTERM))
-	err := cmd.Wait()
+	err = cmd.Run()
 	var ee *exec.ExitError
 	require.ErrorAs(t, err, &ee, stderr.String())
-	assert.Equal(t, 128+int(syscall.SIGTERM), ee.ExitCode(), "the check's own end (killed by the forwarded SIGTERM)")
+	assert.Equal(t, 3, ee.ExitCode(), "the check's exit code, not a death by SIGPIPE: %v; %s", err, stderr.String())
 	results := readResults(t, out)
-	assert.Equal(t, "aborted", results["status"])
-	assert.Contains(t, stderr.String(), "aborted")
+	assert.Equal(t, "failure", results["status"])
+	assert.Contains(t, stderr.String(), "results: ")
 }
 
 // TestRunE2EExpectIDs runs real pytest on a project whose test_parse.py
