@@ -296,7 +296,10 @@ func (s *Server) loadTestHistory(r *http.Request, k historyKey, q store.HistoryQ
 // testHistory answers a test's history as JSON: one entry per stored
 // counted run, oldest first, and its score.
 func (s *Server) testHistory(w http.ResponseWriter, r *http.Request) error {
-	q := r.URL.Query()
+	q, err := queryOf(r)
+	if err != nil {
+		return err
+	}
 	k, err := historyParams(q, true, "since", "until", "limit")
 	if err != nil {
 		return err
@@ -479,7 +482,10 @@ type cacheSlot struct {
 // repository's history the answer shows.
 func (s *Server) repoRequest(w http.ResponseWriter, r *http.Request) (repoHistory, cacheSlot, error) {
 	var c cacheSlot
-	q := r.URL.Query()
+	q, err := queryOf(r)
+	if err != nil {
+		return repoHistory{}, c, err
+	}
 	k, err := historyParams(q, false, "runs")
 	if err != nil {
 		return repoHistory{}, c, err
@@ -578,7 +584,10 @@ type testPageData struct {
 // testHistoryPage renders a test's history strip, its duration over time
 // and its score as HTML.
 func (s *Server) testHistoryPage(w http.ResponseWriter, r *http.Request) error {
-	q := r.URL.Query()
+	q, err := queryOf(r)
+	if err != nil {
+		return err
+	}
 	k, err := historyParams(q, true, "runs")
 	if err != nil {
 		return err

@@ -71,7 +71,10 @@ func jobEntryOf(e store.JobEntry) JobEntry {
 // response kept for r and that version answers r, it returns kept true
 // and the caller has nothing more to do.
 func (s *Server) jobsPage(w http.ResponseWriter, r *http.Request) (page jobsResponse, version string, kept bool, err error) {
-	q := r.URL.Query()
+	q, err := queryOf(r)
+	if err != nil {
+		return page, "", false, err
+	}
 	if err := onlyParams(q, "limit", "cursor", "repo"); err != nil {
 		return page, "", false, err
 	}

@@ -78,7 +78,7 @@ func (s *Server) jobPage(w http.ResponseWriter, r *http.Request) error {
 	if err := checkID("job id", id, false); err != nil {
 		return err
 	}
-	if len(r.URL.Query()) > 0 {
+	if r.URL.RawQuery != "" {
 		return badRequest("the page takes no parameters")
 	}
 	ctx := r.Context()

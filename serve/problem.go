@@ -56,6 +56,23 @@ func badRequest(detail string) error {
 	return &problemError{status: http.StatusBadRequest, detail: detail}
 }
 
+// queryOf returns the request's query. It refuses, 400, a query that does
+// not parse (a stray ';', a bad escape), which url.URL.Query would answer
+// as if the pair were not there, and a parameter given more than once,
+// which it would answer with the first value.
+func queryOf(r *http.Request) (url.Values, error) {
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return nil, badRequest("malformed query: " + clip(err.Error()))
+	}
+	for k, v := range q {
+		if len(v) > 1 {
+			return nil, badRequest(fmt.Sprintf("parameter %s given %d times", strconv.Quote(clip(k)), len(v)))
+		}
+	}
+	return q, nil
+}
+
 // onlyParams refuses, 400, a query with a parameter not in allowed.
 func onlyParams(q url.Values, allowed ...string) error {
 	for k := range q {

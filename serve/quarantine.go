@@ -39,7 +39,10 @@ func (s *Server) quarantineStore() (store.QuarantineStore, error) {
 // quarantineParams reads the parameters of a quarantine request: only the
 // names in allowed, each at most once.
 func quarantineParams(r *http.Request, allowed ...string) (map[string]string, error) {
-	q := r.URL.Query()
+	q, err := queryOf(r)
+	if err != nil {
+		return nil, err
+	}
 	if err := onlyParams(q, allowed...); err != nil {
 		return nil, err
 	}

@@ -299,7 +299,11 @@ func (s *Server) tests(w http.ResponseWriter, r *http.Request, sc scope) error {
 	if err := checkID(sc.name(), id, false); err != nil {
 		return err
 	}
-	tq, err := parseTestsQuery(r.URL.Query())
+	q, err := queryOf(r)
+	if err != nil {
+		return err
+	}
+	tq, err := parseTestsQuery(q)
 	if err != nil {
 		return err
 	}
@@ -429,7 +433,10 @@ func (s *Server) flakyList(w http.ResponseWriter, r *http.Request) error {
 	if err := s.admin(r); err != nil {
 		return err
 	}
-	q := r.URL.Query()
+	q, err := queryOf(r)
+	if err != nil {
+		return err
+	}
 	if err := onlyParams(q, "repo"); err != nil {
 		return err
 	}

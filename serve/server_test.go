@@ -399,6 +399,16 @@ func TestErrors(t *testing.T) {
 			{"10000-char page", "/jobs/" + long, http.StatusBadRequest},
 			{"control in page", "/jobs/a%00b", http.StatusBadRequest},
 			{"page parameters", "/jobs/job-1?x=1", http.StatusBadRequest},
+			// A pair that does not parse is refused, never dropped: the
+			// answer would be another request's.
+			{"stray semicolon after offset", "/api/jobs/job-1/tests?run=a1&cases=true&offset=5;", http.StatusBadRequest},
+			{"semicolon between pairs", "/api/jobs/job-1/tests?run=a1;cases=true", http.StatusBadRequest},
+			{"bad escape", "/api/jobs/job-1/tests?%zz=1", http.StatusBadRequest},
+			{"semicolon in the job list", "/api/jobs?limit=1;", http.StatusBadRequest},
+			{"semicolons on a page", "/jobs/job-1?x;y", http.StatusBadRequest},
+			{"bad escape in a history", "/api/repos/tests/history?repo=acme/api&test=a&%zz", http.StatusBadRequest},
+			{"a parameter given twice", "/api/jobs/job-1/tests?run=a1&run=b1", http.StatusBadRequest},
+			{"format given twice", "/api/jobs/job-1/tests?format=otel&format=json", http.StatusBadRequest},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				resp, body := f.get(t, tc.path)
