@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -45,29 +46,38 @@ func notOurZombie(pid int) bool {
 // output or not; the leader's own exit code is still the run's.
 func TestRunKillsWhatTheCheckLeftBehind(t *testing.T) {
 	forge := `(sleep 1; echo forged > "$HANGAR_TESTS_DIR/` + ResultsFile + `")`
+	// perl moves the process into the group of this test process (which
+	// runs the check as testresults would): one of the groups the sweep
+	// must not kill whole.
+	// The process writes its pid once it has moved, and the check waits
+	// for it: the sweep must find it in that group.
+	intoOurGroup := `perl -e 'setpgrp(0, $ENV{OUR_PGID}) or die "setpgrp: $!"; open(my $f, ">", $ENV{PIDFILE}) or die; print $f "$$\n"; close $f; exec "sh", "-c", $ARGV[0]' '` +
+		`sleep 1; echo forged > "$HANGAR_TESTS_DIR/` + ResultsFile + `"' >/dev/null 2>&1 </dev/null & ` +
+		`while [ ! -s "$PIDFILE" ]; do sleep 0.01; done; exit 1`
 	tests := []struct {
 		name   string
 		script string
-		setsid bool
+		leaves string // the command that takes the process out of the check's group, if any
 	}{
-		{"in the group", forge + ` >/dev/null 2>&1 </dev/null & echo $! > "$PIDFILE"; exit 1`, false},
-		{"in the group, holding the output", `(sleep 3; echo forged > "$HANGAR_TESTS_DIR/` + ResultsFile + `") & echo $! > "$PIDFILE"; exit 1`, false},
-		{"in a session of its own", `setsid sh -c '` + forge + ` >/dev/null 2>&1 </dev/null & echo $! > "$PIDFILE"'; exit 1`, true},
+		{"in the group", forge + ` >/dev/null 2>&1 </dev/null & echo $! > "$PIDFILE"; exit 1`, ""},
+		{"in the group, holding the output", `(sleep 3; echo forged > "$HANGAR_TESTS_DIR/` + ResultsFile + `") & echo $! > "$PIDFILE"; exit 1`, ""},
+		{"in a session of its own", `setsid sh -c '` + forge + ` >/dev/null 2>&1 </dev/null & echo $! > "$PIDFILE"'; exit 1`, "setsid"},
+		{"moved into the group of the process that runs the check", intoOurGroup, "perl"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if tt.setsid {
+			if tt.leaves != "" {
 				if runtime.GOOS != "linux" {
 					t.Skip("a process that leaves the group is caught on Linux only (child subreaper)")
 				}
-				if _, err := exec.LookPath("setsid"); err != nil {
-					t.Skip("setsid is not installed")
+				if _, err := exec.LookPath(tt.leaves); err != nil {
+					t.Skipf("%s is not installed", tt.leaves)
 				}
 			}
 			dir := t.TempDir()
 			pidFile := filepath.Join(dir, "leftover.pid")
 			var out bytes.Buffer
-			env := []string{"PATH=" + os.Getenv("PATH"), "PIDFILE=" + pidFile}
+			env := []string{"PATH=" + os.Getenv("PATH"), "PIDFILE=" + pidFile, "OUR_PGID=" + strconv.Itoa(syscall.Getpgrp())}
 			res, err := Run(context.Background(), []string{"sh", "-c", tt.script}, WithDir(dir), WithEnv(env),
 				WithStdio(nil, &out, &out), WithReportDir(filepath.Join(dir, "run")))
 			require.NoError(t, err)

@@ -40,6 +40,9 @@ type tracker struct {
 	// which tells its processes from another check's.
 	marker    []byte
 	groupGone bool
+	// claimed are the processes in this process's own group found to be
+	// the check's (see adopted).
+	claimed map[int]bool
 }
 
 // startTracked starts cmd as the leader of its own group and tracks it. On
@@ -126,7 +129,9 @@ func (t *tracker) sweep() int {
 				_ = syscall.Kill(-p.pgid, syscall.SIGKILL) // best effort, as above
 			}
 		}
-		if !reap(p.pid) {
+		if reap(p.pid) {
+			delete(t.claimed, p.pid) // the pid may be another process's next
+		} else {
 			left++
 		}
 	}
@@ -139,8 +144,8 @@ func (t *tracker) reapZombies() {
 	reaper.mu.Lock()
 	defer reaper.mu.Unlock()
 	for _, p := range t.adopted() {
-		if p.state == 'Z' {
-			reap(p.pid)
+		if p.state == 'Z' && reap(p.pid) {
+			delete(t.claimed, p.pid)
 		}
 	}
 }
@@ -163,10 +168,13 @@ func reap(pid int) bool {
 
 // adopted lists the children of this process that are the check's, left
 // behind by it: started after its leader (and not children from before),
-// not the leader (cmd.Wait reaps it), not in this process's own group (a
-// process other code here started), and not another running check's (its
-// leader, its group, or its HANGAR_TESTS_DIR). Without the subreaper they
-// would have been re-parented to init. The caller holds reaper.mu.
+// not the leader (cmd.Wait reaps it), not another running check's (its
+// leader, its group, or its HANGAR_TESTS_DIR), and, in this process's own
+// group, only those whose environment holds the check's HANGAR_TESTS_DIR:
+// other code here starts processes in this group too, but a check's
+// process may also move into it (setpgid) to pass for one of them.
+// Without the subreaper they would have been re-parented to init. The
+// caller holds reaper.mu.
 func (t *tracker) adopted() []proc {
 	if !reaper.on {
 		return nil
@@ -174,8 +182,19 @@ func (t *tracker) adopted() []proc {
 	var out []proc
 next:
 	for _, p := range children() {
-		if p.ppid != t.self || p.pid == t.leader || t.before[p.pid] || p.start < t.leaderStart || p.pgid == t.selfPgid {
+		if p.ppid != t.self || p.pid == t.leader || t.before[p.pid] || p.start < t.leaderStart {
 			continue
+		}
+		if p.pgid == t.selfPgid && !t.claimed[p.pid] {
+			// A zombie's environment cannot be read: it is known as the
+			// check's only if it was claimed while it ran.
+			if env, err := os.ReadFile("/proc/" + strconv.Itoa(p.pid) + "/environ"); err != nil || !hasEntry(env, t.marker) {
+				continue
+			}
+			if t.claimed == nil {
+				t.claimed = map[int]bool{}
+			}
+			t.claimed[p.pid] = true
 		}
 		for leader, o := range reaper.active {
 			if o == t {
