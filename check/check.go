@@ -391,17 +391,18 @@ func execute(ctx context.Context, cfg *config, argv []string, wd string, env env
 		timeout = t.C
 	}
 	var status testrun.Status
+	var ender string // what ended the check, for the reason its run is incomplete
 	ctxDone := ctx.Done()
 	select {
 	case <-done:
 	case <-timeout:
-		status = testrun.StatusTimedOut
+		status, ender = testrun.StatusTimedOut, fmt.Sprintf("the check timed out after %s and was ended", cfg.timeout)
 		_ = signalGroup(pid, sigTerm) // a group that cannot be signalled is killed after the delay
 	case sig := <-cfg.signals:
-		status = testrun.StatusAborted
+		status, ender = testrun.StatusAborted, fmt.Sprintf("the check was interrupted (%s passed on to it)", sig)
 		_ = signalGroup(pid, sig) // a group that cannot be signalled is killed after the delay
 	case <-ctxDone:
-		status = testrun.StatusAborted
+		status, ender = testrun.StatusAborted, "the run was cancelled and the check ended"
 		ctxDone = nil
 		_ = signalGroup(pid, sigTerm) // a group that cannot be signalled is killed after the delay
 	}
@@ -465,9 +466,14 @@ func execute(ctx context.Context, cfg *config, argv []string, wd string, env env
 	case status != "":
 		res.status = status
 	case signaled:
-		res.status = testrun.StatusAborted
+		res.status, ender = testrun.StatusAborted, fmt.Sprintf("the check was killed by a signal (exit %d)", code)
 	default:
 		res.status = testrun.StatusForExitCode(code)
+	}
+	if ender != "" {
+		// A check that did not run to its end may have written reports of
+		// some of its tests only: they do not say that the others passed.
+		res.reasons = append(res.reasons, ender+": its reports may not cover every test")
 	}
 	return res
 }

@@ -228,6 +228,56 @@ func TestRunSignalAborts(t *testing.T) {
 	assert.Equal(t, testrun.StatusAborted, r.Run.Status, "a cancelled context aborts the check")
 }
 
+// TestRunEndedEarlyIsIncomplete: a check that did not run to its end
+// (timed out, interrupted, killed by a signal) may have written a report
+// of some tests only. Here it writes a passing report when told to stop
+// and exits 0: the run keeps its status and exit code, and is incomplete,
+// so that it is not counted and compares as unavailable.
+func TestRunEndedEarlyIsIncomplete(t *testing.T) {
+	const onStop = `trap 'echo "<testsuite name=\"s\"><testcase classname=\"c\" name=\"t\"/></testsuite>" > "$HANGAR_TESTS_DIR/junit.xml"; exit 0' TERM INT; touch ready; `
+	sigs := make(chan os.Signal, 1)
+	for _, tc := range []struct {
+		name   string
+		script string
+		opts   []Option
+		status testrun.Status
+		code   int
+		reason string
+	}{
+		{"timed out", onStop + `sleep 30 & wait`, []Option{WithTimeout(2 * time.Second)}, testrun.StatusTimedOut, ExitTimedOut,
+			"the check timed out after 2s and was ended: its reports may not cover every test"},
+		{"interrupted", onStop + `sleep 30 & wait`, []Option{WithSignals(sigs)}, testrun.StatusAborted, 0,
+			"the check was interrupted (terminated passed on to it): its reports may not cover every test"},
+		{"killed by a signal", `echo '<testsuite name="s"><testcase classname="c" name="t"/></testsuite>' > "$HANGAR_TESTS_DIR/junit.xml"; kill -KILL $$`,
+			nil, testrun.StatusAborted, 128 + int(syscall.SIGKILL), "the check was killed by a signal (exit 137): its reports may not cover every test"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if tc.status == testrun.StatusAborted && tc.code == 0 {
+				go func() {
+					// Once the trap is set (the check touched ready).
+					for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+						if _, err := os.Stat(filepath.Join(dir, "ready")); err == nil {
+							break
+						}
+					}
+					sigs <- syscall.SIGTERM
+				}()
+			}
+			res, _, _ := runSh(t, dir, tc.script, tc.opts...)
+			assert.Equal(t, tc.status, res.Run.Status)
+			if tc.status != testrun.StatusTimedOut {
+				assert.Equal(t, tc.code, res.ExitCode)
+			}
+			require.NotNil(t, res.Run.Counts, "the report written is read: %v", res.Run.IncompleteReasons)
+			assert.Equal(t, 1, res.Run.Counts.Passed)
+			assert.False(t, res.Run.Complete)
+			assert.False(t, res.Run.Counted())
+			assert.Contains(t, res.Run.IncompleteReasons, tc.reason)
+		})
+	}
+}
+
 func TestRunCacheClear(t *testing.T) {
 	dir := t.TempDir()
 	cache := filepath.Join(dir, ".pytest_cache", "v", "cache")
