@@ -326,7 +326,7 @@ func (s *Server) tests(w http.ResponseWriter, r *http.Request, sc scope) error {
 	case tq.otel:
 		return s.otel(w, r, sc, id, runs, tq, key, version)
 	case tq.runID != "":
-		return s.oneRun(w, r, tq.runID, tq.cases, tq.offset, key, version)
+		return s.oneRun(w, r, runs, tq.runID, tq.cases, tq.offset, key, version)
 	}
 	sum, err := s.summarize(ctx, runs)
 	if err != nil {
@@ -384,7 +384,7 @@ func clip(s string) string {
 	return s
 }
 
-func (s *Server) oneRun(w http.ResponseWriter, r *http.Request, runID string, cases bool, offset int, key, version string) error {
+func (s *Server) oneRun(w http.ResponseWriter, r *http.Request, runs []store.StoredRun, runID string, cases bool, offset int, key, version string) error {
 	limit := 0
 	if cases {
 		limit = CasesPageSize
@@ -393,6 +393,15 @@ func (s *Server) oneRun(w http.ResponseWriter, r *http.Request, runID string, ca
 	sr, next, err := s.runs.RunPage(r.Context(), runID, offset, limit)
 	if err != nil {
 		return err
+	}
+	// The tags as the job or session asked about lists the run (a run
+	// tagged for several carries each one's), as the runs list and
+	// ?format=otel show them.
+	for _, listed := range runs {
+		if listed.Run.ID == runID {
+			sr.Turn, sr.Repo, sr.JobID, sr.SessionRef, sr.RecordedAt = listed.Turn, listed.Repo, listed.JobID, listed.SessionRef, listed.RecordedAt
+			break
+		}
 	}
 	out := oneRunResponse{Run: runSummaryOf(sr), Full: runWithoutCases(sr.Run)}
 	var header [][2]string

@@ -520,3 +520,39 @@ func TestConcurrentRequests(t *testing.T) {
 		}
 	})
 }
+
+// TestOneRunTagsOfTheScope: a run tagged for a job, then for another job
+// in a session at a turn, is shown with the tags of the job or session it
+// is asked under, as the runs list shows it.
+func TestOneRunTagsOfTheScope(t *testing.T) {
+	forEach(t, func(t *testing.T, st store.Store) {
+		ctx := context.Background()
+		r := mkRun("r1", testrun.KindBase, 0, map[string]testrun.Outcome{"t::A": testrun.OutcomePassed}, nil, nil)
+		turn := 3
+		_, err := st.RecordRun(ctx, store.StoredRun{Run: r, Repo: "acme/api", JobID: "job1"})
+		require.NoError(t, err)
+		_, err = st.RecordRun(ctx, store.StoredRun{Run: r, JobID: "job2", SessionRef: "sessX", Turn: &turn})
+		require.NoError(t, err)
+		srv := httptest.NewServer(New(st, Options{}).Handler())
+		defer srv.Close()
+		f := &fixture{srv: srv}
+		for _, tc := range []struct {
+			path    string
+			job     string
+			session *string
+			turn    *int
+		}{
+			{"/api/jobs/job1/tests?run=r1", "job1", nil, nil},
+			{"/api/jobs/job2/tests?run=r1", "job2", ptr("sessX"), &turn},
+			{"/api/sessions/sessX/tests?run=r1", "job2", ptr("sessX"), &turn},
+		} {
+			resp, body := f.get(t, tc.path)
+			require.Equal(t, http.StatusOK, resp.StatusCode, "%s: %s", tc.path, body)
+			got := decode[oneRunResponse](t, body).Run
+			require.NotNil(t, got.Job, tc.path)
+			assert.Equal(t, tc.job, *got.Job, tc.path)
+			assert.Equal(t, tc.session, got.Session, tc.path)
+			assert.Equal(t, tc.turn, got.Turn, tc.path)
+		}
+	})
+}
