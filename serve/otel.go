@@ -158,7 +158,7 @@ func (s *Server) loadPage(ctx context.Context, runs []store.StoredRun, offset in
 			break
 		}
 		// The tags as listed (the same row), with the cases now read.
-		full.Turn, full.Repo, full.JobID, full.SessionRef = runs[i].Turn, runs[i].Repo, runs[i].JobID, runs[i].SessionRef
+		listedTags(&full, runs[i])
 		p.runs = append(p.runs, full)
 		cases += n
 		spans += sp
@@ -274,4 +274,10 @@ func (sw *streamWriter) Write(b []byte) (int, error) {
 		}
 	}
 	return sw.w.Write(b)
+}
+
+// listedTags gives sr, a run read from the store, the tags of the row a
+// job or session lists it by: a run tagged for several carries each one's.
+func listedTags(sr *store.StoredRun, row store.StoredRun) {
+	sr.Turn, sr.Repo, sr.JobID, sr.SessionRef = row.Turn, row.Repo, row.JobID, row.SessionRef
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"mime"
 	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/hangar-dev/testresults/store"
@@ -48,10 +47,7 @@ func quarantineParams(r *http.Request, allowed ...string) (map[string]string, er
 	}
 	out := map[string]string{}
 	for k, vs := range q {
-		if len(vs) > 1 {
-			return nil, badRequest("parameter " + strconv.Quote(k) + " given twice")
-		}
-		out[k] = vs[0]
+		out[k] = vs[0] // queryOf refused a parameter given twice
 	}
 	return out, nil
 }

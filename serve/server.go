@@ -394,12 +394,12 @@ func (s *Server) oneRun(w http.ResponseWriter, r *http.Request, runs []store.Sto
 	if err != nil {
 		return err
 	}
-	// The tags as the job or session asked about lists the run (a run
-	// tagged for several carries each one's), as the runs list and
-	// ?format=otel show them.
+	// The tags as the job or session asked about lists the run, as the
+	// runs list and ?format=otel show them.
 	for _, listed := range runs {
 		if listed.Run.ID == runID {
-			sr.Turn, sr.Repo, sr.JobID, sr.SessionRef, sr.RecordedAt = listed.Turn, listed.Repo, listed.JobID, listed.SessionRef, listed.RecordedAt
+			listedTags(&sr, listed)
+			sr.RecordedAt = listed.RecordedAt
 			break
 		}
 	}

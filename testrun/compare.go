@@ -50,27 +50,33 @@ func FailingIDs(r *Run) (map[string]bool, error) {
 // It is the one place the difference is computed: Compare, the span events
 // of package translate and the CLI all call it.
 func NewFailures(base, after *Run) ([]string, error) {
+	ids, _, err := newFailures(base, after)
+	return ids, err
+}
+
+// newFailures is NewFailures that also returns after's failing ids.
+func newFailures(base, after *Run) (ids []string, afterFailing map[string]bool, err error) {
 	baseFailing, err := FailingIDs(base)
 	if err != nil {
-		return nil, fmt.Errorf("base: %w", err)
+		return nil, nil, fmt.Errorf("base: %w", err)
 	}
-	afterFailing, err := FailingIDs(after)
+	afterFailing, err = FailingIDs(after)
 	if err != nil {
-		return nil, fmt.Errorf("after: %w", err)
+		return nil, nil, fmt.Errorf("after: %w", err)
 	}
 	if after.Counts.Total == 0 {
 		// A run that ran nothing has no new failure to show: "none"
 		// would read as a pass.
-		return nil, fmt.Errorf("after: %w: run %q ran no test", ErrComparisonUnavailable, after.ID)
+		return nil, nil, fmt.Errorf("after: %w: run %q ran no test", ErrComparisonUnavailable, after.ID)
 	}
-	out := []string{}
+	ids = []string{}
 	for id := range afterFailing {
 		if !baseFailing[id] {
-			out = append(out, id)
+			ids = append(ids, id)
 		}
 	}
-	sort.Strings(out)
-	return out, nil
+	sort.Strings(ids)
+	return ids, afterFailing, nil
 }
 
 // Comparison is what a run after a change says against its base run. Its
@@ -235,7 +241,7 @@ func Compare(base, after *Run, opts ...CompareOption) Comparison {
 		}
 	}
 
-	ids, err := NewFailures(base, after)
+	ids, afterFailing, err := newFailures(base, after)
 	if err != nil {
 		c.err, c.Unavailable = err, err.Error()
 		return c
@@ -245,7 +251,7 @@ func Compare(base, after *Run, opts ...CompareOption) Comparison {
 		set[id] = true
 	}
 	c.NewFailures = failuresOf(after, set)
-	c.Fixed = fixed(c.BaseFailures, after, cfg.afterCasesKnown || len(after.Cases) >= after.Counts.Total)
+	c.Fixed = fixed(c.BaseFailures, after, afterFailing, cfg.afterCasesKnown || len(after.Cases) >= after.Counts.Total)
 	if len(ids) == 0 && len(c.OutputFailures) > 0 {
 		c.NewFailures, c.Fixed = nil, nil
 		c.err = fmt.Errorf("%w: the reports show no new failure, but the check's output names %s",
@@ -261,10 +267,9 @@ func Compare(base, after *Run, opts ...CompareOption) Comparison {
 // (unknown) when one of them neither fails in after nor is listed in its
 // cases and whole is false: a run whose cases were dropped (retention) or
 // cut (the cases a run keeps) cannot tell a fixed test from one that did
-// not run. whole tells that an id after does not list did not run.
-// after's failing ids are known whole (see FailingIDs).
-func fixed(baseFailures []Failure, after *Run, whole bool) []string {
-	afterFailing, _ := FailingIDs(after)
+// not run. whole tells that an id after does not list did not run;
+// afterFailing are after's failing ids, known whole (see FailingIDs).
+func fixed(baseFailures []Failure, after *Run, afterFailing map[string]bool, whole bool) []string {
 	out := []string{}
 	for _, f := range baseFailures {
 		o, listed := after.Cases[f.ID]
