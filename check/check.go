@@ -62,8 +62,10 @@ type Result struct {
 	// afterwards by something else.
 	OutputSHA256, ResultsSHA256, RunSHA256 string
 
-	// root is the report folder as Run made and opened it.
-	root *os.Root
+	// root is the report folder as Run made and opened it, and claim holds
+	// it for this run until Close (nil where it could not be claimed).
+	root  *os.Root
+	claim *os.File
 }
 
 // Run runs the check argv (the command and its arguments, run unchanged,
@@ -87,12 +89,12 @@ func Run(ctx context.Context, argv []string, opts ...Option) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	root, newerThan, err := freshDir(dir, start)
+	root, claim, newerThan, err := freshDir(dir, start)
 	if err != nil {
 		return nil, err
 	}
 
-	res := &Result{Dir: dir, root: root}
+	res := &Result{Dir: dir, root: root, claim: claim}
 	run := &testrun.Run{
 		ID:         id,
 		Kind:       cfg.kind,

@@ -3,6 +3,7 @@ package check
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -292,8 +293,9 @@ func TestFreshDir(t *testing.T) {
 	base := t.TempDir()
 	dir := filepath.Join(base, "a", "b")
 	fresh := func(dir string) error {
-		root, _, err := freshDir(dir, time.Now())
+		root, claim, _, err := freshDir(dir, time.Now())
 		if err == nil {
+			claim.Close()
 			root.Close()
 		}
 		return err
@@ -315,6 +317,72 @@ func TestFreshDir(t *testing.T) {
 	link := filepath.Join(base, "link")
 	require.NoError(t, os.Symlink(dir, link))
 	assert.ErrorIs(t, fresh(link), ErrReportDir)
+}
+
+func TestFreshDirClaimed(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	root, claim, _, err := freshDir(dir, time.Now())
+	require.NoError(t, err)
+	require.NotNil(t, claim, "a local folder is claimed")
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "junit.xml"), []byte(junitTwo), 0o644))
+
+	_, _, _, err = freshDir(dir, time.Now())
+	require.ErrorIs(t, err, ErrReportDir, "a folder another run holds is refused")
+	assert.Contains(t, err.Error(), "another run that has not ended")
+	assert.FileExists(t, filepath.Join(dir, "junit.xml"), "the holder's files are left alone")
+
+	require.NoError(t, claim.Close())
+	require.NoError(t, root.Close())
+	_, _, _, err = freshDir(dir, time.Now())
+	require.ErrorIs(t, err, ErrReportDir, "once given up, the folder is judged by what it holds: a report alone is no earlier run's")
+	assert.NotContains(t, err.Error(), "another run")
+}
+
+// Two runs given one report folder: the second is refused while the first
+// runs, even while the folder is still empty, and the first reads its own
+// report alone and writes its own run.
+func TestRunSharedFolderRefused(t *testing.T) {
+	work := t.TempDir()
+	dir := filepath.Join(t.TempDir(), "shared")
+	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}
+	started := filepath.Join(work, "started")
+	release := filepath.Join(work, "release")
+	// The first check writes its report only once the second has tried:
+	// until then its folder is empty, as a fresh run's is.
+	script := `: > ` + started + `; i=0; while [ ! -e ` + release + ` ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done; printf '%s' "$1" > "$HANGAR_TESTS_DIR/junit.xml"`
+	type out struct {
+		res *Result
+		err error
+	}
+	first := make(chan out, 1)
+	go func() {
+		res, err := Run(context.Background(), []string{"sh", "-c", script, "sh", junitTwo},
+			WithDir(work), WithEnv(env), WithStdio(nil, io.Discard, io.Discard), WithReportDir(dir))
+		first <- out{res, err}
+	}()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if _, err := os.Stat(started); err == nil {
+			break
+		}
+		require.True(t, time.Now().Before(deadline), "the first check never started")
+		time.Sleep(10 * time.Millisecond)
+	}
+
+	const other = `<testsuite name="o"><testcase classname="o" name="other"/></testsuite>`
+	_, err := Run(context.Background(), []string{"sh", "-c", `printf '%s' "$1" > "$HANGAR_TESTS_DIR/other.xml"`, "sh", other},
+		WithDir(work), WithEnv(env), WithStdio(nil, io.Discard, io.Discard), WithReportDir(dir))
+	require.ErrorIs(t, err, ErrReportDir)
+	assert.True(t, IsUsage(err), "a refused folder is a usage error, not a failed check")
+	assert.NoFileExists(t, filepath.Join(dir, "other.xml"), "the refused check never ran")
+
+	require.NoError(t, os.WriteFile(release, nil, 0o644))
+	got := <-first
+	require.NoError(t, got.err)
+	defer got.res.Close()
+	require.NotNil(t, got.res.Run.Counts)
+	assert.Equal(t, 2, got.res.Run.Counts.Total, "the first run read its own report alone")
+	assert.NotContains(t, got.res.Run.Cases, "o.other")
 }
 
 func gitCmd(t *testing.T, dir string, args ...string) string {

@@ -41,31 +41,44 @@ var sourceExts = map[string]bool{
 	".cpp": true, ".rb": true, ".php": true, ".cs": true, ".swift": true, ".scala": true, ".sh": true,
 }
 
-// freshDir makes dir a fresh, empty report folder and opens it: made when
-// missing, used when empty, emptied when it holds an earlier run's folder
-// alone (see earlierRun), refused otherwise or when it is a symbolic link.
-// Every later read and write of the folder goes through the returned root,
-// which stays on the folder it opened. It returns the time from which a
-// file counts as written by the run: start, or the file system's own clock
-// when that is behind (file times come from a coarser clock).
-func freshDir(dir string, start time.Time) (*os.Root, time.Time, error) {
+// freshDir makes dir a fresh, empty report folder, opens it and claims it
+// for this run (see claimFolder): made when missing, used when empty,
+// emptied when it holds an earlier run's folder alone (see earlierRun),
+// refused otherwise, when it is a symbolic link, or while another run holds
+// it. Every later read and write of the folder goes through the returned
+// root, which stays on the folder it opened; the claim is held until the
+// returned file is closed (nil where the folder could not be claimed). It
+// returns the time from which a file counts as written by the run: start,
+// or the file system's own clock when that is behind (file times come from
+// a coarser clock).
+func freshDir(dir string, start time.Time) (*os.Root, *os.File, time.Time, error) {
 	fi, err := os.Lstat(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return nil, time.Time{}, fmt.Errorf("%w: %v", ErrReportDir, err)
+			return nil, nil, time.Time{}, fmt.Errorf("%w: %v", ErrReportDir, err)
 		}
 		fi, err = os.Lstat(dir)
 	}
 	if err != nil {
-		return nil, time.Time{}, fmt.Errorf("%w: %v", ErrReportDir, err)
+		return nil, nil, time.Time{}, fmt.Errorf("%w: %v", ErrReportDir, err)
 	}
 	root, err := openFolder(dir, fi)
 	if err != nil {
-		return nil, time.Time{}, err
+		return nil, nil, time.Time{}, err
 	}
-	fail := func(err error) (*os.Root, time.Time, error) {
+	// The claim comes before anything in the folder is looked at: a run
+	// that holds it may be writing there.
+	claim, err := claimFolder(root, dir)
+	if err != nil {
+		_ = root.Close() // an error path: the claim is the error to report
+		return nil, nil, time.Time{}, err
+	}
+	fail := func(err error) (*os.Root, *os.File, time.Time, error) {
+		if claim != nil {
+			_ = claim.Close() // an error path: the first error is the one to report
+		}
 		_ = root.Close() // an error path: the first error is the one to report
-		return nil, time.Time{}, err
+		return nil, nil, time.Time{}, err
 	}
 	entries, err := readDir(root)
 	if err != nil {
@@ -89,9 +102,9 @@ func freshDir(dir string, start time.Time) (*os.Root, time.Time, error) {
 	_ = mark.Close()      // an empty file, only its time is read
 	_ = root.Remove(name) // a dot-file left behind is not a run's file and is removed by the next run
 	if err == nil && mfi.ModTime().Before(start) {
-		return root, mfi.ModTime(), nil
+		return root, claim, mfi.ModTime(), nil
 	}
-	return root, start, nil
+	return root, claim, start, nil
 }
 
 // plainFolder refuses dir, whose Lstat is fi, with an error wrapping kind

@@ -118,9 +118,14 @@ func (r *Result) write(f func(*os.Root) (written, error)) (string, error) {
 	return filepath.Join(r.Dir, ResultsFile), nil
 }
 
-// Close closes the report folder Run opened; writing the results opens it
-// again by its path.
+// Close closes the report folder Run opened and gives up the run's claim
+// on it, after which another run may use the folder; writing the results
+// opens it again by its path.
 func (r *Result) Close() error {
+	if r.claim != nil {
+		_ = r.claim.Close() // closing gives the claim up whatever it returns
+		r.claim = nil
+	}
 	if r.root == nil {
 		return nil
 	}
