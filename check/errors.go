@@ -19,9 +19,9 @@ var (
 var ErrReplaced = errors.New("check: the report folder was replaced")
 
 // IsUsage reports whether err is a mistake in how the check was asked for
-// (an unknown HANGAR_TEST_REPORTS value, a report folder that cannot be
-// used) rather than a failure of the check: ErrMode or ErrReportDir. A
-// command exits 2 (usage) for it.
+// (no command or an empty one, an unknown HANGAR_TEST_REPORTS value, a
+// report folder that cannot be used) rather than a failure of the check:
+// ErrNoCommand, ErrMode or ErrReportDir. A command exits 2 (usage) for it.
 func IsUsage(err error) bool {
-	return errors.Is(err, ErrMode) || errors.Is(err, ErrReportDir)
+	return errors.Is(err, ErrNoCommand) || errors.Is(err, ErrMode) || errors.Is(err, ErrReportDir)
 }

@@ -49,6 +49,7 @@ func TestRunUsage(t *testing.T) {
 	}{
 		{"no command", nil, "no command given"},
 		{"no dash", []string{"true"}, "put the command after --"},
+		{"empty command", []string{"--", ""}, "no command"},
 		{"bad kind", []string{"--kind", "nightly", "--", "true"}, "unknown --kind"},
 		{"grade without grader", []string{"--kind", "base", "--grade", "isolated", "--", "true"}, "--grade is only for --kind grader"},
 		{"bad run id", []string{"--run-id", "../x", "--", "true"}, "cannot name a folder"},
