@@ -9,7 +9,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/hangar-dev/testresults/report"
@@ -332,6 +334,17 @@ func uniq(a, b string) []string {
 	return []string{a, b}
 }
 
+// bySh is cmd run as a shell script: /bin/sh given path and the check's
+// arguments, with cmd's folder, environment, input and output and process
+// attributes.
+func bySh(cmd *exec.Cmd, path string, argv []string) *exec.Cmd {
+	sh := exec.Command("/bin/sh", append([]string{path}, argv[1:]...)...)
+	sh.Dir, sh.Env = cmd.Dir, cmd.Env
+	sh.Stdin, sh.Stdout, sh.Stderr = cmd.Stdin, cmd.Stdout, cmd.Stderr
+	sh.SysProcAttr, sh.WaitDelay = cmd.SysProcAttr, cmd.WaitDelay
+	return sh
+}
+
 // ended is how the check ended.
 type ended struct {
 	code   int
@@ -371,6 +384,12 @@ func execute(ctx context.Context, cfg *config, argv []string, wd string, env env
 	cmd.WaitDelay = DefaultPipeWait
 	inOwnGroup(cmd)
 	tr, err := startTracked(cmd, dir)
+	if errors.Is(err, syscall.ENOEXEC) && runtime.GOOS != "windows" {
+		// A file the system cannot execute itself, a script without #!,
+		// is run by the shell, as shells, env(1) and timeout(1) run it.
+		cmd = bySh(cmd, path, argv)
+		tr, err = startTracked(cmd, dir)
+	}
 	out.started()
 	if err != nil {
 		out.finish()

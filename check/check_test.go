@@ -80,6 +80,26 @@ func TestRunNotStarted(t *testing.T) {
 	assert.ErrorIs(t, err, ErrNoCommand)
 }
 
+// A script without #! is run by the shell, as shells and timeout(1) run
+// it: its exit code, its output and its report are the run's, and the
+// command is recorded as given.
+func TestRunScriptWithoutInterpreterLine(t *testing.T) {
+	dir := t.TempDir()
+	script := "printf '%s' '" + junitTwo + "' > \"$HANGAR_TESTS_DIR/junit.xml\"\necho \"args: $*\"\nexit 3\n"
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "check"), []byte(script), 0o755))
+	var out bytes.Buffer
+	res, err := Run(context.Background(), []string{"./check", "a b", "c"}, WithDir(dir),
+		WithEnv([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir}), WithStdio(nil, &out, io.Discard),
+		WithReportDir(filepath.Join(dir, "out")))
+	require.NoError(t, err)
+	assert.Equal(t, 3, res.ExitCode)
+	assert.Equal(t, "args: a b c\n", out.String())
+	assert.Equal(t, "./check 'a b' c", res.Run.Command)
+	require.NotNil(t, res.Run.Counts)
+	assert.Equal(t, 2, res.Run.Counts.Total)
+	assert.True(t, res.Run.Complete, "%v", res.Run.IncompleteReasons)
+}
+
 func TestRunCollects(t *testing.T) {
 	repo := t.TempDir()
 	write := func(rel, body string, age time.Duration) string {
