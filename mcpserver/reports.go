@@ -171,9 +171,7 @@ func (s *Server) parseReports(_ context.Context, _ *mcp.CallToolRequest, in Pars
 		run.IncompleteReasons[i] = strings.ReplaceAll(r, prefix, "")
 	}
 	run.ID = testrun.DeriveID(run.Reports)
-	bare := *run
-	bare.Cases, bare.Durations = nil, nil
-	rb, err := json.Marshal(bare)
+	rb, err := run.MarshalJSONCasesLeftOut()
 	if err != nil {
 		return failed(err)
 	}

@@ -161,6 +161,7 @@ func TestJobTests(t *testing.T) {
 		latest, err := testrun.ReadRun(bytes.NewReader(got.Latest))
 		require.NoError(t, err)
 		assert.Equal(t, "g1", latest.ID)
+		assertCasesLeftOut(t, got.Latest)
 	})
 }
 
@@ -183,6 +184,18 @@ func TestSessionTests(t *testing.T) {
 	})
 }
 
+// assertCasesLeftOut asserts that run, a run served without its cases,
+// says they are left out ("cases": null) rather than none ({}).
+func assertCasesLeftOut(t *testing.T, run json.RawMessage) {
+	t.Helper()
+	var fields map[string]json.RawMessage
+	require.NoError(t, json.Unmarshal(run, &fields))
+	require.Contains(t, fields, "counts")
+	assert.NotEqual(t, "null", string(fields["counts"]))
+	assert.Equal(t, "null", string(fields["cases"]), "cases left out are null, not {}")
+	assert.NotContains(t, fields, "durations")
+}
+
 type oneRunBody struct {
 	Summary   RunSummary      `json:"summary"`
 	Run       json.RawMessage `json:"run"`
@@ -202,6 +215,7 @@ func TestOneRunAndCasePaging(t *testing.T) {
 		r, err := testrun.ReadRun(bytes.NewReader(one.Run))
 		require.NoError(t, err)
 		assert.Equal(t, f.base.Failures, r.Failures)
+		assertCasesLeftOut(t, one.Run)
 
 		resp, body = f.get(t, "/api/jobs/job-1/tests?run=b1&cases=true")
 		require.Equal(t, http.StatusOK, resp.StatusCode)

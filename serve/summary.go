@@ -115,12 +115,10 @@ func runSummaryOf(sr store.StoredRun) RunSummary {
 	return rs
 }
 
-// runWithoutCases is the run's JSON form with its per-case map left out
-// (cases=true pages it).
+// runWithoutCases is the run's JSON form with its per-case map left out,
+// "cases" null (cases=true pages it).
 func runWithoutCases(r *testrun.Run) json.RawMessage {
-	bare := *r
-	bare.Cases, bare.Durations = nil, nil
-	b, err := json.Marshal(bare)
+	b, err := r.MarshalJSONCasesLeftOut()
 	if err != nil {
 		return json.RawMessage("null")
 	}

@@ -86,6 +86,20 @@ func timeVal(p *time.Time) time.Time {
 // computed by Trusted and Counted. failures, flaky and cases are null when
 // the run has no counts, and [] or {} when it has counts but none.
 func (r Run) MarshalJSON() ([]byte, error) {
+	return r.marshal(true)
+}
+
+// MarshalJSONCasesLeftOut writes the run's JSON form with its per-case map
+// left out, for views that give the cases apart (paged): "cases" is null,
+// unknown here, never {} that would read as a run that kept no case, and
+// "durations" is absent. Read back, the run has no cases.
+func (r Run) MarshalJSONCasesLeftOut() ([]byte, error) {
+	r.Cases, r.Durations = nil, nil
+	return r.marshal(false)
+}
+
+// marshal writes the run's JSON form; withCases false leaves cases null.
+func (r Run) marshal(withCases bool) ([]byte, error) {
 	j := jsonRun{
 		ID:                strPtr(r.ID),
 		Kind:              strPtr(r.Kind),
@@ -115,7 +129,7 @@ func (r Run) MarshalJSON() ([]byte, error) {
 	// "no failures" for a run that read nothing.
 	if r.Counts != nil {
 		j.Failures, j.Flaky = nonNil(r.Failures), nonNil(r.Flaky)
-		if j.Cases == nil {
+		if j.Cases == nil && withCases {
 			j.Cases = map[string]Outcome{}
 		}
 	}

@@ -58,6 +58,29 @@ func TestRunJSONRoundTrip(t *testing.T) {
 	assert.Equal(t, *r, back)
 }
 
+func TestRunJSONCasesLeftOut(t *testing.T) {
+	r, err := ReadRun(strings.NewReader(validRunJSON))
+	require.NoError(t, err)
+	r.Durations = map[string]time.Duration{"t::a": time.Second}
+	out, err := r.MarshalJSONCasesLeftOut()
+	require.NoError(t, err)
+	var m map[string]json.RawMessage
+	require.NoError(t, json.Unmarshal(out, &m))
+	assert.Equal(t, "null", string(m["cases"]), "left out is unknown, not none")
+	assert.NotContains(t, m, "durations")
+	assert.JSONEq(t, `["t::a"]`, string(m["flaky"]), "only the cases are left out")
+
+	back, err := ReadRun(strings.NewReader(string(out)))
+	require.NoError(t, err, "the form reads back strictly")
+	assert.Nil(t, back.Cases)
+	assert.Equal(t, r.Failures, back.Failures)
+	assert.Len(t, r.Cases, 3, "the run itself keeps its cases")
+
+	full, err := json.Marshal(Run{Counts: &Counts{}})
+	require.NoError(t, err)
+	assert.Contains(t, string(full), `"cases":{}`, "the whole form of a run that kept no case still says none")
+}
+
 // validRunJSON is a run's exact JSON form, as MarshalJSON writes it; the
 // hostile cases below change one thing in it each.
 const validRunJSON = `{"id":"run-1","kind":"after_turn","grade":null,"command":"pytest -q","status":"failure",` +
