@@ -50,8 +50,9 @@ type Result struct {
 	ExitCode int
 	// Variables are the variables set for the check, NAME=value.
 	Variables []string
-	// Notes say why a runner variable was not set, or what could not be
-	// read before the check (the tree digest).
+	// Notes say why a runner variable was not set, what could not be
+	// read before the check (the tree digest), and which folders of other
+	// runs the search for reports passed over.
 	Notes []string
 	// OutputFile is the redacted tail of the check's combined output ("" when
 	// it could not be kept).
@@ -181,9 +182,10 @@ func Run(ctx context.Context, argv []string, opts ...Option) (*Result, error) {
 	if err != nil {
 		reasons = append(reasons, err.Error())
 	}
-	w := walkRepository(repo, globs, newerThan)
+	w := walkRepository(repo, globs, newerThan, dir)
 	paths = append(paths, w.paths...)
 	reasons = append(reasons, w.reasons...)
+	res.Notes = append(res.Notes, w.notes...)
 	ropts := append(append([]report.Option(nil), cfg.reportOpts...),
 		report.WithNewerThan(newerThan), report.WithOwnFolder(dir), report.WithFound(w.paths...),
 		report.WithRunOptions(testrun.WithRedactor(red)))

@@ -405,6 +405,52 @@ func TestRunSharedFolderRefused(t *testing.T) {
 	assert.NotContains(t, got.res.Run.Cases, "o.other")
 }
 
+// The walk passes over the reports of other runs' folders: one whose run
+// ended (its TEST-RESULTS.json is there) and one a run in progress claims,
+// with what lies in them; it reads this run's own folder and plain report
+// folders.
+func TestWalkPassesOverOtherRuns(t *testing.T) {
+	repo := t.TempDir()
+	start := time.Now().Add(-time.Minute)
+	report := func(rel string) {
+		p := filepath.Join(repo, filepath.FromSlash(rel))
+		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
+		require.NoError(t, os.WriteFile(p, []byte(junitTwo), 0o644))
+	}
+	ended := filepath.Join(repo, "test-results", "ended")
+	report("test-results/ended/junit.xml")
+	_, err := WriteResults(ended, &testrun.Run{ID: "r-ended", StartedAt: start})
+	require.NoError(t, err)
+	live := filepath.Join(repo, "test-results", "live")
+	root, claim, _, err := freshDir(live, start)
+	require.NoError(t, err)
+	defer root.Close()
+	defer claim.Close()
+	report("test-results/live/junit.xml")
+	report("test-results/live/sub/junit.xml")
+	own := filepath.Join(repo, "test-results", "mine")
+	report("test-results/mine/junit.xml")
+	report("test-results/plain/junit.xml")
+	report("build/junit-report.xml")
+
+	w := walkRepository(repo, nil, start, own)
+	var got []string
+	for _, p := range w.paths {
+		rel, err := filepath.Rel(repo, p)
+		require.NoError(t, err)
+		got = append(got, filepath.ToSlash(rel))
+	}
+	assert.ElementsMatch(t, []string{"test-results/mine/junit.xml", "test-results/plain/junit.xml", "build/junit-report.xml"}, got)
+	assert.Empty(t, w.reasons, "another run's reports are not this run's: nothing is missing")
+	require.Len(t, w.notes, 2)
+	assert.Contains(t, w.notes[0]+w.notes[1], ended+" is the report folder of another run")
+	assert.Contains(t, w.notes[0]+w.notes[1], live+" is the report folder of another run")
+
+	require.NoError(t, claim.Close())
+	w = walkRepository(repo, nil, start, own)
+	assert.Len(t, w.paths, 5, "a folder no run claims and with no run in it is read: %v", w.paths)
+}
+
 func gitCmd(t *testing.T, dir string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command("git", args...)

@@ -7,6 +7,14 @@ import (
 	"fmt"
 	"os"
 	"syscall"
+	"time"
+)
+
+// claimTries and claimWait bound how long claimFolder waits out a claim
+// held for a moment.
+const (
+	claimTries = 5
+	claimWait  = 10 * time.Millisecond
 )
 
 // claimFolder takes the report folder root opened for this run alone: an
@@ -22,11 +30,15 @@ func claimFolder(root *os.Root, dir string) (*os.File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrReportDir, err)
 	}
-	for {
-		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if !errors.Is(err, syscall.EINTR) {
+	// Another run's walk looks at a claim for a moment (claimedElsewhere):
+	// a claim held that briefly is waited for; a run holds its claim for
+	// as long as it runs.
+	for i := 0; ; i++ {
+		err = flock(f, syscall.LOCK_EX)
+		if !errors.Is(err, syscall.EWOULDBLOCK) || i == claimTries {
 			break
 		}
+		time.Sleep(claimWait)
 	}
 	switch {
 	case err == nil:
@@ -37,5 +49,27 @@ func claimFolder(root *os.Root, dir string) (*os.File, error) {
 	default:
 		_ = f.Close() // the file system cannot lock: the folder stays unclaimed
 		return nil, nil
+	}
+}
+
+// claimedElsewhere reports whether a run in progress claims the folder
+// dir: it cannot be shared for a moment.
+func claimedElsewhere(dir string) bool {
+	f, err := os.Open(dir)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	return errors.Is(flock(f, syscall.LOCK_SH), syscall.EWOULDBLOCK)
+}
+
+// flock takes the lock how on f without waiting; the lock is given up
+// when f is closed.
+func flock(f *os.File, how int) error {
+	for {
+		err := syscall.Flock(int(f.Fd()), how|syscall.LOCK_NB)
+		if !errors.Is(err, syscall.EINTR) {
+			return err
+		}
 	}
 }

@@ -160,6 +160,42 @@ func (g glob) match(parts []string) bool {
 type walkResult struct {
 	paths   []string
 	reasons []string
+	// notes name the folders of other runs whose reports were passed over.
+	notes []string
+	// others caches, for each folder looked at, whether it is another
+	// run's report folder or lies in one.
+	others map[string]bool
+}
+
+// otherRun reports whether the folder dir, which holds a report found
+// under root, is the report folder of another run or lies in one: a folder
+// between dir and root (root itself aside) that holds a run's
+// TEST-RESULTS.json, or that a run in progress claims (see claimFolder).
+// Such a run's reports are its own evidence, read with its run: this run
+// reading them too would count tests it never ran. own, this run's folder,
+// and what lies in it are this run's.
+func (w *walkResult) otherRun(dir, root, own string) bool {
+	if w.others == nil {
+		w.others = map[string]bool{}
+	}
+	var seen []string
+	other := false
+	for d := dir; d != root && d != own && strings.HasPrefix(d, root); d = filepath.Dir(d) {
+		if o, ok := w.others[d]; ok {
+			other = o
+			break
+		}
+		seen = append(seen, d)
+		if fi, err := os.Lstat(filepath.Join(d, ResultsFile)); (err == nil && fi.Mode().IsRegular()) || claimedElsewhere(d) {
+			other = true
+			w.notes = append(w.notes, fmt.Sprintf("%s is the report folder of another run: the reports in it were not read", d))
+			break
+		}
+	}
+	for _, d := range seen {
+		w.others[d] = other
+	}
+	return other
 }
 
 // walkRepository lists the files under root that a declared glob or a
@@ -172,7 +208,9 @@ type walkResult struct {
 // files are listed by the path the link leads to (no link in it, so report
 // reads them), links inside it again not followed. A bazel-testlogs link
 // to anything else is refused: the run is incomplete with the reason.
-func walkRepository(root string, globs []glob, start time.Time) walkResult {
+// Reports in another run's folder are passed over (see otherRun); own is
+// this run's folder.
+func walkRepository(root string, globs []glob, start time.Time, own string) walkResult {
 	var res walkResult
 	entries := 0
 	bazel := ""
@@ -199,7 +237,7 @@ func walkRepository(root string, globs []glob, start time.Time) walkResult {
 			}
 			wanted = g.match(parts)
 		}
-		if wanted {
+		if wanted && !res.otherRun(filepath.Dir(p), root, own) {
 			res.addChanged(p, d, start)
 		}
 		return nil

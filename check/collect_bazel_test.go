@@ -55,7 +55,7 @@ func TestBazelTestlogs(t *testing.T) {
 	// Bazel's other links at the workspace root are not followed.
 	require.NoError(t, os.Symlink(filepath.Dir(filepath.Dir(logs)), filepath.Join(ws, "bazel-out")))
 
-	w := walkRepository(ws, nil, start)
+	w := walkRepository(ws, nil, start, "")
 	assert.Empty(t, w.reasons)
 	var rel []string
 	for _, p := range w.paths {
@@ -101,7 +101,7 @@ func TestBazelTestlogsRefused(t *testing.T) {
 			[]byte(`<testsuite name="pkg/t"><testcase name="pkg/t"/></testsuite>`), 0o644))
 		require.NoError(t, os.Symlink(elsewhere, filepath.Join(ws, "bazel-testlogs")))
 
-		w := walkRepository(ws, nil, start)
+		w := walkRepository(ws, nil, start, "")
 		assert.Empty(t, w.paths)
 		require.Len(t, w.reasons, 1)
 		assert.Contains(t, w.reasons[0], "bazel-testlogs is a symbolic link to "+elsewhere)
@@ -112,7 +112,7 @@ func TestBazelTestlogsRefused(t *testing.T) {
 		ws, ob := bazelProject(t)
 		f := filepath.Join(ob, filepath.FromSlash(bazelTestlogsRel), "app", "server", "server_test", "test.xml")
 		require.NoError(t, os.Symlink(f, filepath.Join(ws, "bazel-testlogs")))
-		w := walkRepository(ws, nil, start)
+		w := walkRepository(ws, nil, start, "")
 		assert.Empty(t, w.paths)
 		require.Len(t, w.reasons, 1)
 		assert.Contains(t, w.reasons[0], "not followed")
@@ -122,7 +122,7 @@ func TestBazelTestlogsRefused(t *testing.T) {
 		ws, ob := bazelProject(t)
 		logs := filepath.Join(ob, filepath.FromSlash(bazelTestlogsRel))
 		require.NoError(t, os.Symlink(logs, filepath.Join(ws, "lib", "bazel-testlogs")))
-		w := walkRepository(ws, nil, start)
+		w := walkRepository(ws, nil, start, "")
 		assert.Empty(t, w.paths)
 		assert.Empty(t, w.reasons)
 	})
@@ -134,7 +134,7 @@ func TestBazelTestlogsRefused(t *testing.T) {
 		logs := filepath.Join(ob, filepath.FromSlash(bazelTestlogsRel))
 		require.NoError(t, os.Symlink(logs, filepath.Join(ws, "bazel-testlogs")))
 		require.NoError(t, os.RemoveAll(ob))
-		w := walkRepository(ws, nil, start)
+		w := walkRepository(ws, nil, start, "")
 		assert.Empty(t, w.paths)
 		assert.Empty(t, w.reasons)
 	})
@@ -157,7 +157,7 @@ func TestBazelTestlogsRefused(t *testing.T) {
 		fileLink := filepath.Join(logs, "pkg", "t", "test.xml")
 		require.NoError(t, os.Symlink(planted, fileLink))
 
-		w := walkRepository(ws, nil, start)
+		w := walkRepository(ws, nil, start, "")
 		assert.NotContains(t, w.paths, old)
 		assert.NotContains(t, w.paths, filepath.Join(logs, "linked", "t", "test.xml"))
 		assert.Contains(t, w.paths, fileLink, "listed, for report to refuse")
