@@ -174,26 +174,26 @@ type walkResult struct {
 // Such a run's reports are its own evidence, read with its run: this run
 // reading them too would count tests it never ran. own, this run's folder,
 // and what lies in it are this run's.
-func (w *walkResult) otherRun(dir, root, own string) bool {
-	if w.others == nil {
-		w.others = map[string]bool{}
+func (res *walkResult) otherRun(dir, root, own string) bool {
+	if res.others == nil {
+		res.others = map[string]bool{}
 	}
 	var seen []string
 	other := false
 	for d := dir; d != root && d != own && strings.HasPrefix(d, root); d = filepath.Dir(d) {
-		if o, ok := w.others[d]; ok {
+		if o, ok := res.others[d]; ok {
 			other = o
 			break
 		}
 		seen = append(seen, d)
 		if fi, err := os.Lstat(filepath.Join(d, ResultsFile)); (err == nil && fi.Mode().IsRegular()) || claimedElsewhere(d) {
 			other = true
-			w.notes = append(w.notes, fmt.Sprintf("%s is the report folder of another run: the reports in it were not read", d))
+			res.notes = append(res.notes, fmt.Sprintf("%s is the report folder of another run: the reports in it were not read", d))
 			break
 		}
 	}
 	for _, d := range seen {
-		w.others[d] = other
+		res.others[d] = other
 	}
 	return other
 }
