@@ -41,6 +41,7 @@ func openPostgres(ctx context.Context, url string, cfg config) (Store, error) {
 		name:    "postgres",
 		rebind:  dollarPlaceholders,
 		lock:    advisoryLock,
+		tx:      &sql.TxOptions{Isolation: sql.LevelReadCommitted},
 		collate: ` COLLATE "C"`,
 	}}
 	if err := s.migrateTo(ctx, cfg.schema); err != nil {
@@ -76,10 +77,15 @@ func dollarPlaceholders(q string) string {
 	return b.String()
 }
 
-// advisoryLock takes the transaction-scoped advisory lock of key.
-func advisoryLock(ctx context.Context, tx *sql.Tx, key string) error {
+// advisoryLock takes the transaction-scoped advisory lock of key,
+// exclusive or shared.
+func advisoryLock(ctx context.Context, tx *sql.Tx, key string, shared bool) error {
 	h := fnv.New64a()
 	h.Write([]byte("hangar-testresults\x00" + key))
-	_, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(h.Sum64()))
+	q := `SELECT pg_advisory_xact_lock($1)`
+	if shared {
+		q = `SELECT pg_advisory_xact_lock_shared($1)`
+	}
+	_, err := tx.ExecContext(ctx, q, int64(h.Sum64()))
 	return err
 }

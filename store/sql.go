@@ -27,8 +27,16 @@ type dialect struct {
 	// rebind turns the ? placeholders of a query into the database's own.
 	rebind func(string) string
 	// lock serialises, inside tx, the writers of one repository and
-	// environment (SQLite's immediate transactions already are).
-	lock func(ctx context.Context, tx *sql.Tx, key string) error
+	// environment (SQLite's immediate transactions already are); shared
+	// true takes the lock of key shared, beside other shared holders and
+	// excluding only its exclusive holder.
+	lock func(ctx context.Context, tx *sql.Tx, key string, shared bool) error
+	// tx are the options of a writing transaction: PostgreSQL's must read
+	// committed, since the writers' lock is taken inside the transaction
+	// and what it guards must be read after the lock is granted, not as
+	// a snapshot taken before (a server whose default isolation is
+	// repeatable read would hand a waiting writer stale rows).
+	tx *sql.TxOptions
 	// collate makes ORDER BY on text byte-wise, as Go compares strings.
 	collate string
 }
@@ -412,18 +420,31 @@ func (s *sqlStore) migrateTo(ctx context.Context, target int) error {
 // broke: nothing of the failed attempt was kept, so fn must start from
 // nothing each time (set, never accumulate, what it reports).
 func (s *sqlStore) inTx(ctx context.Context, key string, fn func(*sql.Tx) error) error {
+	return s.inTxShared(ctx, "", key, fn)
+}
+
+// inTxShared is inTx that first takes the lock of shared, shared (none
+// when ""): writers of one kind that may run side by side, each under its
+// own key, and that one writer of all of them excludes by taking shared's
+// lock alone (see flakyListLock).
+func (s *sqlStore) inTxShared(ctx context.Context, shared, key string, fn func(*sql.Tx) error) error {
 	return retrying(ctx, retryableTx, MaxRetries, rand.Float64, func() error {
-		return s.inTxOnce(ctx, key, fn)
+		return s.inTxOnce(ctx, shared, key, fn)
 	})
 }
 
-func (s *sqlStore) inTxOnce(ctx context.Context, key string, fn func(*sql.Tx) error) error {
-	tx, err := s.db.BeginTx(ctx, nil)
+func (s *sqlStore) inTxOnce(ctx context.Context, shared, key string, fn func(*sql.Tx) error) error {
+	tx, err := s.db.BeginTx(ctx, s.d.tx)
 	if err != nil {
 		return s.fail("", err)
 	}
 	defer tx.Rollback() //nolint:errcheck // after Commit it is a no-op
-	if err := s.d.lock(ctx, tx, key); err != nil {
+	if shared != "" {
+		if err := s.d.lock(ctx, tx, shared, true); err != nil {
+			return s.fail("lock: ", err)
+		}
+	}
+	if err := s.d.lock(ctx, tx, key, false); err != nil {
 		return s.fail("lock: ", err)
 	}
 	if err := fn(tx); err != nil {
@@ -467,7 +488,7 @@ func (s *sqlStore) Record(ctx context.Context, repo, env string, r *testrun.Run)
 	now := s.now().UTC()
 	obs := treeObservations(r)
 	var out Recorded
-	err := s.inTx(ctx, repo+"\x00"+env, func(tx *sql.Tx) error {
+	err := s.inTxShared(ctx, flakyListLock, repo+"\x00"+env, func(tx *sql.Tx) error {
 		out = Recorded{Flaky: map[string][]testrun.FlakyHow{}} // afresh on each attempt
 		res, err := tx.ExecContext(ctx, s.q(`INSERT INTO recorded_runs (repository, environment, run_id, kind, tree, recorded_at)
 			VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (repository, environment, run_id) DO NOTHING`),
@@ -735,9 +756,17 @@ func (s *sqlStore) List(ctx context.Context, f Filter) ([]testrun.FlakyEntry, er
 	return out, nil
 }
 
+// flakyListLock is the lock of the flaky list as a whole: Record holds it
+// shared (records of different repositories run side by side, each under
+// its own repository's lock) and Prune alone, so that no record reads a
+// tree's outcomes that a prune then deletes under it: the record would
+// write back only what changed, and the outcomes it found unchanged would
+// be lost while the tree stayed fresh.
+const flakyListLock = "flaky-list"
+
 func (s *sqlStore) Prune(ctx context.Context) (int64, error) {
 	var n int64
-	err := s.inTx(ctx, "prune", func(tx *sql.Tx) error {
+	err := s.inTx(ctx, flakyListLock, func(tx *sql.Tx) error {
 		cut := s.cutoff()
 		res, err := tx.ExecContext(ctx, s.q(`DELETE FROM flaky_entries WHERE last_seen < ?`), cut)
 		if err != nil {

@@ -50,7 +50,7 @@ func openSQLite(ctx context.Context, path string, cfg config) (Store, error) {
 	s := &sqlStore{db: db, now: cfg.now, parsed: newRunCache(maxCachedRunBytes), d: dialect{
 		name:   "sqlite",
 		rebind: func(q string) string { return q },
-		lock:   func(context.Context, *sql.Tx, string) error { return nil },
+		lock:   func(context.Context, *sql.Tx, string, bool) error { return nil },
 	}}
 	if err := s.migrateTo(ctx, cfg.schema); err != nil {
 		_ = db.Close() // never handed out: the migration's error is the one to report
