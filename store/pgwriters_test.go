@@ -167,3 +167,19 @@ func TestPostgresWritersUnderRepeatableRead(t *testing.T) {
 	assert.Equal(t, writers*each, w.count(t, "runs"), "every run is stored")
 }
 
+// A run's failing cases left behind without their run (by a store that
+// lost the run) never stop the run from being recorded again, and what is
+// answered afterwards is the recorded run's.
+func TestPostgresLeftFailingCasesReplaced(t *testing.T) {
+	w := newPGWriters(t, nil)
+	ctx := context.Background()
+	s := open(t, w.location, newClock())
+	_, err := w.admin.Exec(`INSERT INTO `+w.schema+`.run_failing (run_id, cases) VALUES ('r1', $1)`, `{"old":"failed"}`)
+	require.NoError(t, err)
+	_, err = s.RecordRun(ctx, StoredRun{Repo: "acme", JobID: "job-1",
+		Run: run("r1", "T", testrun.KindAfterTurn, map[string]testrun.Outcome{"a": pass, "b": fail})})
+	require.NoError(t, err)
+	got, err := s.RunOutcomes(ctx, "r1", nil)
+	require.NoError(t, err)
+	assert.Equal(t, map[string]testrun.Outcome{"b": fail}, got)
+}

@@ -339,7 +339,10 @@ func (s *sqlStore) RecordRun(ctx context.Context, sr StoredRun) (bool, error) {
 				return err
 			}
 			if failingJSON != "" {
-				if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO run_failing (run_id, cases) VALUES (?, ?)`), r.ID, failingJSON); err != nil {
+				// A row left by a store that lost its run is replaced: the
+				// run being recorded is the one it describes now.
+				if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO run_failing (run_id, cases) VALUES (?, ?)
+					ON CONFLICT (run_id) DO UPDATE SET cases = excluded.cases`), r.ID, failingJSON); err != nil {
 					return err
 				}
 			}
@@ -703,10 +706,16 @@ func (s *sqlStore) RunOutcomes(ctx context.Context, id string, also []string) (m
 	if len(also) == 0 {
 		// A run stored before its failing cases were: kept now, unless
 		// retention dropped its cases meanwhile. At worst it is read again.
+		// It is written under the runs' writers' lock, so that a prune
+		// never drops the cases (or the run) between the check and the
+		// write and leaves failing cases that nothing would remove.
 		if b, err := json.Marshal(out); err == nil {
-			_, _ = s.db.ExecContext(ctx, s.q(`INSERT INTO run_failing (run_id, cases)
-				SELECT ?, ? WHERE EXISTS (SELECT 1 FROM runs WHERE run_id = ? AND cases_json IS NOT NULL)
-				ON CONFLICT (run_id) DO NOTHING`), id, string(b), id)
+			_ = s.inTx(ctx, "runs", func(tx *sql.Tx) error {
+				_, err := tx.ExecContext(ctx, s.q(`INSERT INTO run_failing (run_id, cases)
+					SELECT ?, ? WHERE EXISTS (SELECT 1 FROM runs WHERE run_id = ? AND cases_json IS NOT NULL)
+					ON CONFLICT (run_id) DO NOTHING`), id, string(b), id)
+				return err
+			}) // the cases are answered either way; keeping them only saves a later scan
 		}
 	}
 	return out, nil
