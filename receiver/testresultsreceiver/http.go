@@ -1,6 +1,7 @@
 package testresultsreceiver
 
 import (
+	"bytes"
 	"context"
 	"crypto/subtle"
 	"encoding/json"
@@ -227,6 +228,11 @@ func (u *uploads) readReports(req *http.Request) (*testrun.Run, error) {
 	if err != nil {
 		return nil, err
 	}
+	closing := &boundarySeen{r: req.Body}
+	if _, params, err := mime.ParseMediaType(req.Header.Get("Content-Type")); err == nil && params["boundary"] != "" {
+		closing.pattern = []byte("--" + params["boundary"] + "--")
+		req.Body = io.NopCloser(closing)
+	}
 	mr, err := req.MultipartReader()
 	if err != nil {
 		return nil, badRequest("multipart: %v", err)
@@ -238,6 +244,12 @@ func (u *uploads) readReports(req *http.Request) (*testrun.Run, error) {
 	for {
 		part, err := mr.NextPart()
 		if errors.Is(err, io.EOF) {
+			// The multipart reader ends at the closing boundary and also
+			// where a body was cut short between two files: what the
+			// client did not send is not a run.
+			if !closing.seen {
+				return nil, badRequest("multipart: the body ended before its closing boundary: the upload was cut short")
+			}
 			break
 		}
 		if err != nil {
@@ -331,4 +343,27 @@ func (m runMeta) apply(run *testrun.Run) {
 		run.ExitCode = m.exitCode
 		run.Status = testrun.StatusForExitCode(*m.exitCode)
 	}
+}
+
+// boundarySeen reads r and notes whether the closing boundary of a
+// multipart body (pattern, "--BOUNDARY--") went by: the multipart reader
+// says io.EOF both there and where a body ends short of it.
+type boundarySeen struct {
+	r       io.Reader
+	pattern []byte
+	tail    []byte // the last len(pattern)-1 bytes read
+	seen    bool
+}
+
+func (b *boundarySeen) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	if n > 0 && !b.seen && len(b.pattern) > 0 {
+		buf := append(b.tail, p[:n]...)
+		b.seen = bytes.Contains(buf, b.pattern)
+		if keep := len(b.pattern) - 1; len(buf) > keep {
+			buf = buf[len(buf)-keep:]
+		}
+		b.tail = append(b.tail[:0], buf...)
+	}
+	return n, err
 }

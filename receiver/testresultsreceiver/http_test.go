@@ -158,6 +158,31 @@ func TestUploadHostileRefused(t *testing.T) {
 	metadatatest.AssertEqualReceiverTestresultsRunsRefused(t, h.tel, []metricdata.DataPoint[int64]{counter(h.r.set.ID, sourceHTTP, 1)}, metricdatatest.IgnoreTimestamp())
 }
 
+// An upload whose body ends without the closing boundary (the client was
+// cut short after a file, and meant to send more) is refused, not taken
+// for the whole run.
+func TestUploadCutBeforeTheClosingBoundary(t *testing.T) {
+	cfg := httpConfig(t, "ci")
+	h := startHarness(t, cfg, nopHost())
+	whole, ct := multipartBody(t, map[string][]byte{"pytest.xml": readRepoFile(t, pytestReports+"/pytest-xunit2.xml")})
+	closing := []byte("--" + strings.TrimPrefix(ct, "multipart/form-data; boundary=") + "--\r\n")
+	require.True(t, bytes.HasSuffix(whole.Bytes(), closing))
+	first := whole.Bytes()[:whole.Len()-len(closing)]
+	for name, body := range map[string][]byte{
+		"no boundary after the file":     first[:len(first)-2],
+		"an opening boundary, no more":   append(append([]byte(nil), first...), closing[:len(closing)-4]...),
+		"a boundary and a line, no more": append(append(append([]byte(nil), first...), closing[:len(closing)-4]...), "\r\n"...),
+	} {
+		t.Run(name, func(t *testing.T) {
+			r := post(t, uploadURL(cfg), ct, testSecret, bytes.NewReader(body))
+			assert.Equal(t, http.StatusBadRequest, r.status, "%v", r.body)
+		})
+	}
+	assert.Empty(t, h.traces.AllTraces(), "nothing of a cut upload is delivered")
+	r := post(t, uploadURL(cfg), ct, testSecret, bytes.NewReader(whole.Bytes()))
+	assert.Equal(t, http.StatusOK, r.status, "the whole body is taken: %v", r.body)
+}
+
 // TestUploadEqualsParse: the run of uploaded reports is the run parse
 // builds of the same files under the same names and with the same
 // metadata.
