@@ -358,12 +358,11 @@ type boundarySeen struct {
 func (b *boundarySeen) Read(p []byte) (int, error) {
 	n, err := b.r.Read(p)
 	if n > 0 && !b.seen && len(b.pattern) > 0 {
-		buf := append(b.tail, p[:n]...)
-		b.seen = bytes.Contains(buf, b.pattern)
-		if keep := len(b.pattern) - 1; len(buf) > keep {
-			buf = buf[len(buf)-keep:]
+		b.tail = append(b.tail, p[:n]...)
+		b.seen = bytes.Contains(b.tail, b.pattern)
+		if keep := len(b.pattern) - 1; len(b.tail) > keep {
+			b.tail = append(b.tail[:0], b.tail[len(b.tail)-keep:]...)
 		}
-		b.tail = append(b.tail[:0], buf...)
 	}
 	return n, err
 }
