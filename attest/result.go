@@ -61,6 +61,13 @@ func FactsOf(run *testrun.Run) Facts {
 	return f
 }
 
+func extGradeNote(e *Extension) string {
+	if testrun.Kind(deref(e.Kind)) == testrun.KindGrader {
+		return ", grade " + orNull(deref(e.Grade))
+	}
+	return ""
+}
+
 func gradeNote(run *testrun.Run) string {
 	if run.Kind == testrun.KindGrader {
 		return ", grade " + orNull(run.Grade)
@@ -104,6 +111,12 @@ func Decide(f Facts) (Result, []string) {
 			why += fmt.Sprintf(" (exit code %d)", *f.ExitCode)
 		}
 		reasons = append(reasons, why)
+	default:
+		// A non-zero exit code is a check that ended in failure, whatever
+		// status (or none) the run gives beside it.
+		if f.ExitCode != nil && *f.ExitCode != 0 {
+			reasons = append(reasons, fmt.Sprintf("the check exited with code %d", *f.ExitCode))
+		}
 	}
 	if len(reasons) > 0 {
 		return ResultFailed, reasons

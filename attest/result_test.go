@@ -30,6 +30,8 @@ func TestDecide(t *testing.T) {
 		{"exit code 1, no failing test", Facts{Counted: true, Counts: pass, Status: testrun.StatusFailure, ExitCode: &one}, ResultFailed},
 		{"timed out", Facts{Counted: true, Counts: pass, Status: testrun.StatusTimedOut}, ResultFailed},
 		{"aborted", Facts{Counted: true, Counts: pass, Status: testrun.StatusAborted}, ResultFailed},
+		{"exit code 1 beside status success", Facts{Counted: true, Counts: pass, Status: testrun.StatusSuccess, ExitCode: &one}, ResultFailed},
+		{"exit code 1, status unknown", Facts{Counted: true, Counts: pass, ExitCode: &one}, ResultFailed},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, reasons := Decide(tc.f)

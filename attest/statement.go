@@ -73,12 +73,38 @@ var extensionKeys = []string{"run_id", "kind", "grade", "command", "status", "ex
 	"result_reasons"}
 
 // Facts are the facts the extension states, for Decide.
+//
+// Counted is recomputed from the extension's kind, grade, counts and
+// completeness by the run's own rule, never read from its counted flag:
+// a statement whose flag says more than its facts decides nothing by it.
 func (e *Extension) Facts() Facts {
-	f := Facts{Counted: e.Counted, Counts: e.Counts, ExitCode: e.ExitCode}
+	f := Facts{Counted: e.countedByRule(), Counts: e.Counts, ExitCode: e.ExitCode}
 	if e.Status != nil {
 		f.Status = testrun.Status(*e.Status)
 	}
 	return f
+}
+
+// trustedByRule and countedByRule are the run's trusted and counted flags
+// as testrun's rules give them from the extension's facts; a run that says
+// it is complete and gives reasons it is not is not complete.
+func (e *Extension) trustedByRule() bool {
+	return testrun.IsTrusted(testrun.Kind(deref(e.Kind)), deref(e.Grade))
+}
+
+func (e *Extension) countedByRule() bool {
+	if e.Counts == nil || !e.Counts.Valid() {
+		return false
+	}
+	complete := e.Complete && len(e.IncompleteReasons) == 0
+	return testrun.IsCounted(testrun.Kind(deref(e.Kind)), deref(e.Grade), int64(e.Counts.Total), complete)
+}
+
+func deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
 }
 
 // NewStatement returns the in-toto Statement v1 about run: its subject is

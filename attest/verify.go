@@ -276,6 +276,21 @@ func (v *Verification) checkResult(tr *testresult.TestResult, ext *Extension, al
 		if !ext.Counted {
 			v.problem("the run is not counted (trusted %t, complete %t, counts %s)", ext.Trusted, ext.Complete, countsText(ext.Counts))
 		}
+		// The flags are never believed: they are what the rules give from
+		// the extension's own facts, or the statement contradicts itself.
+		if trusted := ext.trustedByRule(); ext.Trusted != trusted {
+			v.problem("the extension says trusted %t, but kind %s%s gives %t", ext.Trusted, orNull(deref(ext.Kind)), extGradeNote(ext), trusted)
+		}
+		if counted := ext.countedByRule(); ext.Counted != counted {
+			v.problem("the extension says counted %t, but its facts give %t (trusted %t, complete %t with %d incomplete reasons, counts %s)",
+				ext.Counted, counted, ext.trustedByRule(), ext.Complete, len(ext.IncompleteReasons), countsText(ext.Counts))
+		}
+		if ext.Complete && len(ext.IncompleteReasons) > 0 {
+			v.problem("the extension says complete, yet gives %d incomplete reasons", len(ext.IncompleteReasons))
+		}
+		if ext.countedByRule() && len(v.reportEntries(tr)) == 0 {
+			v.problem("the run is counted, yet the statement names no report it read")
+		}
 		if derived, _ := Decide(ext.Facts()); derived != result {
 			v.problem("result %s contradicts the run's facts in the extension, which give %s", result, derived)
 		}

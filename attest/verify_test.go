@@ -230,6 +230,71 @@ func TestVerifySignedLies(t *testing.T) {
 	}
 }
 
+// A counted run's statement, signed with the right key, but whose
+// extension says more than its facts give: its flags are recomputed, and
+// the statement never verifies.
+func TestVerifySignedLiesOfACountedRun(t *testing.T) {
+	keys := ed25519Pair(t)
+	sep := runnerReport(t, "maven/reports/TEST-calc.SeparatorTest.xml")
+	run := runOf(t, testrun.KindAfterTurn, sep)
+	require.True(t, run.Counted())
+	st, err := NewStatement(run)
+	require.NoError(t, err)
+	good, err := MarshalStatement(st)
+	require.NoError(t, err)
+	v := verify(t, signStatement(t, keys, good), keys.public, Want{Commit: commitA, Reports: []string{sep}})
+	require.True(t, v.OK(), "%v", v.Problems)
+	ext := func(m map[string]any) map[string]any { return pred(m)[ExtensionKey].(map[string]any) }
+	for _, tc := range []struct {
+		name string
+		edit func(m map[string]any)
+		want string
+	}{
+		{"a gate run, incomplete, that says counted", func(m map[string]any) {
+			e := ext(m)
+			e["kind"], e["trusted"], e["complete"], e["incomplete_reasons"] = "gate", false, false, []any{"no report found"}
+		}, "the extension says counted true, but its facts give false (trusted false, complete false with 1 incomplete reasons"},
+		{"complete beside incomplete reasons", func(m map[string]any) {
+			ext(m)["incomplete_reasons"] = []any{"a report was cut"}
+		}, "the extension says complete, yet gives 1 incomplete reasons"},
+		{"no test ran", func(m map[string]any) {
+			c := ext(m)["counts"].(map[string]any)
+			c["total"], c["passed"] = 0.0, 0.0
+		}, "the extension says counted true, but its facts give false"},
+		{"a grader below isolated that says trusted", func(m map[string]any) {
+			e := ext(m)
+			e["kind"], e["grade"] = "grader", "none"
+		}, "the extension says trusted true, but kind grader, grade none gives false"},
+		{"no report named", func(m map[string]any) {
+			var left []any
+			for _, c := range pred(m)["configuration"].([]any) {
+				if c.(map[string]any)["annotations"].(map[string]any)[RoleAnnotation] != RoleReport {
+					left = append(left, c)
+				}
+			}
+			pred(m)["configuration"] = left
+		}, "the run is counted, yet the statement names no report it read"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var m map[string]any
+			require.NoError(t, json.Unmarshal(good, &m))
+			tc.edit(m)
+			b, err := json.Marshal(m)
+			require.NoError(t, err)
+			v := verify(t, signStatement(t, keys, b), keys.public, Want{Commit: commitA})
+			require.False(t, v.OK())
+			assert.Condition(t, func() bool {
+				for _, p := range v.Problems {
+					if strings.Contains(p, tc.want) {
+						return true
+					}
+				}
+				return false
+			}, "%q not in %q", tc.want, v.Problems)
+		})
+	}
+}
+
 func statementFromJSON(t *testing.T, b []byte) *intoto.Statement {
 	t.Helper()
 	st := &intoto.Statement{}
