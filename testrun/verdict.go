@@ -73,11 +73,18 @@ type SameRunError struct {
 	ID string
 	// IDs are the two runs' ids when their report digests matched.
 	IDs [2]string
+	// Report is the sha256 digest of a report of tests that both runs
+	// read ("" when all their digests matched).
+	Report string
 }
 
 func (e *SameRunError) Error() string {
 	why := fmt.Sprintf("id %q", e.ID)
-	if e.ID == "" {
+	switch {
+	case e.ID != "":
+	case e.Report != "":
+		why = fmt.Sprintf("runs %q and %q read the same report of tests, sha256 %s", e.IDs[0], e.IDs[1], e.Report)
+	default:
 		why = fmt.Sprintf("runs %q and %q read reports with the same sha256 digests", e.IDs[0], e.IDs[1])
 	}
 	return fmt.Sprintf("%v: %s runs %d and %d are the same run (%s): two copies of a run can never disagree",
@@ -260,10 +267,14 @@ func PairedVerdict(parent, patch []*Run, opts ...VerdictOption) (*Paired, error)
 
 // sameRun returns a *SameRunError for the first run of a side that is an
 // earlier one again: the same id (an empty id names no run), or, with
-// digests, the same non-empty set of report digests.
+// digests, the same non-empty set of report digests, or one report of
+// tests (a report that held at least one) read by both: one execution of
+// those tests standing for two, whatever else either run read beside it.
+// A report without tests (coverage) may be shared.
 func sameRun(side string, runs []*Run, digests bool) error {
 	byID := make(map[string]int, len(runs))
 	byDigests := make(map[string]int, len(runs))
+	byReport := map[string]int{}
 	for i, r := range runs {
 		if r.ID != "" {
 			if j, ok := byID[r.ID]; ok {
@@ -279,6 +290,16 @@ func sameRun(side string, runs []*Run, digests bool) error {
 				return &SameRunError{Side: side, First: j + 1, Second: i + 1, IDs: [2]string{runs[j].ID, r.ID}}
 			}
 			byDigests[key] = i
+		}
+		for _, info := range r.Reports {
+			if info.SHA256 == "" || info.Tests == nil || *info.Tests == 0 {
+				continue
+			}
+			sum := strings.ToLower(info.SHA256)
+			if j, ok := byReport[sum]; ok && j != i {
+				return &SameRunError{Side: side, First: j + 1, Second: i + 1, IDs: [2]string{runs[j].ID, r.ID}, Report: sum}
+			}
+			byReport[sum] = i
 		}
 	}
 	return nil

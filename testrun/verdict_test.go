@@ -199,6 +199,12 @@ func TestPairedVerdictSameRun(t *testing.T) {
 		}
 		return r
 	}
+	// withTests marks the report at i as one that held tests.
+	withTests := func(r *Run, i int) *Run {
+		n := 2
+		r.Reports[i].Tests = &n
+		return r
+	}
 	pass := func(id string, sums ...string) *Run { return withReports(id, OutcomePassed, sums...) }
 	fail := func(id string, sums ...string) *Run { return withReports(id, OutcomeFailed, sums...) }
 	const sumC = "cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc"
@@ -226,8 +232,14 @@ func TestPairedVerdictSameRun(t *testing.T) {
 		{name: "digests that differ in case are the same", parent: []*Run{pass("p1", sumA), pass("p2", strings.ToUpper(sumA))},
 			patch: []*Run{fail("q1", sumC), fail("q2", sumD)}, opts: []VerdictOption{WithCopiesRefused()},
 			want: `parent runs 1 and 2 are the same run`},
-		{name: "one report shared is not the same run", parent: []*Run{pass("p1", sumA, sumB), pass("p2", sumA)},
+		{name: "one report without tests shared is not the same run", parent: []*Run{pass("p1", sumA, sumB), pass("p2", sumA)},
 			patch: []*Run{fail("q1", sumC), fail("q2", sumD)}, opts: []VerdictOption{WithCopiesRefused()}},
+		{name: "one report of tests shared, another report beside it", parent: []*Run{withTests(pass("p1", sumA), 0), withTests(pass("p2", sumA, sumB), 0)},
+			patch: []*Run{fail("q1", sumC), fail("q2", sumD)}, opts: []VerdictOption{WithCopiesRefused()},
+			want: `parent runs 1 and 2 are the same run (runs "p1" and "p2" read the same report of tests, sha256 ` + sumA + `)`},
+		{name: "one report of tests shared on the patch", parent: []*Run{pass("p1", sumA), pass("p2", sumB)},
+			patch: []*Run{withTests(fail("q1", sumC), 0), withTests(fail("q2", strings.ToUpper(sumC), sumD), 0)}, opts: []VerdictOption{WithCopiesRefused()},
+			want: `patch runs 1 and 2 are the same run (runs "q1" and "q2" read the same report of tests`},
 		{name: "no digests are not the same digests", parent: []*Run{pass("p1"), pass("p2")},
 			patch: []*Run{fail("q1"), fail("q2")}, opts: []VerdictOption{WithCopiesRefused()}},
 		{name: "the same digests across the sides", parent: []*Run{pass("p1", sumA), pass("p2", sumB)},
