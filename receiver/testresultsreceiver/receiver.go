@@ -328,6 +328,12 @@ func readResultsFile(path string) (*testrun.Run, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
+	if len(b) > testrun.MaxJSONBytes {
+		// Refused whatever its content: no digest, so that it is not
+		// taken for a file that changed while it was read (and read
+		// again at every poll, never delivered nor refused).
+		return nil, "", fmt.Errorf("%s: over %d bytes, the most a run's JSON may hold", path, testrun.MaxJSONBytes)
+	}
 	sum := sha256.Sum256(b)
 	digest := hex.EncodeToString(sum[:])
 	tr, err := testrun.ReadTestResults(bytes.NewReader(b))

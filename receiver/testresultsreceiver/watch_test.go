@@ -333,3 +333,22 @@ func TestWatchForgedRunFolderRefused(t *testing.T) {
 	assert.Empty(t, h.traces.AllTraces())
 	assert.Len(t, h.log.FilterMessage("run not delivered").All(), 1, "refused once, not read again")
 }
+
+// TestWatchOversizeRunFileRefused: a TEST-RESULTS.json over the most a
+// run's JSON may hold is refused once, with its reason, never delivered
+// and not read again at every poll.
+func TestWatchOversizeRunFileRefused(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "run-big")
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	big := `{"id": "` + strings.Repeat("a", testrun.MaxJSONBytes) + `"}`
+	require.NoError(t, os.WriteFile(filepath.Join(dir, ResultsFile), []byte(big), 0o644))
+
+	h := startHarness(t, watchConfig(root), nopHost())
+	h.settle()
+	h.poll(3)
+	assert.Empty(t, h.traces.AllTraces())
+	refusals := h.log.FilterMessage("run not delivered").All()
+	require.Len(t, refusals, 1, "refused once, not read again")
+	assert.Contains(t, fmt.Sprint(refusals[0].ContextMap()["error"]), "the most a run's JSON may hold")
+}
