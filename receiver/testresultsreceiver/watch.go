@@ -84,7 +84,12 @@ type watcher struct {
 	files    map[string]*fileState
 	poll     uint64
 	problems func(path string, err error)
+	// linked are the roots found to be symbolic links, said once each.
+	linked map[string]bool
 }
+
+// errLinkedRoot is the problem of a watched root that is a symbolic link.
+var errLinkedRoot = errors.New("the watched folder is a symbolic link: links are never followed, so nothing under it is read; watch the folder it leads to")
 
 func newWatcher(cfg *WatchConfig, problems func(string, error)) (*watcher, error) {
 	w := &watcher{files: map[string]*fileState{}, problems: problems}
@@ -185,6 +190,17 @@ func (w *watcher) scan() map[string][]string {
 		byDir[dir] = append(byDir[dir], path)
 	}
 	for _, root := range w.roots {
+		if fi, err := os.Lstat(root); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			if !w.linked[root] {
+				if w.linked == nil {
+					w.linked = map[string]bool{}
+				}
+				w.linked[root] = true
+				w.problems(root, errLinkedRoot)
+			}
+			continue
+		}
+		delete(w.linked, root)
 		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
 				if !errors.Is(err, fs.ErrNotExist) {

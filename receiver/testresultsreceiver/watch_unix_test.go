@@ -51,6 +51,25 @@ func TestWatchFIFOAndLinksDoNotBlock(t *testing.T) {
 	require.Len(t, notDelivered, 2, "the folder of the link, and the run folder whose TEST-RESULTS.json is a link")
 }
 
+// TestWatchLinkedRootSaid: a watched folder that is itself a symbolic
+// link is not followed, as no link is, and says so once, naming it, rather
+// than watching nothing in silence.
+func TestWatchLinkedRootSaid(t *testing.T) {
+	target := t.TempDir()
+	copyFile(t, repoFile(t, pytestReports+"/pytest-xunit2.xml"), filepath.Join(target, "run-1"))
+	root := filepath.Join(t.TempDir(), "reports")
+	require.NoError(t, os.Symlink(target, root))
+
+	h := startHarness(t, watchConfig(root), nopHost())
+	h.settle()
+	h.poll(3)
+	assert.Empty(t, h.traces.AllTraces())
+	said := h.log.FilterMessage("cannot list a watched path").All()
+	require.Len(t, said, 1, "said once, not at every poll")
+	assert.Equal(t, root, said[0].ContextMap()["path"])
+	assert.Contains(t, said[0].ContextMap()["error"], "symbolic link")
+}
+
 // TestWatchSameSizeAndTimeRewriteIsNew: a delivered report rewritten in
 // place with other content of the same size, its modification time set
 // back to the one the watcher saw (touch -r, a copy that keeps times, a
