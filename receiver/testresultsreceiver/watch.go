@@ -249,13 +249,23 @@ func (w *watcher) scan() map[string][]string {
 
 // settled reports whether the file at path has settled: its size and time
 // unchanged over settlePolls polls and, for XML, its root element closed
-// (or openRootPolls polls unchanged).
+// (or openRootPolls polls unchanged). A stream (go test -json, lcov) has no
+// end a reader can see: between two packages, or two source files, it is
+// whole as far as it goes, and a writer that pauses (the next package
+// compiling) would have it read half-way, as a complete run that leaves
+// the rest out. It settles after openRootPolls polls unchanged.
 func (w *watcher) settled(path string) bool {
 	st := w.files[path]
 	if st == nil || st.stable < settlePolls {
 		return false
 	}
-	if !strings.EqualFold(filepath.Ext(path), ".xml") || st.stable >= openRootPolls {
+	if st.stable >= openRootPolls {
+		return true
+	}
+	if isStream(path) {
+		return false
+	}
+	if !strings.EqualFold(filepath.Ext(path), ".xml") {
 		return true
 	}
 	if !st.closedKnown {
@@ -263,6 +273,18 @@ func (w *watcher) settled(path string) bool {
 		st.closedKnown = true
 	}
 	return st.closed
+}
+
+// isStream reports whether path names a report written as a stream, with
+// no end marked in it: a go test -json stream or an lcov file (see
+// report.IsCandidate). A run folder's TEST-RESULTS.json is written whole.
+func isStream(path string) bool {
+	name := filepath.Base(path)
+	if name == ResultsFile {
+		return false
+	}
+	ext := strings.ToLower(filepath.Ext(name))
+	return report.IsCandidate(name) && ext != ".xml"
 }
 
 // openRegular opens the regular file at path for reading: a symbolic link,

@@ -1,6 +1,7 @@
 package testresultsreceiver
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -351,4 +352,43 @@ func TestWatchOversizeRunFileRefused(t *testing.T) {
 	refusals := h.log.FilterMessage("run not delivered").All()
 	require.Len(t, refusals, 1, "refused once, not read again")
 	assert.Contains(t, fmt.Sprint(refusals[0].ContextMap()["error"]), "the most a run's JSON may hold")
+}
+
+// TestWatchStreamWaitsLonger: a go test -json stream has no end a reader
+// can see; one paused between packages (the next one compiling) is not read
+// at the two polls an XML report settles in, but after ten, and a stream
+// that grows meanwhile is read once, whole.
+func TestWatchStreamWaitsLonger(t *testing.T) {
+	whole, err := os.ReadFile(repoFile(t, "testdata/runners/gotestjson/reports/go-test.json"))
+	require.NoError(t, err)
+	var first []byte
+	for _, line := range bytes.SplitAfter(whole, []byte("\n")) {
+		if bytes.Contains(line, []byte(`"Package":"example.com/gotestjson/pass"`)) {
+			first = append(first, line...)
+		}
+	}
+	require.NotEmpty(t, first)
+
+	root := t.TempDir()
+	dir := filepath.Join(root, "job-1")
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	stream := filepath.Join(dir, "go-test.json")
+	require.NoError(t, os.WriteFile(stream, first, 0o644))
+	h := startHarness(t, watchConfig(root), nopHost())
+	h.settle()
+	h.poll(5)
+	assert.Empty(t, h.traces.AllTraces(), "a stream that paused is not read as whole")
+
+	require.NoError(t, os.WriteFile(stream, whole, 0o644))
+	h.poll(openRootPolls + 2)
+	run, err := report.ReadRun([]string{stream})
+	require.NoError(t, err)
+	assert.Equal(t, []string{testrun.DeriveID(run.Reports)}, h.runIDs(), "one run, of the whole stream")
+
+	// One that stays as it is is read once it has been quiet that long.
+	other := filepath.Join(root, "job-2", "go-test.json")
+	require.NoError(t, os.MkdirAll(filepath.Dir(other), 0o755))
+	require.NoError(t, os.WriteFile(other, first, 0o644))
+	h.poll(openRootPolls + 2)
+	assert.Len(t, h.runIDs(), 2)
 }
