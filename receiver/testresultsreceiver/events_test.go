@@ -110,3 +110,34 @@ func TestLogsRefusedSpansNotTwice(t *testing.T) {
 	assert.Len(t, h.traces.AllTraces(), 1)
 	assert.Len(t, sink.AllLogs(), 1, "delivered once both were accepted")
 }
+
+// TestLogsRefusedFolderGrows: a report that lands beside a run whose spans
+// went out and whose log records were refused waits: the retry is of that
+// run, its log records alone, and the new report is a run of its own
+// afterwards; no span goes out twice.
+func TestLogsRefusedFolderGrows(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "a")
+	copyFile(t, repoFile(t, pytestReports+"/pytest-xunit2.xml"), dir)
+	cfg := watchConfig(root)
+	cfg.Events = "both"
+	h := startHarness(t, cfg, nopHost())
+	sink := h.logs
+	h.r.nextLogs = refusingLogs{}
+	h.settle()
+	require.Len(t, h.traces.AllTraces(), 1)
+	first := h.runIDs()
+
+	copyFile(t, repoFile(t, "testdata/runners/go/reports/gotestsum.xml"), dir)
+	h.settle()
+	assert.Equal(t, first, h.runIDs(), "the first run's spans are not sent again, inside another run")
+	h.r.nextLogs = sink
+	h.poll(1)
+	assert.Equal(t, first, h.runIDs())
+	require.Len(t, sink.AllLogs(), 1, "the first run's log records alone")
+	h.settle()
+	ids := h.runIDs()
+	require.Len(t, ids, 2, "the new report is a run of its own")
+	assert.NotEqual(t, first[0], ids[1])
+	assert.Len(t, sink.AllLogs(), 2)
+}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -63,9 +64,12 @@ type testresultsReceiver struct {
 	manualPoll bool
 	// delivering is the group being delivered by the poll; tracesDone
 	// holds the groups whose spans were accepted and whose log records
-	// were not (see deliver). Both are guarded by mu.
+	// were not (see deliver), and pinned, by folder, the files of such a
+	// group: until its log records are accepted, the folder's run is that
+	// group's, whatever lands beside it meanwhile. All are guarded by mu.
 	delivering string
 	tracesDone map[string]bool
+	pinned     map[string][]string
 }
 
 func newReceiver(cfg *Config, set receiver.Settings) (*testresultsReceiver, error) {
@@ -86,6 +90,7 @@ func newReceiver(cfg *Config, set receiver.Settings) (*testresultsReceiver, erro
 	}
 	r := &testresultsReceiver{
 		tracesDone: map[string]bool{},
+		pinned:     map[string][]string{},
 		cfg:        cfg,
 		set:        set,
 		tel:        tel,
@@ -239,6 +244,7 @@ func (r *testresultsReceiver) deliverGroup(ctx context.Context, g group) {
 	if len(pending) == 0 {
 		return
 	}
+	pending = r.pinnedGroup(g.dir, pending, keys)
 	snd := r.senders.forFolder(g.dir)
 	var (
 		run *testrun.Run
@@ -283,7 +289,37 @@ func (r *testresultsReceiver) deliverGroup(ctx context.Context, g group) {
 	snd.apply(run)
 	r.delivering = groupKey(pending, keys)
 	_ = r.deliver(ctx, run, snd, g.dir, sourceWatch, mark)
+	if r.tracesDone[r.delivering] {
+		r.pinned[g.dir] = slices.Clone(pending)
+	} else {
+		delete(r.pinned, g.dir)
+	}
 	r.delivering = ""
+}
+
+// pinnedGroup is the part of pending that is the folder's pinned group,
+// when its spans went out and its log records did not (the retry must be
+// of the same run, or its spans would go out again inside another); the
+// pin is dropped, and pending returned whole, when a pinned file is no
+// longer pending as it was (it changed: its content is a new run).
+func (r *testresultsReceiver) pinnedGroup(dir string, pending []string, keys map[string]string) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	pin, ok := r.pinned[dir]
+	if !ok {
+		return pending
+	}
+	for _, p := range pin {
+		if !slices.Contains(pending, p) {
+			delete(r.pinned, dir)
+			return pending
+		}
+	}
+	if !r.tracesDone[groupKey(pin, keys)] {
+		delete(r.pinned, dir)
+		return pending
+	}
+	return pin
 }
 
 // groupKey names a group's delivery: its checkpoint keys, in order.
