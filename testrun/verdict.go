@@ -66,7 +66,9 @@ var ErrVerdictInput = errors.New("testrun: invalid paired input")
 // be frozen. It wraps ErrVerdictInput.
 type SameRunError struct {
 	// Side is "parent" or "patch"; First and Second are the positions of
-	// the two runs on it, from 1.
+	// the two runs on it, from 1. Side is SidesBoth for a run given on
+	// both sides: First is its position among the parent's runs, Second
+	// among the patch's.
 	Side          string
 	First, Second int
 	// ID is the id both runs carry; "" when their report digests matched.
@@ -87,9 +89,16 @@ func (e *SameRunError) Error() string {
 	default:
 		why = fmt.Sprintf("runs %q and %q read reports with the same sha256 digests", e.IDs[0], e.IDs[1])
 	}
+	if e.Side == SidesBoth {
+		return fmt.Sprintf("%v: parent run %d and patch run %d are the same run (%s): a run of the parent says nothing of the patch",
+			ErrVerdictInput, e.First, e.Second, why)
+	}
 	return fmt.Sprintf("%v: %s runs %d and %d are the same run (%s): two copies of a run can never disagree",
 		ErrVerdictInput, e.Side, e.First, e.Second, why)
 }
+
+// SidesBoth is the Side of a SameRunError for a run given on both sides.
+const SidesBoth = "both"
 
 func (e *SameRunError) Unwrap() error { return ErrVerdictInput }
 
@@ -169,7 +178,8 @@ func WithCopiesRefused() VerdictOption {
 // runs of the patch. Only a broken test rejects; a test the runs cannot
 // judge is inconclusive, never unchanged. The same run given twice on one
 // side (the same non-empty id; with WithCopiesRefused, the same report
-// digests) is refused with a *SameRunError.
+// digests or one report of tests in common), or on both sides (the same
+// non-empty id), is refused with a *SameRunError.
 func PairedVerdict(parent, patch []*Run, opts ...VerdictOption) (*Paired, error) {
 	var cfg verdictConfig
 	for _, o := range opts {
@@ -195,6 +205,17 @@ func PairedVerdict(parent, patch []*Run, opts ...VerdictOption) (*Paired, error)
 		}
 		if err := sameRun(side.name, side.runs, cfg.refuseCopies); err != nil {
 			return nil, err
+		}
+	}
+	// One run on both sides would stand for the patch with the parent's
+	// evidence: the same run, or the same non-empty id. (The same report
+	// digests across the sides may be two honest runs: a check whose
+	// outcomes the patch did not change can write the same bytes.)
+	for i, a := range parent {
+		for j, b := range patch {
+			if a == b || (a.ID != "" && a.ID == b.ID) {
+				return nil, &SameRunError{Side: SidesBoth, First: i + 1, Second: j + 1, ID: a.ID}
+			}
 		}
 	}
 	if cfg.pinsGiven {
