@@ -245,7 +245,7 @@ func TestPairedVerdictSameRun(t *testing.T) {
 			patch: []*Run{fail("q1"), fail("q2")}, opts: []VerdictOption{WithCopiesRefused()}},
 		{name: "a run on both sides", parent: []*Run{pass("p1", sumA), pass("p2", sumB)},
 			patch: []*Run{fail("q1", sumC), fail("p2", sumD)},
-			want: `parent run 2 and patch run 2 are the same run (id "p2"): a run of the parent says nothing of the patch`},
+			want:  `parent run 2 and patch run 2 are the same run (id "p2"): a run of the parent says nothing of the patch`},
 		{name: "the same run object on both sides", parent: []*Run{shared, pass("p2", sumB)},
 			patch: []*Run{fail("q1", sumC), shared}, want: `parent run 1 and patch run 2 are the same run (id "s1")`},
 		{name: "the same digests across the sides", parent: []*Run{pass("p1", sumA), pass("p2", sumB)},
