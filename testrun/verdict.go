@@ -207,16 +207,8 @@ func PairedVerdict(parent, patch []*Run, opts ...VerdictOption) (*Paired, error)
 			return nil, err
 		}
 	}
-	// One run on both sides would stand for the patch with the parent's
-	// evidence: the same run, or the same non-empty id. (The same report
-	// digests across the sides may be two honest runs: a check whose
-	// outcomes the patch did not change can write the same bytes.)
-	for i, a := range parent {
-		for j, b := range patch {
-			if a == b || (a.ID != "" && a.ID == b.ID) {
-				return nil, &SameRunError{Side: SidesBoth, First: i + 1, Second: j + 1, ID: a.ID}
-			}
-		}
+	if err := onBothSides(parent, patch); err != nil {
+		return nil, err
 	}
 	if cfg.pinsGiven {
 		if changes := PinChanges(cfg.parentPins, cfg.patchPins); len(changes) > 0 {
@@ -321,6 +313,22 @@ func sameRun(side string, runs []*Run, digests bool) error {
 				return &SameRunError{Side: side, First: j + 1, Second: i + 1, IDs: [2]string{runs[j].ID, r.ID}, Report: sum}
 			}
 			byReport[sum] = i
+		}
+	}
+	return nil
+}
+
+// onBothSides returns a *SameRunError for a run given on both sides: it
+// would stand for the patch with the parent's evidence. The same run, or
+// the same non-empty id; the same report digests across the sides may be
+// two honest runs (a check whose outcomes the patch did not change can
+// write the same bytes).
+func onBothSides(parent, patch []*Run) error {
+	for i, a := range parent {
+		for j, b := range patch {
+			if a == b || (a.ID != "" && a.ID == b.ID) {
+				return &SameRunError{Side: SidesBoth, First: i + 1, Second: j + 1, ID: a.ID}
+			}
 		}
 	}
 	return nil
