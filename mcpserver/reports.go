@@ -130,7 +130,12 @@ type parseOutput struct {
 	// Run is the run's JSON form without its per-case map.
 	Run   json.RawMessage     `json:"run"`
 	Cases []serve.CaseOutcome `json:"cases,omitempty"`
-	Page  *Page               `json:"page,omitempty"`
+	// CasesWhole, with cases, says whether the pages hold every test the
+	// run counted: false when the run kept only some of them (failing
+	// and flaky ones first, up to testrun.DefaultMaxCasesKept), so that
+	// the end of the pages never reads as the end of the run's tests.
+	CasesWhole *bool `json:"cases_whole,omitempty"`
+	Page       *Page `json:"page,omitempty"`
 }
 
 func (s *Server) parseReports(_ context.Context, _ *mcp.CallToolRequest, in ParseReportsInput) (*mcp.CallToolResult, any, error) {
@@ -189,6 +194,8 @@ func (s *Server) parseReports(_ context.Context, _ *mcp.CallToolRequest, in Pars
 		}
 		pg := p.page()
 		out.Page = &pg
+		whole := run.Counts != nil && len(run.Cases) >= run.Counts.Total
+		out.CasesWhole = &whole
 	}
 	return nil, out, nil
 }

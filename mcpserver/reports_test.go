@@ -31,8 +31,9 @@ func reportsDir(t *testing.T) (root, outside string) {
 }
 
 type parsed struct {
-	Run   json.RawMessage `json:"run"`
-	Cases []struct {
+	Run        json.RawMessage `json:"run"`
+	CasesWhole *bool           `json:"cases_whole"`
+	Cases      []struct {
 		ID      string `json:"id"`
 		Outcome string `json:"outcome"`
 	} `json:"cases"`
@@ -62,12 +63,45 @@ func TestParseReportsReadsTheAllowedFolder(t *testing.T) {
 		assert.Len(t, out.Cases, 18)
 		require.NotNil(t, out.Page)
 		assert.Nil(t, out.Page.NextOffset)
+		require.NotNil(t, out.CasesWhole)
+		assert.True(t, *out.CasesWhole)
 
 		want, err := report.ReadRun([]string{filepath.Join(root, "sub", "pytest.xml")})
 		require.NoError(t, err)
 		assert.Equal(t, want.Counts, run.Counts)
 		assert.Equal(t, want.Reports[0].SHA256, run.Reports[0].SHA256)
 	}
+}
+
+// TestParseReportsSaysCasesAreCut: a run of more tests than it keeps
+// cases for is paged to its end with cases_whole false, so the last page
+// never reads as the last of the run's tests.
+func TestParseReportsSaysCasesAreCut(t *testing.T) {
+	root := t.TempDir()
+	n := testrun.DefaultMaxCasesKept + 10
+	var b strings.Builder
+	b.WriteString(`<testsuite name="big">`)
+	for i := range n {
+		fmt.Fprintf(&b, `<testcase classname="big" name="t%05d"/>`, i)
+	}
+	b.WriteString(`</testsuite>`)
+	require.NoError(t, os.WriteFile(filepath.Join(root, "big.xml"), []byte(b.String()), 0o644))
+	cs := connect(t, newStore(t), WithReportsDir(root))
+	seen := 0
+	for offset := 0; ; {
+		got, isErr := call(t, cs, ToolParseReports, ParseReportsInput{Paths: []string{"big.xml"}, Cases: true, Offset: offset})
+		require.False(t, isErr, "%s", got)
+		var out parsed
+		require.NoError(t, json.Unmarshal(got, &out))
+		require.NotNil(t, out.CasesWhole)
+		assert.False(t, *out.CasesWhole, "offset %d", offset)
+		seen += len(out.Cases)
+		if out.Page.NextOffset == nil {
+			break
+		}
+		offset = *out.Page.NextOffset
+	}
+	assert.Equal(t, testrun.DefaultMaxCasesKept, seen)
 }
 
 // TestParseReportsRefusesPathsOutsideTheFolder names paths that leave the
