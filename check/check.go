@@ -68,7 +68,7 @@ type Result struct {
 	// root is the report folder as Run made and opened it, and claim holds
 	// it for this run until Close (nil where it could not be claimed).
 	root  *os.Root
-	claim *os.File
+	claim *folderClaim
 }
 
 // Run runs the check argv (the command and its arguments, run unchanged,

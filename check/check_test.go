@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -406,9 +407,11 @@ func TestRunSharedFolderRefused(t *testing.T) {
 }
 
 // The walk passes over the reports of other runs' folders: one whose run
-// ended (its TEST-RESULTS.json is there) and one a run in progress claims,
-// with what lies in them; it reads this run's own folder and plain report
-// folders.
+// ended since this run started (its TEST-RESULTS.json is there) and one a
+// run in another process claims, with what lies in them. It reads this
+// run's own folder (also when named through a symbolic link), a folder
+// this process claims (the first run's, while its rerun runs), a folder
+// whose run ended before this one started, and plain report folders.
 func TestWalkPassesOverOtherRuns(t *testing.T) {
 	repo := t.TempDir()
 	start := time.Now().Add(-time.Minute)
@@ -417,18 +420,44 @@ func TestWalkPassesOverOtherRuns(t *testing.T) {
 		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
 		require.NoError(t, os.WriteFile(p, []byte(junitTwo), 0o644))
 	}
+	claimed := func(dir string) *folderClaim {
+		root, claim, _, err := freshDir(dir, start)
+		require.NoError(t, err)
+		t.Cleanup(func() { root.Close() })
+		require.NotNil(t, claim)
+		return claim
+	}
 	ended := filepath.Join(repo, "test-results", "ended")
 	report("test-results/ended/junit.xml")
 	_, err := WriteResults(ended, &testrun.Run{ID: "r-ended", StartedAt: start})
 	require.NoError(t, err)
-	live := filepath.Join(repo, "test-results", "live")
-	root, claim, _, err := freshDir(live, start)
+
+	old := filepath.Join(repo, "build", "test-results")
+	require.NoError(t, os.MkdirAll(old, 0o755))
+	_, err = WriteResults(old, &testrun.Run{ID: "r-old", StartedAt: start.Add(-time.Hour)})
 	require.NoError(t, err)
-	defer root.Close()
-	defer claim.Close()
+	long := start.Add(-time.Hour)
+	require.NoError(t, os.Chtimes(filepath.Join(old, ResultsFile), long, long))
+	report("build/test-results/test/TEST-a.xml")
+
+	live := filepath.Join(repo, "test-results", "live")
+	liveClaim := claimed(live)
+	// Held as another process would hold it: not this process's.
+	heldHere.Lock()
+	heldHere.claims = slices.DeleteFunc(heldHere.claims, func(c *folderClaim) bool { return c == liveClaim })
+	heldHere.Unlock()
+	t.Cleanup(func() { liveClaim.f.Close() })
 	report("test-results/live/junit.xml")
 	report("test-results/live/sub/junit.xml")
-	own := filepath.Join(repo, "test-results", "mine")
+
+	first := filepath.Join(repo, "test-results", "first")
+	defer claimed(first).Close()
+	report("test-results/first/junit.xml")
+
+	alias := filepath.Join(t.TempDir(), "alias")
+	require.NoError(t, os.Symlink(repo, alias))
+	own := filepath.Join(alias, "test-results", "mine")
+	defer claimed(own).Close()
 	report("test-results/mine/junit.xml")
 	report("test-results/plain/junit.xml")
 	report("build/junit-report.xml")
@@ -440,15 +469,16 @@ func TestWalkPassesOverOtherRuns(t *testing.T) {
 		require.NoError(t, err)
 		got = append(got, filepath.ToSlash(rel))
 	}
-	assert.ElementsMatch(t, []string{"test-results/mine/junit.xml", "test-results/plain/junit.xml", "build/junit-report.xml"}, got)
+	assert.ElementsMatch(t, []string{"test-results/mine/junit.xml", "test-results/plain/junit.xml", "build/junit-report.xml",
+		"test-results/first/junit.xml", "build/test-results/test/TEST-a.xml"}, got)
 	assert.Empty(t, w.reasons, "another run's reports are not this run's: nothing is missing")
-	require.Len(t, w.notes, 2)
+	require.Len(t, w.notes, 2, "%q", w.notes)
 	assert.Contains(t, w.notes[0]+w.notes[1], ended+" is the report folder of another run")
 	assert.Contains(t, w.notes[0]+w.notes[1], live+" is the report folder of another run")
 
-	require.NoError(t, claim.Close())
+	require.NoError(t, liveClaim.f.Close())
 	w = walkRepository(repo, nil, start, own)
-	assert.Len(t, w.paths, 5, "a folder no run claims and with no run in it is read: %v", w.paths)
+	assert.Len(t, w.paths, 7, "a folder no run claims and with no run in it is read: %v", w.paths)
 }
 
 func gitCmd(t *testing.T, dir string, args ...string) string {

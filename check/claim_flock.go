@@ -18,16 +18,21 @@ const (
 )
 
 // claimFolder takes the report folder root opened for this run alone: an
-// exclusive lock on the folder itself, held until the returned file is
+// exclusive lock on the folder itself, held until the returned claim is
 // closed (Result.Close, or the end of the process however it ends, so a
 // claim never outlives its run). A folder another run holds is refused
 // with ErrReportDir: two runs never share a folder, where each would read
 // the other's reports and one run's files would replace the other's. A file
 // system that does not lock (some network file systems) leaves the folder
 // unclaimed (nil, nil).
-func claimFolder(root *os.Root, dir string) (*os.File, error) {
+func claimFolder(root *os.Root, dir string) (*folderClaim, error) {
 	f, err := root.Open(".")
 	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrReportDir, err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		_ = f.Close() // an error path: the stat is the error to report
 		return nil, fmt.Errorf("%w: %v", ErrReportDir, err)
 	}
 	// Another run's walk looks at a claim for a moment (claimedElsewhere):
@@ -42,10 +47,12 @@ func claimFolder(root *os.Root, dir string) (*os.File, error) {
 	}
 	switch {
 	case err == nil:
-		return f, nil
+		c := &folderClaim{f: f, fi: fi}
+		hold(c)
+		return c, nil
 	case errors.Is(err, syscall.EWOULDBLOCK):
 		_ = f.Close() // refused: the folder's holder is the error to report
-		return nil, fmt.Errorf("%w: %s is the report folder of another run that has not ended; give this run its own (--out)", ErrReportDir, dir)
+		return nil, fmt.Errorf("%w: %s is the report folder of another run that has not ended (or is being pruned); give this run its own (--out)", ErrReportDir, dir)
 	default:
 		_ = f.Close() // the file system cannot lock: the folder stays unclaimed
 		return nil, nil

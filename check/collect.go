@@ -168,13 +168,16 @@ type walkResult struct {
 }
 
 // otherRun reports whether the folder dir, which holds a report found
-// under root, is the report folder of another run or lies in one: a folder
-// between dir and root (root itself aside) that holds a run's
-// TEST-RESULTS.json, or that a run in progress claims (see claimFolder).
-// Such a run's reports are its own evidence, read with its run: this run
-// reading them too would count tests it never ran. own, this run's folder,
-// and what lies in it are this run's.
-func (res *walkResult) otherRun(dir, root, own string) bool {
+// under root that changed since start, is the report folder of another run
+// or lies in one: a folder between dir and root (root itself aside) that
+// another run in progress claims (see claimFolder), or that holds the
+// TEST-RESULTS.json of a run that ended since start. Such a run's reports
+// are its own evidence, read with its run: this run reading them too would
+// count tests it never ran. A run that ended before start owns nothing
+// written since (a runner writing its reports where an earlier --out put
+// its run), and a folder this process claims is this run's own, or its
+// first run's while a rerun runs.
+func (res *walkResult) otherRun(dir, root, own string, start time.Time) bool {
 	if res.others == nil {
 		res.others = map[string]bool{}
 	}
@@ -186,7 +189,12 @@ func (res *walkResult) otherRun(dir, root, own string) bool {
 			break
 		}
 		seen = append(seen, d)
-		if fi, err := os.Lstat(filepath.Join(d, ResultsFile)); (err == nil && fi.Mode().IsRegular()) || claimedElsewhere(d) {
+		if fi, err := os.Stat(d); err == nil && claimedHere(fi) {
+			break
+		}
+		fi, err := os.Lstat(filepath.Join(d, ResultsFile))
+		ended := err == nil && fi.Mode().IsRegular() && !fi.ModTime().Before(start)
+		if ended || claimedElsewhere(d) {
 			other = true
 			res.notes = append(res.notes, fmt.Sprintf("%s is the report folder of another run: the reports in it were not read", d))
 			break
@@ -237,8 +245,8 @@ func walkRepository(root string, globs []glob, start time.Time, own string) walk
 			}
 			wanted = g.match(parts)
 		}
-		if wanted && !res.otherRun(filepath.Dir(p), root, own) {
-			res.addChanged(p, d, start)
+		if wanted && changedSince(d, start) && !res.otherRun(filepath.Dir(p), root, own, start) {
+			res.paths = append(res.paths, p)
 		}
 		return nil
 	})
@@ -316,9 +324,16 @@ func walkBounded(root string, entries *int, visit func(p, rel string, d fs.DirEn
 // addChanged lists the file p when it changed at or after start (its own
 // modification time).
 func (res *walkResult) addChanged(p string, d fs.DirEntry, start time.Time) {
-	if fi, err := d.Info(); err == nil && !fi.ModTime().Before(start) {
+	if changedSince(d, start) {
 		res.paths = append(res.paths, p)
 	}
+}
+
+// changedSince reports whether the entry d changed at or after start (its
+// own modification time).
+func changedSince(d fs.DirEntry, start time.Time) bool {
+	fi, err := d.Info()
+	return err == nil && !fi.ModTime().Before(start)
 }
 
 // declaredGlobs reads the repository's verify_reports globs from

@@ -51,7 +51,7 @@ var sourceExts = map[string]bool{
 // returns the time from which a file counts as written by the run: start,
 // or the file system's own clock when that is behind (file times come from
 // a coarser clock).
-func freshDir(dir string, start time.Time) (*os.Root, *os.File, time.Time, error) {
+func freshDir(dir string, start time.Time) (*os.Root, *folderClaim, time.Time, error) {
 	fi, err := os.Lstat(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -73,7 +73,7 @@ func freshDir(dir string, start time.Time) (*os.Root, *os.File, time.Time, error
 		_ = root.Close() // an error path: the claim is the error to report
 		return nil, nil, time.Time{}, err
 	}
-	fail := func(err error) (*os.Root, *os.File, time.Time, error) {
+	fail := func(err error) (*os.Root, *folderClaim, time.Time, error) {
 		if claim != nil {
 			_ = claim.Close() // an error path: the first error is the one to report
 		}
@@ -188,20 +188,9 @@ func readDir(root *os.Root) ([]fs.DirEntry, error) {
 // the reports a runner wrote there (pytest.xml, gotestsum.xml, junit.xml,
 // coverage files) are files.
 func earlierRun(root *os.Root, entries []fs.DirEntry) error {
-	has := map[string]bool{}
-	for _, e := range entries {
-		name := e.Name()
-		switch {
-		case notRunEntries[name]:
-			return fmt.Errorf("it holds %s, the mark of a repository or a source tree", name)
-		case sourceExts[strings.ToLower(path.Ext(name))]:
-			return fmt.Errorf("it holds %s, a source file", name)
-		case e.IsDir():
-			return fmt.Errorf("it holds the folder %s (only files are removed; remove it yourself)", name)
-		case !e.Type().IsRegular():
-			return fmt.Errorf("it holds %s, which is not a regular file (%s)", name, e.Type())
-		}
-		has[name] = true
+	has, err := runEntries(entries)
+	if err != nil {
+		return err
 	}
 	for _, name := range []string{ResultsFile, OutputFile} {
 		if !has[name] {
@@ -233,6 +222,29 @@ func earlierRun(root *os.Root, entries []fs.DirEntry) error {
 		}
 	}
 	return nil
+}
+
+// runEntries checks that entries are what a run's folder may hold: regular
+// files only, none of them a source file or the mark of a repository (a
+// sub-folder, a link or any other entry is refused by name), and returns
+// their names.
+func runEntries(entries []fs.DirEntry) (map[string]bool, error) {
+	has := map[string]bool{}
+	for _, e := range entries {
+		name := e.Name()
+		switch {
+		case notRunEntries[name]:
+			return nil, fmt.Errorf("it holds %s, the mark of a repository or a source tree", name)
+		case sourceExts[strings.ToLower(path.Ext(name))]:
+			return nil, fmt.Errorf("it holds %s, a source file", name)
+		case e.IsDir():
+			return nil, fmt.Errorf("it holds the folder %s (only files are removed; remove it yourself)", name)
+		case !e.Type().IsRegular():
+			return nil, fmt.Errorf("it holds %s, which is not a regular file (%s)", name, e.Type())
+		}
+		has[name] = true
+	}
+	return has, nil
 }
 
 // readRunIn reads the run in the file name of root, strictly.
