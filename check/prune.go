@@ -57,11 +57,18 @@ type PruneSkip struct {
 // atomically and keeping its modification time. A run's age is taken from
 // its started_at, else from its folder's modification time. Symbolic links
 // are never followed: a link in root is skipped, and root itself must not
-// be one. Only run folders are touched (named by a run id, holding
-// TEST-RESULTS.json or output.log, or empty): any other folder is skipped
-// with its reason. A missing root is nothing to prune.
+// be one (nor lead to one through a final "/" or "."). Only run folders are
+// touched: named by a run id, empty or holding TEST-RESULTS.json or
+// output.log beside nothing but regular files that are neither sources nor
+// the marks of a repository; any other folder is skipped with its reason,
+// and so is one a run in progress claims (see claimFolder). A folder is
+// claimed while it is pruned, so no run starts in it meanwhile; it is
+// emptied file by file, never recursively. A run's run.json loses its
+// per-case map with its TEST-RESULTS.json. A missing root is nothing to
+// prune.
 func Prune(root string, now time.Time) (*Pruned, error) {
 	p := &Pruned{Removed: []string{}, CasesDropped: []string{}, Skipped: []PruneSkip{}}
+	root = filepath.Clean(root)
 	fi, err := os.Lstat(root)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -95,39 +102,43 @@ func Prune(root string, now time.Time) (*Pruned, error) {
 // errNotRunFolder is why Prune leaves a folder alone.
 var errNotRunFolder = errors.New("not a run folder (its name is no run id, or it holds neither " + ResultsFile + " nor " + OutputFile + ")")
 
-// isRunFolder reports whether dir is one that Run made: its name is a run
-// id and it holds TEST-RESULTS.json or output.log (as regular files), or
-// nothing at all. Any other folder is never removed, so that pruning the
-// wrong folder by mistake cannot delete what is not a run's.
-func isRunFolder(dir string) bool {
-	if !testrun.ValidID(filepath.Base(dir)) {
-		return false
-	}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return false
-	}
-	if len(entries) == 0 {
-		return true
-	}
-	for _, e := range entries {
-		if (e.Name() == ResultsFile || e.Name() == OutputFile) && e.Type().IsRegular() {
-			return true
-		}
-	}
-	return false
-}
+// errRunInProgress is why Prune leaves alone a folder a run claims.
+var errRunInProgress = errors.New("a run in progress holds it")
 
 func pruneRun(dir string, now time.Time, p *Pruned) error {
+	if !testrun.ValidID(filepath.Base(dir)) {
+		return errNotRunFolder
+	}
 	dfi, err := os.Lstat(dir)
 	if err != nil {
 		return err
 	}
-	if !isRunFolder(dir) {
+	root, err := openFolder(dir, dfi)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = root.Close() }() // a folder only read and emptied through: each step reports what failed
+	// Claimed before anything in it is looked at: a run that holds it
+	// may be writing there, and a run that comes later waits.
+	claim, err := claimFolder(root, dir)
+	if err != nil {
+		return errRunInProgress
+	}
+	if claim != nil {
+		defer func() { _ = claim.Close() }() // closing gives the claim up whatever it returns
+	}
+	entries, err := readDir(root)
+	if err != nil {
+		return err
+	}
+	has, err := runEntries(entries)
+	switch {
+	case err != nil:
+		return fmt.Errorf("not a run folder: %w", err)
+	case len(entries) > 0 && !has[ResultsFile] && !has[OutputFile]:
 		return errNotRunFolder
 	}
-	results := filepath.Join(dir, ResultsFile)
-	fields, err := readResultsFields(results)
+	fields, err := readFields(root, ResultsFile)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		// An unreadable file still ages out with its folder.
 		fields = nil
@@ -148,7 +159,14 @@ func pruneRun(dir string, now time.Time, p *Pruned) error {
 	}
 	kept := testrun.Retain(kind, age)
 	if kept == testrun.RetainNothing {
-		if err := os.RemoveAll(dir); err != nil {
+		// The files the folder was checked to hold, and then the folder
+		// (which fails if anything else appeared in it meanwhile).
+		for _, e := range entries {
+			if err := root.Remove(e.Name()); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return err
+			}
+		}
+		if err := os.Remove(dir); err != nil {
 			return err
 		}
 		p.Removed = append(p.Removed, dir)
@@ -157,8 +175,31 @@ func pruneRun(dir string, now time.Time, p *Pruned) error {
 	if fields == nil || kept == testrun.RetainAll {
 		return nil
 	}
-	// The cases become null and the durations, which name only ids in
-	// cases, go with them.
+	changed, err := dropCases(root, ResultsFile, fields)
+	if err != nil || !changed {
+		return err
+	}
+	if has[RunFile] {
+		if runFields, err := readFields(root, RunFile); err == nil {
+			if _, err := dropCases(root, RunFile, runFields); err != nil {
+				return err
+			}
+		}
+	}
+	// The rewrite is not a new run: keep the folder's time, which dates
+	// the run when started_at is missing. A time that cannot be set back
+	// only makes the folder look younger, so it is kept longer, never
+	// removed early.
+	_ = os.Chtimes(dir, dfi.ModTime(), dfi.ModTime())
+	p.CasesDropped = append(p.CasesDropped, filepath.Join(dir, ResultsFile))
+	return nil
+}
+
+// dropCases rewrites the file name of root, whose top-level fields are
+// fields, with "cases" null and without "durations" (which name only ids
+// in cases), atomically and keeping its modification time; it reports
+// whether anything changed.
+func dropCases(root *os.Root, name string, fields jsonFields) (bool, error) {
 	changed := false
 	left := fields[:0]
 	for _, f := range fields {
@@ -172,34 +213,27 @@ func pruneRun(dir string, now time.Time, p *Pruned) error {
 		}
 		left = append(left, f)
 	}
-	fields = left
 	if !changed {
-		return nil
+		return false, nil
 	}
-	obj, err := fields.object()
+	obj, err := left.object()
 	if err != nil {
-		return err
+		return false, err
 	}
 	var out bytes.Buffer
 	if err := json.Indent(&out, obj, "", "  "); err != nil {
-		return err
+		return false, err
 	}
 	out.WriteByte('\n')
-	ffi, err := os.Lstat(results)
+	fi, err := root.Lstat(name)
 	if err != nil {
-		return err
+		return false, err
 	}
-	if err := writeFileAtomic(results, out.Bytes()); err != nil {
-		return err
+	if err := writeInRoot(root, name, out.Bytes()); err != nil {
+		return false, err
 	}
-	// The rewrite is not a new run: keep the file's and the folder's times,
-	// which date the run when started_at is missing. A time that cannot be
-	// set back only makes the folder look younger, so it is kept longer,
-	// never removed early.
-	_ = os.Chtimes(results, ffi.ModTime(), ffi.ModTime())
-	_ = os.Chtimes(dir, dfi.ModTime(), dfi.ModTime())
-	p.CasesDropped = append(p.CasesDropped, results)
-	return nil
+	_ = root.Chtimes(name, fi.ModTime(), fi.ModTime()) // see pruneRun: a younger file is only kept longer
+	return true, nil
 }
 
 // jsonFields are the top-level fields of a JSON object, in order.
@@ -227,10 +261,18 @@ func (f jsonFields) object() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// readResultsFields reads TEST-RESULTS.json (never through a symbolic link)
-// as its top-level fields in order.
-func readResultsFields(path string) (jsonFields, error) {
-	f, err := openRegularNoFollow(path)
+// readFields reads the JSON object in the file name of root (a regular
+// file, never through a symbolic link) as its top-level fields in order.
+func readFields(root *os.Root, name string) (jsonFields, error) {
+	path := filepath.Join(root.Name(), name)
+	fi, err := root.Lstat(name)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("check: %s is not a regular file", path)
+	}
+	f, err := root.Open(name)
 	if err != nil {
 		return nil, err
 	}

@@ -218,3 +218,77 @@ func TestRunsDirOr(t *testing.T) {
 	_, err = RunsDirOr("", env(""))
 	assert.ErrorIs(t, err, ErrNoRunsDir)
 }
+
+// TestPruneLeavesWhatIsNotARunsAlone: prune removes only what a run's
+// folder holds. A folder named like a run that holds a repository's marks,
+// sources, sub-folders or files beside a run's is skipped whole; so is a
+// folder a run in progress claims; a root named through a link with a
+// final "/" is refused; and a run's run.json loses its cases with its
+// TEST-RESULTS.json.
+func TestPruneLeavesWhatIsNotARunsAlone(t *testing.T) {
+	now := time.Date(2026, 6, 30, 12, 0, 0, 0, time.UTC)
+	past := now.Add(-30 * 24 * time.Hour)
+	root := t.TempDir()
+	mk := func(name string, files map[string]string, dirs ...string) string {
+		dir := filepath.Join(root, name)
+		for _, d := range dirs {
+			require.NoError(t, os.MkdirAll(filepath.Join(dir, d), 0o755))
+		}
+		require.NoError(t, os.MkdirAll(dir, 0o755))
+		for f, body := range files {
+			require.NoError(t, os.WriteFile(filepath.Join(dir, f), []byte(body), 0o644))
+		}
+		require.NoError(t, os.Chtimes(dir, past, past))
+		return dir
+	}
+	repo := mk("myproj", map[string]string{OutputFile: "log", "go.mod": "module x", "main.go": "package main"}, ".git")
+	results := mk("results", map[string]string{ResultsFile: `{"id": "r"}`, "notes.txt": "mine"}, "r-1")
+	sources := mk("scripts", map[string]string{OutputFile: "log", "run.sh": "echo"})
+
+	live := filepath.Join(root, "live")
+	liveRoot, claim, _, err := freshDir(live, now)
+	require.NoError(t, err)
+	defer liveRoot.Close()
+	defer claim.Close()
+	require.NoError(t, os.WriteFile(filepath.Join(live, "junit.xml"), []byte("<testsuite/>"), 0o644))
+	require.NoError(t, os.Chtimes(live, past, past))
+
+	mid := mk("mid", map[string]string{OutputFile: "log"})
+	started := now.Add(-5 * 24 * time.Hour).Format(time.RFC3339)
+	withCases := `{"id": "mid", "kind": "after_turn", "started_at": "` + started + `", "cases": {"a": "passed"}, "durations": {"a": 1}}`
+	for _, f := range []string{ResultsFile, RunFile} {
+		require.NoError(t, os.WriteFile(filepath.Join(mid, f), []byte(withCases), 0o644))
+	}
+
+	p, err := Prune(root+string(filepath.Separator), now)
+	require.NoError(t, err)
+	assert.Empty(t, p.Removed)
+	reasons := map[string]string{}
+	for _, s := range p.Skipped {
+		reasons[s.Path] = s.Reason
+	}
+	assert.Contains(t, reasons[repo], "the mark of a repository")
+	assert.Contains(t, reasons[results], "holds the folder r-1")
+	assert.Contains(t, reasons[sources], "a source file")
+	assert.Equal(t, "a run in progress holds it", reasons[live])
+	assert.DirExists(t, filepath.Join(repo, ".git"))
+	for _, f := range []string{filepath.Join(repo, "main.go"), filepath.Join(results, "notes.txt"), filepath.Join(live, "junit.xml")} {
+		assert.FileExists(t, f)
+	}
+	for _, f := range []string{ResultsFile, RunFile} {
+		b, err := os.ReadFile(filepath.Join(mid, f))
+		require.NoError(t, err)
+		var m map[string]json.RawMessage
+		require.NoError(t, json.Unmarshal(b, &m))
+		assert.Equal(t, "null", string(m["cases"]), f)
+		assert.NotContains(t, m, "durations", f)
+	}
+
+	link := filepath.Join(t.TempDir(), "link")
+	require.NoError(t, os.Symlink(root, link))
+	for _, named := range []string{link, link + string(filepath.Separator), link + string(filepath.Separator) + "."} {
+		_, err = Prune(named, now.Add(365*24*time.Hour))
+		assert.ErrorIs(t, err, ErrPruneRoot, "%s", named)
+	}
+	assert.DirExists(t, mid)
+}

@@ -177,14 +177,3 @@ func writeInRoot(root *os.Root, name string, b []byte) error {
 	}
 	return nil
 }
-
-// writeFileAtomic writes b to path as writeInRoot does, in the folder that
-// holds path (which must not be a symbolic link).
-func writeFileAtomic(path string, b []byte) error {
-	root, err := openDir(filepath.Dir(path))
-	if err != nil {
-		return fmt.Errorf("check: write %s: %w", path, err)
-	}
-	defer func() { _ = root.Close() }() // opened to write in: writeInRoot reports what failed
-	return writeInRoot(root, filepath.Base(path), b)
-}
