@@ -86,9 +86,12 @@ type PairResult struct {
 // runs first, kind base; then the patch's, kind after_turn), writes each
 // run's TEST-RESULTS.json, removes the worktrees (whatever happens, also
 // when ctx ends) and returns the verdict. An error wraps ErrPair for its
-// input, ErrInterrupted when ctx ended, or ErrMode or ErrReportDir from a
-// run.
+// input, ErrInterrupted when ctx ended, ErrNoCommand before anything was
+// made, or ErrMode or ErrReportDir from a run.
 func (p Pair) Run(ctx context.Context, argv []string) (*PairResult, error) {
+	if len(argv) == 0 || argv[0] == "" {
+		return nil, ErrNoCommand
+	}
 	if p.Runs < testrun.MinPairedRuns {
 		return nil, fmt.Errorf("%w: %d runs a side: want at least %d", ErrPair, p.Runs, testrun.MinPairedRuns)
 	}

@@ -306,6 +306,7 @@ func TestPairUsage(t *testing.T) {
 	}{
 		{"no command", nil, exitUsage, "no command given"},
 		{"no dash", []string{"true"}, exitUsage, "put the command after --"},
+		{"empty command", []string{"--", ""}, exitUsage, "no command"},
 		{"one run", []string{"--runs", "1", "--", "true"}, exitUsage, "at least 2"},
 		{"both patches", []string{"--patch", "x.diff", "--patch-ref", "HEAD", "--", "true"}, exitUsage, "not both"},
 		{"missing diff", []string{"--patch", filepath.Join(repo, "none.diff"), "--", "true"}, exitUsage, "--patch"},
