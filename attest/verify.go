@@ -113,8 +113,8 @@ func Verify(ctx context.Context, env *dsse.Envelope, key dsse.Verifier, want Wan
 	if tr == nil {
 		return v
 	}
-	v.checkResult(tr, ext, want.AllowWarned)
 	reports := v.reportEntries(tr)
+	v.checkResult(tr, ext, len(reports), want.AllowWarned)
 	switch {
 	case len(reports) == 0 && len(want.Reports) == 0:
 	case !signed:
@@ -267,7 +267,7 @@ func (v *Verification) readPredicate(st *intoto.Statement) (*testresult.TestResu
 	return tr, nil
 }
 
-func (v *Verification) checkResult(tr *testresult.TestResult, ext *Extension, allowWarned bool) {
+func (v *Verification) checkResult(tr *testresult.TestResult, ext *Extension, reports int, allowWarned bool) {
 	result := Result(tr.GetResult())
 	if ext != nil {
 		if ext.Counts != nil && !ext.Counts.Valid() {
@@ -288,7 +288,7 @@ func (v *Verification) checkResult(tr *testresult.TestResult, ext *Extension, al
 		if ext.Complete && len(ext.IncompleteReasons) > 0 {
 			v.problem("the extension says complete, yet gives %d incomplete reasons", len(ext.IncompleteReasons))
 		}
-		if ext.countedByRule() && len(v.reportEntries(tr)) == 0 {
+		if ext.countedByRule() && reports == 0 {
 			v.problem("the run is counted, yet the statement names no report it read")
 		}
 		if derived, _ := Decide(ext.Facts()); derived != result {

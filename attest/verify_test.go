@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -274,6 +275,10 @@ func TestVerifySignedLiesOfACountedRun(t *testing.T) {
 			}
 			pred(m)["configuration"] = left
 		}, "the run is counted, yet the statement names no report it read"},
+		{"a configuration entry of no known role", func(m map[string]any) {
+			cfg := pred(m)["configuration"].([]any)
+			pred(m)["configuration"] = append(cfg, map[string]any{"name": "x", "digest": map[string]any{"sha256": strings.Repeat("0", 64)}})
+		}, `role "" is neither report nor command`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var m map[string]any
@@ -291,6 +296,7 @@ func TestVerifySignedLiesOfACountedRun(t *testing.T) {
 				}
 				return false
 			}, "%q not in %q", tc.want, v.Problems)
+			assert.Len(t, v.Problems, len(slices.Compact(slices.Sorted(slices.Values(v.Problems)))), "each problem once: %q", v.Problems)
 		})
 	}
 }
