@@ -9,9 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/hangar-dev/testresults/report"
@@ -386,7 +384,7 @@ func execute(ctx context.Context, cfg *config, argv []string, wd string, env env
 	cmd.WaitDelay = DefaultPipeWait
 	inOwnGroup(cmd)
 	tr, err := startTracked(cmd, dir)
-	if errors.Is(err, syscall.ENOEXEC) && runtime.GOOS != "windows" {
+	if shellScript(path, err) {
 		// A file the system cannot execute itself, a script without #!,
 		// is run by the shell, as shells, env(1) and timeout(1) run it.
 		cmd = bySh(cmd, path, argv)

@@ -99,6 +99,16 @@ func TestRunScriptWithoutInterpreterLine(t *testing.T) {
 	require.NotNil(t, res.Run.Counts)
 	assert.Equal(t, 2, res.Run.Counts.Total)
 	assert.True(t, res.Run.Complete, "%v", res.Run.IncompleteReasons)
+
+	// A binary the system cannot execute (another architecture's) is not
+	// a script: it is never handed to the shell.
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "foreign"), []byte("\x7fELF\x02\x01\x01\x00\x00\x00echo ran\n"), 0o755))
+	res, err = Run(context.Background(), []string{"./foreign"}, WithDir(dir),
+		WithEnv([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir}), WithStdio(nil, &out, io.Discard),
+		WithReportDir(filepath.Join(dir, "out2")))
+	require.ErrorIs(t, err, ErrStart)
+	assert.Equal(t, ExitNotExecutable, res.ExitCode)
+	assert.NotContains(t, out.String(), "ran")
 }
 
 func TestRunCollects(t *testing.T) {

@@ -18,3 +18,6 @@ func openNoFollow(path string) (*os.File, error) {
 	}
 	return os.Open(path)
 }
+
+// shellScript is false where there is no /bin/sh to run a script by.
+func shellScript(string, error) bool { return false }
