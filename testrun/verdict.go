@@ -84,6 +84,8 @@ func (e *SameRunError) Error() string {
 	why := fmt.Sprintf("id %q", e.ID)
 	switch {
 	case e.ID != "":
+	case e.Side == SidesBoth:
+		why = "one run given twice"
 	case e.Report != "":
 		why = fmt.Sprintf("runs %q and %q read the same report of tests, sha256 %s", e.IDs[0], e.IDs[1], e.Report)
 	default:

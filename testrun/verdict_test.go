@@ -208,6 +208,7 @@ func TestPairedVerdictSameRun(t *testing.T) {
 	pass := func(id string, sums ...string) *Run { return withReports(id, OutcomePassed, sums...) }
 	fail := func(id string, sums ...string) *Run { return withReports(id, OutcomeFailed, sums...) }
 	shared := pass("s1", sumA)
+	noID := pass("", sumB)
 	const sumC = "cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc"
 	const sumD = "dddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddddd"
 	for _, tc := range []struct {
@@ -246,6 +247,8 @@ func TestPairedVerdictSameRun(t *testing.T) {
 		{name: "a run on both sides", parent: []*Run{pass("p1", sumA), pass("p2", sumB)},
 			patch: []*Run{fail("q1", sumC), fail("p2", sumD)},
 			want:  `parent run 2 and patch run 2 are the same run (id "p2"): a run of the parent says nothing of the patch`},
+		{name: "the same run object without an id on both sides", parent: []*Run{noID, pass("p2", sumB)},
+			patch: []*Run{fail("q1", sumC), noID}, want: `parent run 1 and patch run 2 are the same run (one run given twice)`},
 		{name: "the same run object on both sides", parent: []*Run{shared, pass("p2", sumB)},
 			patch: []*Run{fail("q1", sumC), shared}, want: `parent run 1 and patch run 2 are the same run (id "s1")`},
 		{name: "the same digests across the sides", parent: []*Run{pass("p1", sumA), pass("p2", sumB)},
