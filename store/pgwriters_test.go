@@ -183,3 +183,53 @@ func TestPostgresLeftFailingCasesReplaced(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, map[string]testrun.Outcome{"b": fail}, got)
 }
+
+// The same for a run recorded without cases: the left failing cases are
+// removed, never answered as the run's.
+func TestPostgresLeftFailingCasesOfARunWithoutCases(t *testing.T) {
+	w := newPGWriters(t, nil)
+	ctx := context.Background()
+	s := open(t, w.location, newClock())
+	_, err := w.admin.Exec(`INSERT INTO `+w.schema+`.run_failing (run_id, cases) VALUES ('r1', $1)`, `{"old":"failed"}`)
+	require.NoError(t, err)
+	r := run("r1", "T", testrun.KindAfterTurn, map[string]testrun.Outcome{"a": pass})
+	r.Cases, r.Durations = nil, nil
+	_, err = s.RecordRun(ctx, StoredRun{Repo: "acme", JobID: "job-1", Run: r})
+	require.NoError(t, err)
+	got, err := s.RunOutcomes(ctx, "r1", nil)
+	require.NoError(t, err)
+	assert.Empty(t, got)
+	assert.Equal(t, 0, w.count(t, "run_failing"))
+}
+
+// A read that would keep a run's failing cases on the way (a run stored
+// before they had a table) never waits for a writer that holds the runs'
+// lock: it answers, and leaves the keeping for a later read.
+func TestPostgresReadNeverWaitsForTheRunsLock(t *testing.T) {
+	w := newPGWriters(t, nil)
+	ctx := context.Background()
+	s := open(t, w.location, newClock())
+	_, err := s.RecordRun(ctx, StoredRun{Repo: "acme", JobID: "job-1",
+		Run: run("r1", "T", testrun.KindAfterTurn, map[string]testrun.Outcome{"a": pass, "b": fail})})
+	require.NoError(t, err)
+	// As a run stored before its failing cases were kept apart.
+	_, err = w.admin.Exec(`DELETE FROM ` + w.schema + `.run_failing`)
+	require.NoError(t, err)
+
+	hold, err := w.admin.Begin()
+	require.NoError(t, err)
+	defer hold.Rollback() //nolint:errcheck // rolled back below; a no-op then
+	_, err = hold.Exec(`SELECT pg_advisory_xact_lock($1)`, advisoryKey("runs"))
+	require.NoError(t, err)
+	rctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	got, err := s.RunOutcomes(rctx, "r1", nil)
+	require.NoError(t, err, "the read answers while a writer holds the lock")
+	assert.Equal(t, map[string]testrun.Outcome{"b": fail}, got)
+	assert.Equal(t, 0, w.count(t, "run_failing"), "nothing kept while the lock was held")
+
+	require.NoError(t, hold.Rollback())
+	_, err = s.RunOutcomes(ctx, "r1", nil)
+	require.NoError(t, err)
+	assert.Equal(t, 1, w.count(t, "run_failing"), "kept by a read once the lock is free")
+}

@@ -41,6 +41,7 @@ func openPostgres(ctx context.Context, url string, cfg config) (Store, error) {
 		name:    "postgres",
 		rebind:  dollarPlaceholders,
 		lock:    advisoryLock,
+		tryLock: tryAdvisoryLock,
 		tx:      &sql.TxOptions{Isolation: sql.LevelReadCommitted},
 		collate: ` COLLATE "C"`,
 	}}
@@ -77,15 +78,27 @@ func dollarPlaceholders(q string) string {
 	return b.String()
 }
 
+// tryAdvisoryLock takes the transaction-scoped advisory lock of key only
+// when it is free, and reports whether it did.
+func tryAdvisoryLock(ctx context.Context, tx *sql.Tx, key string) (bool, error) {
+	var ok bool
+	err := tx.QueryRowContext(ctx, `SELECT pg_try_advisory_xact_lock($1)`, advisoryKey(key)).Scan(&ok)
+	return ok, err
+}
+
+func advisoryKey(key string) int64 {
+	h := fnv.New64a()
+	h.Write([]byte("hangar-testresults\x00" + key))
+	return int64(h.Sum64())
+}
+
 // advisoryLock takes the transaction-scoped advisory lock of key,
 // exclusive or shared.
 func advisoryLock(ctx context.Context, tx *sql.Tx, key string, shared bool) error {
-	h := fnv.New64a()
-	h.Write([]byte("hangar-testresults\x00" + key))
 	q := `SELECT pg_advisory_xact_lock($1)`
 	if shared {
 		q = `SELECT pg_advisory_xact_lock_shared($1)`
 	}
-	_, err := tx.ExecContext(ctx, q, int64(h.Sum64()))
+	_, err := tx.ExecContext(ctx, q, advisoryKey(key))
 	return err
 }

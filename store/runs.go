@@ -338,13 +338,16 @@ func (s *sqlStore) RecordRun(ctx context.Context, sr StoredRun) (bool, error) {
 				counts[0], counts[1], counts[2], counts[3], counts[4], counts[5], runJSON, casesJSON, durationsJSON); err != nil {
 				return err
 			}
+			// A row left by a store that lost its run is replaced, or
+			// removed when the run being recorded keeps no cases: it is
+			// the one the row describes now.
 			if failingJSON != "" {
-				// A row left by a store that lost its run is replaced: the
-				// run being recorded is the one it describes now.
 				if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO run_failing (run_id, cases) VALUES (?, ?)
 					ON CONFLICT (run_id) DO UPDATE SET cases = excluded.cases`), r.ID, failingJSON); err != nil {
 					return err
 				}
+			} else if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM run_failing WHERE run_id = ?`), r.ID); err != nil {
+				return err
 			}
 		case err != nil:
 			return err
@@ -708,9 +711,10 @@ func (s *sqlStore) RunOutcomes(ctx context.Context, id string, also []string) (m
 		// retention dropped its cases meanwhile. At worst it is read again.
 		// It is written under the runs' writers' lock, so that a prune
 		// never drops the cases (or the run) between the check and the
-		// write and leaves failing cases that nothing would remove.
+		// write and leaves failing cases that nothing would remove; and
+		// only when the lock is free, so that a read never waits for it.
 		if b, err := json.Marshal(out); err == nil {
-			_ = s.inTx(ctx, "runs", func(tx *sql.Tx) error {
+			_ = s.tryInTx(ctx, "runs", func(tx *sql.Tx) error {
 				_, err := tx.ExecContext(ctx, s.q(`INSERT INTO run_failing (run_id, cases)
 					SELECT ?, ? WHERE EXISTS (SELECT 1 FROM runs WHERE run_id = ? AND cases_json IS NOT NULL)
 					ON CONFLICT (run_id) DO NOTHING`), id, string(b), id)

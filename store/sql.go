@@ -31,6 +31,10 @@ type dialect struct {
 	// true takes the lock of key shared, beside other shared holders and
 	// excluding only its exclusive holder.
 	lock func(ctx context.Context, tx *sql.Tx, key string, shared bool) error
+	// tryLock takes the lock of key, exclusive, only when it is free at
+	// once, and reports whether it did (SQLite: an immediate transaction
+	// already holds the one writers' lock).
+	tryLock func(ctx context.Context, tx *sql.Tx, key string) (bool, error)
 	// tx are the options of a writing transaction: PostgreSQL's must read
 	// committed, since the writers' lock is taken inside the transaction
 	// and what it guards must be read after the lock is granted, not as
@@ -431,6 +435,32 @@ func (s *sqlStore) inTxShared(ctx context.Context, shared, key string, fn func(*
 	return retrying(ctx, retryableTx, MaxRetries, rand.Float64, func() error {
 		return s.inTxOnce(ctx, shared, key, fn)
 	})
+}
+
+// tryInTx runs fn once, in a transaction that holds the writers' lock of
+// key, when that lock is free at once; otherwise it does nothing. It is
+// for writes a reader may skip (a cache filled on the way), so that a read
+// never waits behind a writer.
+func (s *sqlStore) tryInTx(ctx context.Context, key string, fn func(*sql.Tx) error) error {
+	tx, err := s.db.BeginTx(ctx, s.d.tx)
+	if err != nil {
+		return s.fail("", err)
+	}
+	defer tx.Rollback() //nolint:errcheck // after Commit it is a no-op
+	switch ok, err := s.d.tryLock(ctx, tx, key); {
+	case err != nil:
+		return s.fail("lock: ", err)
+	case !ok:
+		return nil // a writer holds it: the write is left for another read
+	}
+	if err := fn(tx); err != nil {
+		return s.fail("", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return s.fail("commit: ", err)
+	}
+	s.watch.wrote()
+	return nil
 }
 
 func (s *sqlStore) inTxOnce(ctx context.Context, shared, key string, fn func(*sql.Tx) error) error {

@@ -48,9 +48,10 @@ func openSQLite(ctx context.Context, path string, cfg config) (Store, error) {
 	db.SetMaxOpenConns(n)
 	db.SetMaxIdleConns(n)
 	s := &sqlStore{db: db, now: cfg.now, parsed: newRunCache(maxCachedRunBytes), d: dialect{
-		name:   "sqlite",
-		rebind: func(q string) string { return q },
-		lock:   func(context.Context, *sql.Tx, string, bool) error { return nil },
+		name:    "sqlite",
+		rebind:  func(q string) string { return q },
+		lock:    func(context.Context, *sql.Tx, string, bool) error { return nil },
+		tryLock: func(context.Context, *sql.Tx, string) (bool, error) { return true, nil },
 	}}
 	if err := s.migrateTo(ctx, cfg.schema); err != nil {
 		_ = db.Close() // never handed out: the migration's error is the one to report
