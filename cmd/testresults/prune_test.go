@@ -75,3 +75,24 @@ func TestPruneStore(t *testing.T) {
 	later := time.Now().Add(30 * 24 * time.Hour).UTC().Format(time.RFC3339)
 	assert.Equal(t, map[string]any{"runs": 1.0, "cases": 0.0}, prune(later)["store"], "after 14 days the run is gone")
 }
+
+// TestPruneStoreFailsAfterFolders: when the store cannot be pruned, what
+// was done to the folders is still said (JSON on stdout) before the error.
+func TestPruneStoreFailsAfterFolders(t *testing.T) {
+	dir := t.TempDir()
+	runs := filepath.Join(dir, "tests")
+	old := filepath.Join(runs, "20260101T000000Z-0123456789ab")
+	require.NoError(t, os.MkdirAll(old, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(old, "output.log"), nil, 0o644))
+	past := time.Now().Add(-30 * 24 * time.Hour)
+	require.NoError(t, os.Chtimes(old, past, past))
+	notAStore := filepath.Join(dir, "store.db")
+	require.NoError(t, os.WriteFile(notAStore, []byte("not a database, but long enough to be read as one's header......"), 0o644))
+
+	code, out, stderr := runCmd(t, "prune", "--dir", runs, "--store", notAStore)
+	assert.NotEqual(t, exitOK, code, stderr)
+	var got map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &got), "stdout: %q", out)
+	assert.Equal(t, []any{old}, got["removed"])
+	assert.NoDirExists(t, old)
+}
