@@ -137,6 +137,38 @@ func (s *refusingServer) Export(context.Context, ptraceotlp.ExportRequest) (ptra
 	return ptraceotlp.NewExportResponse(), s.err
 }
 
+// warningServer is an OTLP/gRPC trace service that accepts every request
+// whole with a warning (a partial success that rejects nothing), keeping
+// the spans in sink.
+type warningServer struct {
+	ptraceotlp.UnimplementedGRPCServer
+	sink *consumertest.TracesSink
+}
+
+func (s *warningServer) Export(ctx context.Context, req ptraceotlp.ExportRequest) (ptraceotlp.ExportResponse, error) {
+	if err := s.sink.ConsumeTraces(ctx, req.Traces()); err != nil {
+		return ptraceotlp.NewExportResponse(), err
+	}
+	resp := ptraceotlp.NewExportResponse()
+	resp.PartialSuccess().SetErrorMessage("attribute values were truncated")
+	return resp, nil
+}
+
+// TestWarningIsDelivered: a receiver's warning (a partial success that
+// rejected no span) is a delivery, as the OTLP specification has it: every
+// request of the export goes out and the export succeeds.
+func TestWarningIsDelivered(t *testing.T) {
+	clearOTelEnv(t)
+	session := bigSession(t)
+	sink := new(consumertest.TracesSink)
+	addr := grpcServer(t, func(s *grpc.Server) { ptraceotlp.RegisterGRPCServer(s, &warningServer{sink: sink}) })
+	err := exportSession(context.Background(), session, exporter.Options{Getenv: noEnv, MaxRequestBytes: smallRequest,
+		OTLP: exporter.OTLPOptions{Endpoint: addr, Insecure: true, Timeout: 5 * time.Second}})
+	require.NoError(t, err)
+	assert.Equal(t, 13, sink.SpanCount(), "the session span and 12 turns, over several requests")
+	assert.Greater(t, len(sink.AllTraces()), 1)
+}
+
 // grpcServer serves register's services on 127.0.0.1.
 func grpcServer(t *testing.T, register func(*grpc.Server)) string {
 	l, err := net.Listen("tcp", "127.0.0.1:0")

@@ -36,8 +36,23 @@ type retrying struct {
 // *DeliveryError.
 func (r *retrying) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
 	return deliver(ctx, r.endpoint, r.timeout, r.classify, func(ctx context.Context) error {
-		return r.SpanExporter.ExportSpans(ctx, spans)
+		if err := r.SpanExporter.ExportSpans(ctx, spans); !warnedOnly(err) {
+			return err
+		}
+		return nil
 	})
+}
+
+// warnedOnly reports whether err is the SDK's account of a partial success
+// that rejected no span: a warning from the receiver (its message), on a
+// request the OTLP specification counts as fully accepted.
+func warnedOnly(err error) bool {
+	if err == nil {
+		return false
+	}
+	msg := strings.TrimPrefix(err.Error(), "traces export: ") // the SDK exporter's own prefix
+	return strings.HasPrefix(msg, "OTLP partial success: ") && strings.HasSuffix(msg, " (0 spans rejected)") &&
+		strings.Count(msg, "OTLP partial success: ") == 1 && !strings.Contains(msg, "rpc error:")
 }
 
 // deliver makes one OTLP request with send, retrying what may pass later

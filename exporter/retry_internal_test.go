@@ -42,3 +42,20 @@ func TestRetryKeepsHint(t *testing.T) {
 	assert.ErrorIs(t, err, context.DeadlineExceeded, "the last attempt timed out")
 	assert.Contains(t, err.Error(), "drop --otlp-insecure")
 }
+
+func TestWarnedOnly(t *testing.T) {
+	for msg, want := range map[string]bool{
+		"traces export: OTLP partial success: values truncated (0 spans rejected)":                             true,
+		"OTLP partial success: empty message (0 spans rejected)":                                               true,
+		"traces export: OTLP partial success: too old (3 spans rejected)":                                      false,
+		"traces export: OTLP partial success: x (0 spans rejected)\nrpc error: code = Unavailable desc = busy": false,
+		"rpc error: code = Unavailable desc = busy":                                                            false,
+	} {
+		if got := warnedOnly(errors.New(msg)); got != want {
+			t.Errorf("warnedOnly(%q) = %v, want %v", msg, got, want)
+		}
+	}
+	if warnedOnly(nil) {
+		t.Error("nil is no warning")
+	}
+}
