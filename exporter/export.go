@@ -226,6 +226,10 @@ func prepare(ctx context.Context, o Options) ([]translate.Option, int, *resource
 		translate.WithRedactor(redactor),
 		translate.WithBase(o.Base),
 		translate.WithMaxCaseEvents(o.MaxCaseEvents),
+		// One span's events fit in one request, with a quarter of it
+		// left for the span, its resource and its attributes (3 MiB of the
+		// default 4 MiB, translate's default).
+		translate.WithMaxEventBytes(maxBytes - maxBytes/4),
 		translate.WithParent(parent),
 		translate.WithCaseSpans(o.CaseSpans),
 		translate.WithEvents(o.Events),

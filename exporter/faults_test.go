@@ -169,6 +169,36 @@ func TestWarningIsDelivered(t *testing.T) {
 	assert.Greater(t, len(sink.AllTraces()), 1)
 }
 
+// TestRequestBytesBoundEvents: a lower MaxRequestBytes (a receiver with a
+// lower max_recv_msg_size_mib) also bounds one run's events: every request
+// fits, and the events left out are counted on the run's event.
+func TestRequestBytesBoundEvents(t *testing.T) {
+	clearOTelEnv(t)
+	const limit = 1 << 20
+	sink := new(consumertest.TracesSink)
+	addr := startReceiver(t, sink)
+	run := manyFailures(t, 20000, 64)
+	err := exportRuns(context.Background(), []*testrun.Run{run}, exporter.Options{Getenv: noEnv, MaxRequestBytes: limit,
+		MaxCaseEvents: 20000, OTLP: exporter.OTLPOptions{Endpoint: addr, Insecure: true, Timeout: 10 * time.Second}})
+	require.NoError(t, err)
+	var sizer ptrace.ProtoMarshaler
+	for _, td := range sink.AllTraces() {
+		assert.LessOrEqual(t, sizer.TracesSize(td), limit, "one request")
+	}
+	require.Equal(t, 1, sink.SpanCount())
+	span := sink.AllTraces()[0].ResourceSpans().At(0).ScopeSpans().At(0).Spans().At(0)
+	var omitted int64
+	for i := 0; i < span.Events().Len(); i++ {
+		if ev := span.Events().At(i); ev.Name() == "test.run" {
+			v, ok := ev.Attributes().Get("hangar.test.case_events.omitted")
+			require.True(t, ok, "the run says events were left out")
+			omitted = v.Int()
+		}
+	}
+	assert.Equal(t, int64(20000), omitted+int64(span.Events().Len()-1), "every failure is an event or counted as omitted")
+	assert.Positive(t, omitted)
+}
+
 // grpcServer serves register's services on 127.0.0.1.
 func grpcServer(t *testing.T, register func(*grpc.Server)) string {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
