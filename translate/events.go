@@ -70,6 +70,10 @@ type runPlan struct {
 	newFailures map[string]bool
 	// flakiness are the scores of WithFlakiness, by test id.
 	flakiness map[string]testrun.Flakiness
+	// unlisted counts the failing tests the run counts but does not name
+	// (it keeps the first DefaultMaxCasesKept cases): they get no event,
+	// and the test.run event counts them as omitted.
+	unlisted int
 }
 
 type caseRef struct {
@@ -105,6 +109,15 @@ func planRuns(runs []*testrun.Run, cfg config, now time.Time) ([]runPlan, error)
 		}
 		start, end := runTimes(r, now)
 		p := runPlan{run: r, start: start, end: end, cases: cases, flakiness: cfg.flakiness}
+		if r.Counts != nil {
+			named := 0
+			for _, c := range cases {
+				if c.outcome.Failing() {
+					named++
+				}
+			}
+			p.unlisted = max(0, r.Counts.Failed+r.Counts.Errors-named)
+		}
 		if cfg.base != nil {
 			// The comparison rule lives once, in testrun.NewFailures.
 			if ids, err := testrun.NewFailures(cfg.base, r); err == nil {
@@ -279,7 +292,7 @@ func joinEvents(plans []runPlan, caseEvents [][]Event) []Event {
 	out := make([]Event, 0, total)
 	for i := range plans {
 		p := &plans[i]
-		out = append(out, runEvent(p, int64(len(p.cases)-kept[i])))
+		out = append(out, runEvent(p, int64(len(p.cases)-kept[i]+p.unlisted)))
 		out = append(out, caseEvents[i]...)
 	}
 	stamp(plans, kept, out)

@@ -276,3 +276,25 @@ func BenchmarkLogs50k(b *testing.B) {
 	}
 	b.ReportMetric(float64(size), "bytes/export")
 }
+
+// TestFailingTestsTheRunDoesNotName: a run counts more failing tests than
+// it keeps cases for (it names the first 20,000); those it does not name get
+// no event, and the test.run event and record count them as omitted, so
+// that no failure reads as absent.
+func TestFailingTestsTheRunDoesNotName(t *testing.T) {
+	run := failingRun("capped", 30, 0)
+	run.Counts.Failed, run.Counts.Passed, run.Counts.Total = 40, 0, 40 // ten failures beyond those named
+	spans, err := translate.JobSpans(translate.Job{ID: "job-capped"}, []*testrun.Run{run}, translate.WithEvents(translate.EventsBoth))
+	require.NoError(t, err)
+	s := spans[0]
+	require.Len(t, s.Events, 1+30)
+	omitted, ok := attrOf(s.Events[0], semconv.TestCaseEventsOmitted)
+	require.True(t, ok, "the failures the run does not name are counted")
+	assert.Equal(t, int64(10), omitted)
+
+	records := logRecordsOf(translate.Logs(spans, nil))
+	require.Len(t, records, 1+30)
+	v, ok := records[0].Attributes().Get(string(semconv.TestCaseEventsOmitted))
+	require.True(t, ok, "the records count them too")
+	assert.Equal(t, int64(10), v.Int())
+}
