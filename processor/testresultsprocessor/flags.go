@@ -77,20 +77,86 @@ func removeFlagVariants(attrs pcommon.Map) int64 {
 	return removeKeys(attrs, true)
 }
 
-// removeKeys removes the attributes that flagMatch. The map is only written
-// when something matches, so a clean map costs one pass and no allocation.
+// removeKeys removes the attributes that flagMatch, and, inside map values
+// (and the maps of slice values) at any depth, every key whose dotted path
+// spells a flag (see stripNested). The map is only written when something
+// matches, so a clean map costs one pass and no allocation.
 func removeKeys(attrs pcommon.Map, keepCanonical bool) int64 {
 	var n int64
-	attrs.Range(func(k string, _ pcommon.Value) bool {
+	nested := false
+	attrs.Range(func(k string, v pcommon.Value) bool {
 		if flagMatch(k, keepCanonical) {
 			n++
+		} else if t := v.Type(); (t == pcommon.ValueTypeMap || t == pcommon.ValueTypeSlice) && mayLeadToFlag(k) {
+			nested = true
 		}
 		return true
 	})
 	if n > 0 {
 		attrs.RemoveIf(func(k string, _ pcommon.Value) bool { return flagMatch(k, keepCanonical) })
 	}
+	if nested {
+		attrs.Range(func(k string, v pcommon.Value) bool {
+			n += stripNested(strings.TrimSpace(k), v)
+			return true
+		})
+	}
 	return n
+}
+
+// stripNested removes, from the map v under the dotted path (or the maps
+// of the slice v), every key whose path spells a flag, at any depth: a
+// backend that flattens maps with "." (as many do) would read
+// {"hangar.test.run": {"trusted": true}} as the flag itself. A nested key
+// never is the processor's own flag, whatever its spelling. It returns how
+// many keys it removed.
+func stripNested(path string, v pcommon.Value) int64 {
+	if !mayLeadToFlag(path) {
+		return 0
+	}
+	var n int64
+	switch v.Type() {
+	case pcommon.ValueTypeMap:
+		m := v.Map()
+		m.RemoveIf(func(k string, _ pcommon.Value) bool {
+			if spellsFlag(path + "." + strings.TrimSpace(k)) {
+				n++
+				return true
+			}
+			return false
+		})
+		m.Range(func(k string, v pcommon.Value) bool {
+			n += stripNested(path+"."+strings.TrimSpace(k), v)
+			return true
+		})
+	case pcommon.ValueTypeSlice:
+		sl := v.Slice()
+		for i := 0; i < sl.Len(); i++ {
+			n += stripNested(path, sl.At(i))
+		}
+	}
+	return n
+}
+
+// mayLeadToFlag reports whether path, followed by "." and more, may spell
+// a flag: it is the start of one, up to a ".", ignoring Unicode case as
+// spellsFlag does (white space around path aside).
+func mayLeadToFlag(path string) bool {
+	p := strings.TrimSpace(path)
+	return foldPrefixDot(keyTrusted, p) || foldPrefixDot(keyCounted, p)
+}
+
+// foldPrefixDot reports whether key begins with prefix and a "." after it,
+// rune by rune under Unicode simple folding.
+func foldPrefixDot(key, prefix string) bool {
+	for _, pr := range prefix {
+		r, size := utf8.DecodeRuneInString(key)
+		if size == 0 || (r != pr && !strings.EqualFold(string(r), string(pr))) {
+			return false
+		}
+		key = key[size:]
+	}
+	return strings.HasPrefix(key, ".")
 }
 
 // stripSpan removes every spelling of the flags from a span that is not

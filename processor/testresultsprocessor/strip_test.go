@@ -518,3 +518,60 @@ func TestStripEveryResourceAndScope(t *testing.T) {
 	assert.Equal(t, 2+2+4, n, "resources, scopes, links")
 	assert.Equal(t, int64(2*(2+2+4)), st.removed)
 }
+
+// TestNestedFlagsRemoved: a flag spelled by the dotted path of nested maps
+// (a backend that flattens maps with "." reads {"hangar.test.run":
+// {"trusted": true}} as the flag) is removed at any depth, also inside the
+// maps of a slice, whatever its case; the canonical top-level key the
+// processor writes stays, and nested maps that spell no flag are left
+// whole.
+func TestNestedFlagsRemoved(t *testing.T) {
+	m := pcommon.NewMap()
+	m.PutBool(keyTrusted, false)
+	m.PutEmptyMap("hangar.test.run").PutBool("trusted", true)
+	m.PutEmptyMap("hangar").PutEmptyMap("test").PutEmptyMap("Run").PutStr(" counted", "true")
+	deep := m.PutEmptyMap("HANGAR.test")
+	deep.PutEmptyMap("run").PutInt("trusted", 1)
+	deep.PutStr("kind", "base")
+	list := m.PutEmptySlice("Hangar.Test.Run")
+	list.AppendEmpty().SetEmptyMap().PutBool("counted", true)
+	list.AppendEmpty().SetStr("x")
+	other := m.PutEmptyMap("http")
+	other.PutStr("route", "/items")
+	other.PutEmptyMap("hangar.test.run").PutBool("trusted", true) // http.hangar.test.run.trusted spells no flag
+
+	assert.Equal(t, int64(4), removeFlagVariants(m))
+
+	got, ok := m.Get(keyTrusted)
+	require.True(t, ok, "the canonical key stays")
+	assert.False(t, got.Bool())
+	flat := map[string]bool{}
+	var walk func(path string, v pcommon.Value)
+	walk = func(path string, v pcommon.Value) {
+		switch v.Type() {
+		case pcommon.ValueTypeMap:
+			v.Map().Range(func(k string, v pcommon.Value) bool { walk(path+"."+k, v); return true })
+		case pcommon.ValueTypeSlice:
+			for i := 0; i < v.Slice().Len(); i++ {
+				walk(path, v.Slice().At(i))
+			}
+		default:
+			flat[strings.TrimPrefix(path, ".")] = true
+		}
+	}
+	m.Range(func(k string, v pcommon.Value) bool { walk("."+k, v); return true })
+	for k := range flat {
+		if k != keyTrusted {
+			assert.False(t, spellsFlag(k), "%q flattens to a flag", k)
+		}
+	}
+	assert.True(t, flat["HANGAR.test.kind"], "what spells no flag stays")
+	assert.True(t, flat["http.route"])
+	assert.True(t, flat["http.hangar.test.run.trusted"])
+
+	clean := pcommon.NewMap()
+	clean.PutEmptyMap("http").PutStr("route", "/")
+	clean.PutEmptySlice("ids").AppendEmpty().SetStr("a")
+	assert.Zero(t, removeFlags(clean))
+	assert.Equal(t, 2, clean.Len())
+}
