@@ -94,10 +94,17 @@ func planRuns(runs []*testrun.Run, cfg config, now time.Time) ([]runPlan, error)
 		return nil, fmt.Errorf("%w: no runs to export", ErrInvalid)
 	}
 	plans := make([]runPlan, len(runs))
+	seen := make(map[string]bool, len(runs))
 	for i, r := range runs {
 		if err := validate(r); err != nil {
 			return nil, err
 		}
+		// Ids derive from the run's id: two runs of one id would give two
+		// different events and case spans the same ids.
+		if seen[r.ID] {
+			return nil, fmt.Errorf("%w: run %q given twice: its spans would share their ids", ErrInvalid, r.ID)
+		}
+		seen[r.ID] = true
 		cases := caseList(r, true)
 		for j := range cases {
 			if m := cases[j].message; m != "" {

@@ -257,11 +257,16 @@ func TestFailedIDs(t *testing.T) {
 	delete(many.Cases, many.Failures[0].ID)
 	many.Failures[0].ID = long
 	many.Cases[long] = testrun.OutcomeFailed
-	got := spanAttrs(jobSpan(t, many, many))[semconv.TestFailedIDsKey].([]string)
+	again := *many // the same failures in a second run
+	again.ID = "many-again"
+	got := spanAttrs(jobSpan(t, many, &again))[semconv.TestFailedIDsKey].([]string)
 	require.Len(t, got, translate.MaxFailedIDs)
 	assert.Equal(t, strings.Repeat("x", translate.FailedIDLength), got[0])
 	assert.Equal(t, many.Failures[1].ID, got[1])
 	assert.Equal(t, many.Failures[translate.MaxFailedIDs-1].ID, got[translate.MaxFailedIDs-1], "the second run's repeats are not listed again")
+
+	_, err := translate.JobSpans(translate.Job{ID: "job-1"}, []*testrun.Run{many, many})
+	require.ErrorIs(t, err, translate.ErrInvalid, "one run given twice would give its spans one id twice")
 }
 
 // TestEventTimes: each run's test.run event first, then its test.case
