@@ -416,8 +416,6 @@ func (s *sqlStore) migrateTo(ctx context.Context, target int) error {
 	})
 }
 
-// inTx runs fn in a transaction holding the writers' lock of key, and
-// commits when fn returns nil.
 // inTx runs fn in one transaction that holds the writers' lock of key,
 // and runs it again, at most MaxRetries more times with backoff, when
 // PostgreSQL rolled it back for a serialization failure or a deadlock it
@@ -442,40 +440,34 @@ func (s *sqlStore) inTxShared(ctx context.Context, shared, key string, fn func(*
 // for writes a reader may skip (a cache filled on the way), so that a read
 // never waits behind a writer.
 func (s *sqlStore) tryInTx(ctx context.Context, key string, fn func(*sql.Tx) error) error {
-	tx, err := s.db.BeginTx(ctx, s.d.tx)
-	if err != nil {
-		return s.fail("", err)
-	}
-	defer tx.Rollback() //nolint:errcheck // after Commit it is a no-op
-	switch ok, err := s.d.tryLock(ctx, tx, key); {
-	case err != nil:
-		return s.fail("lock: ", err)
-	case !ok:
-		return nil // a writer holds it: the write is left for another read
-	}
-	if err := fn(tx); err != nil {
-		return s.fail("", err)
-	}
-	if err := tx.Commit(); err != nil {
-		return s.fail("commit: ", err)
-	}
-	s.watch.wrote()
-	return nil
+	return s.lockedTx(ctx, func(tx *sql.Tx) (bool, error) { return s.d.tryLock(ctx, tx, key) }, fn)
 }
 
 func (s *sqlStore) inTxOnce(ctx context.Context, shared, key string, fn func(*sql.Tx) error) error {
+	return s.lockedTx(ctx, func(tx *sql.Tx) (bool, error) {
+		if shared != "" {
+			if err := s.d.lock(ctx, tx, shared, true); err != nil {
+				return false, err
+			}
+		}
+		return true, s.d.lock(ctx, tx, key, false)
+	}, fn)
+}
+
+// lockedTx runs fn in a writing transaction once lock, run first in it,
+// took the writers' lock, and commits when fn returns nil; it does nothing
+// when lock reports the lock was not taken (a try).
+func (s *sqlStore) lockedTx(ctx context.Context, lock func(*sql.Tx) (bool, error), fn func(*sql.Tx) error) error {
 	tx, err := s.db.BeginTx(ctx, s.d.tx)
 	if err != nil {
 		return s.fail("", err)
 	}
 	defer tx.Rollback() //nolint:errcheck // after Commit it is a no-op
-	if shared != "" {
-		if err := s.d.lock(ctx, tx, shared, true); err != nil {
-			return s.fail("lock: ", err)
-		}
-	}
-	if err := s.d.lock(ctx, tx, key, false); err != nil {
+	switch ok, err := lock(tx); {
+	case err != nil:
 		return s.fail("lock: ", err)
+	case !ok:
+		return nil // a writer holds it: the write is left for another time
 	}
 	if err := fn(tx); err != nil {
 		if errors.Is(err, ErrRunConflict) {
