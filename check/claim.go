@@ -1,11 +1,15 @@
 package check
 
 import (
+	"errors"
 	"io/fs"
 	"os"
 	"slices"
 	"sync"
 )
+
+// errHeld is why claimFolder refuses a folder: another holds its claim.
+var errHeld = errors.New("held")
 
 // folderClaim is a run's claim on its report folder (see claimFolder): the
 // folder held open and locked, given up by Close.

@@ -52,7 +52,7 @@ func claimFolder(root *os.Root, dir string) (*folderClaim, error) {
 		return c, nil
 	case errors.Is(err, syscall.EWOULDBLOCK):
 		_ = f.Close() // refused: the folder's holder is the error to report
-		return nil, fmt.Errorf("%w: %s is the report folder of another run that has not ended (or is being pruned); give this run its own (--out)", ErrReportDir, dir)
+		return nil, fmt.Errorf("%w: %w: %s is the report folder of another run that has not ended (or is being pruned); give this run its own (--out)", ErrReportDir, errHeld, dir)
 	default:
 		_ = f.Close() // the file system cannot lock: the folder stays unclaimed
 		return nil, nil

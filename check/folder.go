@@ -47,7 +47,7 @@ var sourceExts = map[string]bool{
 // refused otherwise, when it is a symbolic link, or while another run holds
 // it. Every later read and write of the folder goes through the returned
 // root, which stays on the folder it opened; the claim is held until the
-// returned file is closed (nil where the folder could not be claimed). It
+// returned claim is closed (nil where the folder could not be claimed). It
 // returns the time from which a file counts as written by the run: start,
 // or the file system's own clock when that is behind (file times come from
 // a coarser clock).

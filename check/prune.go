@@ -121,8 +121,11 @@ func pruneRun(dir string, now time.Time, p *Pruned) error {
 	// Claimed before anything in it is looked at: a run that holds it
 	// may be writing there, and a run that comes later waits.
 	claim, err := claimFolder(root, dir)
-	if err != nil {
+	switch {
+	case errors.Is(err, errHeld):
 		return errRunInProgress
+	case err != nil:
+		return err
 	}
 	if claim != nil {
 		defer func() { _ = claim.Close() }() // closing gives the claim up whatever it returns
@@ -143,21 +146,7 @@ func pruneRun(dir string, now time.Time, p *Pruned) error {
 		// An unreadable file still ages out with its folder.
 		fields = nil
 	}
-	var head struct {
-		StartedAt *time.Time `json:"started_at"`
-		Kind      *string    `json:"kind"`
-	}
-	age := now.Sub(dfi.ModTime())
-	if fields != nil {
-		if obj, err := fields.object(); err == nil && json.Unmarshal(obj, &head) == nil && head.StartedAt != nil {
-			age = now.Sub(*head.StartedAt)
-		}
-	}
-	var kind testrun.Kind
-	if head.Kind != nil {
-		kind = testrun.Kind(*head.Kind)
-	}
-	kept := testrun.Retain(kind, age)
+	kept := retained(fields, dfi.ModTime(), now)
 	if kept == testrun.RetainNothing {
 		// The files the folder was checked to hold, and then the folder
 		// (which fails if anything else appeared in it meanwhile).
@@ -193,6 +182,27 @@ func pruneRun(dir string, now time.Time, p *Pruned) error {
 	_ = os.Chtimes(dir, dfi.ModTime(), dfi.ModTime())
 	p.CasesDropped = append(p.CasesDropped, filepath.Join(dir, ResultsFile))
 	return nil
+}
+
+// retained is what retention keeps of a run whose TEST-RESULTS.json has
+// the top-level fields (nil when unreadable) and whose folder dates from
+// folderTime: its age is its started_at's, else its folder's.
+func retained(fields jsonFields, folderTime, now time.Time) testrun.Retained {
+	var head struct {
+		StartedAt *time.Time `json:"started_at"`
+		Kind      *string    `json:"kind"`
+	}
+	age := now.Sub(folderTime)
+	if fields != nil {
+		if obj, err := fields.object(); err == nil && json.Unmarshal(obj, &head) == nil && head.StartedAt != nil {
+			age = now.Sub(*head.StartedAt)
+		}
+	}
+	var kind testrun.Kind
+	if head.Kind != nil {
+		kind = testrun.Kind(*head.Kind)
+	}
+	return testrun.Retain(kind, age)
 }
 
 // dropCases rewrites the file name of root, whose top-level fields are
