@@ -43,7 +43,7 @@ func FactsOf(run *testrun.Run) Facts {
 		return f
 	}
 	if !run.Trusted() {
-		f.NotCounted = append(f.NotCounted, fmt.Sprintf("not trusted (kind %s%s)", orNull(string(run.Kind)), gradeNote(run)))
+		f.NotCounted = append(f.NotCounted, fmt.Sprintf("not trusted (kind %s%s)", orNull(string(run.Kind)), gradeNote(run.Kind, run.Grade)))
 	}
 	switch {
 	case run.Counts == nil:
@@ -61,16 +61,10 @@ func FactsOf(run *testrun.Run) Facts {
 	return f
 }
 
-func extGradeNote(e *Extension) string {
-	if testrun.Kind(deref(e.Kind)) == testrun.KindGrader {
-		return ", grade " + orNull(deref(e.Grade))
-	}
-	return ""
-}
-
-func gradeNote(run *testrun.Run) string {
-	if run.Kind == testrun.KindGrader {
-		return ", grade " + orNull(run.Grade)
+// gradeNote names the grade of a run of kind grader ("" for other kinds).
+func gradeNote(kind testrun.Kind, grade string) string {
+	if kind == testrun.KindGrader {
+		return ", grade " + orNull(grade)
 	}
 	return ""
 }

@@ -278,17 +278,19 @@ func (v *Verification) checkResult(tr *testresult.TestResult, ext *Extension, re
 		}
 		// The flags are never believed: they are what the rules give from
 		// the extension's own facts, or the statement contradicts itself.
-		if trusted := ext.trustedByRule(); ext.Trusted != trusted {
-			v.problem("the extension says trusted %t, but kind %s%s gives %t", ext.Trusted, orNull(deref(ext.Kind)), extGradeNote(ext), trusted)
+		trusted, counted := ext.trustedByRule(), ext.countedByRule()
+		if ext.Trusted != trusted {
+			v.problem("the extension says trusted %t, but kind %s%s gives %t",
+				ext.Trusted, orNull(deref(ext.Kind)), gradeNote(testrun.Kind(deref(ext.Kind)), deref(ext.Grade)), trusted)
 		}
-		if counted := ext.countedByRule(); ext.Counted != counted {
+		if ext.Counted != counted {
 			v.problem("the extension says counted %t, but its facts give %t (trusted %t, complete %t with %d incomplete reasons, counts %s)",
-				ext.Counted, counted, ext.trustedByRule(), ext.Complete, len(ext.IncompleteReasons), countsText(ext.Counts))
+				ext.Counted, counted, trusted, ext.Complete, len(ext.IncompleteReasons), countsText(ext.Counts))
 		}
 		if ext.Complete && len(ext.IncompleteReasons) > 0 {
 			v.problem("the extension says complete, yet gives %d incomplete reasons", len(ext.IncompleteReasons))
 		}
-		if ext.countedByRule() && reports == 0 {
+		if counted && reports == 0 {
 			v.problem("the run is counted, yet the statement names no report it read")
 		}
 		if derived, _ := Decide(ext.Facts()); derived != result {
