@@ -276,15 +276,12 @@ func (w *watcher) settled(path string) bool {
 }
 
 // isStream reports whether path names a report written as a stream, with
-// no end marked in it: a go test -json stream or an lcov file (see
-// report.IsCandidate). A run folder's TEST-RESULTS.json is written whole.
+// no end marked in it: a report candidate that is not XML, a go test -json
+// stream or an lcov file (see report.IsCandidate, which a run folder's
+// TEST-RESULTS.json, written whole, is not).
 func isStream(path string) bool {
 	name := filepath.Base(path)
-	if name == ResultsFile {
-		return false
-	}
-	ext := strings.ToLower(filepath.Ext(name))
-	return report.IsCandidate(name) && ext != ".xml"
+	return report.IsCandidate(name) && !strings.EqualFold(filepath.Ext(name), ".xml")
 }
 
 // openRegular opens the regular file at path for reading: a symbolic link,
