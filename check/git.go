@@ -40,9 +40,17 @@ func (g gitRunner) run(ctx context.Context, stdin []byte, args ...string) ([]byt
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return nil, fmt.Errorf("check: git %s: %w: %s", args[0], err, strings.TrimSpace(stderr.String()))
+		return nil, fmt.Errorf("check: git %s: %w: %s", subcommand(args), err, strings.TrimSpace(stderr.String()))
 	}
 	return out, nil
+}
+
+// subcommand is the git command args run, past any "-c name=value".
+func subcommand(args []string) string {
+	for len(args) > 2 && args[0] == "-c" {
+		args = args[2:]
+	}
+	return args[0]
 }
 
 // gitState is what the check ran on.
@@ -73,9 +81,32 @@ func readGitState(ctx context.Context, dir string, env []string) (gitState, erro
 	if len(lines) > 1 {
 		st.Commit = lines[1]
 	}
+	// core.worktree or GIT_WORK_TREE can name a work tree elsewhere: its
+	// commit and digest would then describe files the check never ran on.
+	if !holds(st.Top, dir) {
+		return gitState{}, fmt.Errorf("check: git names the work tree %s, which does not hold the check's folder %s: no commit or digest is recorded", st.Top, dir)
+	}
 	var err error
 	st.Tree, err = TreeDigest(ctx, st.Top, env)
 	return st, err
+}
+
+// holds reports whether the folder dir is top or inside it, once both
+// have their symbolic links resolved (git reports top resolved).
+func holds(top, dir string) bool {
+	t, err := filepath.EvalSymlinks(top)
+	if err != nil {
+		return false
+	}
+	d, err := filepath.Abs(dir)
+	if err != nil {
+		return false
+	}
+	if d, err = filepath.EvalSymlinks(d); err != nil {
+		return false
+	}
+	rel, err := filepath.Rel(t, d)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
 // mayBeWorkTree reports whether git could find a work tree holding dir:
@@ -120,11 +151,15 @@ func dotGitAbove(d string) bool {
 // uncommitted changes and untracked files included, ignored files not: 64
 // hex digits of a SHA-256 over the sorted (path, mode, git blob id) of
 // every file. Clean tracked files take their blob id from the index; files
-// that git status lists as changed or untracked are hashed as git would
-// store them (git hash-object, filters applied); deleted files are left
-// out. Equal content gives equal digests, in any clone or copy. It reads
-// only: the index and the object store are not written. env is the
-// environment git runs with (nil: this process's).
+// that git status lists as changed or untracked, and tracked files git is
+// told not to look at (assume-unchanged, skip-worktree), are hashed as git
+// would store them (git hash-object, filters applied) from what is on
+// disk; files not on disk are left out. git's file-system monitor is not
+// asked. An untracked folder holding a repository of its own (git lists
+// the folder, not its files) is an error, not a digest that leaves it out.
+// Equal content gives equal digests, in any clone or copy. It reads only:
+// the index and the object store are not written. env is the environment
+// git runs with (nil: this process's).
 func TreeDigest(ctx context.Context, top string, env []string) (string, error) {
 	if env == nil {
 		env = os.Environ()
@@ -135,10 +170,11 @@ func TreeDigest(ctx context.Context, top string, env []string) (string, error) {
 	// The index and the status are read side by side.
 	statusCh := make(chan gitResult, 1)
 	go func() {
-		out, err := g.run(ctx, nil, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--no-renames", "--ignore-submodules=all")
+		out, err := g.run(ctx, nil, "-c", "core.fsmonitor=false", "status", "--porcelain=v1", "-z",
+			"--untracked-files=all", "--no-renames", "--ignore-submodules=all")
 		statusCh <- gitResult{out, err}
 	}()
-	out, err := g.run(ctx, nil, "ls-files", "-s", "-z")
+	out, err := g.run(ctx, nil, "ls-files", "-s", "-v", "-z")
 	status := <-statusCh
 	if err != nil {
 		return "", err
@@ -146,24 +182,43 @@ func TreeDigest(ctx context.Context, top string, env []string) (string, error) {
 	if status.err != nil {
 		return "", status.err
 	}
+	// onDisk lists the paths whose content is read from the disk: those
+	// status names, and those git does not compare with it.
+	var onDisk []string
 	for _, rec := range bytes.Split(out, []byte{0}) {
-		// <mode> <object> <stage>\t<path>
+		// <tag> <mode> <object> <stage>\t<path>
 		meta, path, ok := bytes.Cut(rec, []byte{'\t'})
 		if !ok {
 			continue
 		}
 		f := strings.Fields(string(meta))
-		if len(f) != 3 || f[2] != "0" {
+		if len(f) != 4 || f[3] != "0" {
 			continue
 		}
-		files[string(path)] = entry{mode: f[0], id: f[1]}
+		files[string(path)] = entry{mode: f[1], id: f[2]}
+		// A lower-case tag is assume-unchanged, S skip-worktree: git
+		// status does not look at such a file.
+		if tag := f[0]; tag == "S" || strings.ToLower(tag) == tag {
+			onDisk = append(onDisk, string(path))
+		}
 	}
-	var toHash []string
 	for _, rec := range bytes.Split(status.out, []byte{0}) {
 		if len(rec) < 4 {
 			continue
 		}
 		path := string(rec[3:])
+		if strings.HasSuffix(path, "/") {
+			return "", fmt.Errorf("check: tree digest: the untracked folder %q holds a repository of its own, whose files git does not list", path)
+		}
+		onDisk = append(onDisk, path)
+	}
+	var toHash []string
+	seen := make(map[string]bool, len(onDisk))
+	for _, path := range onDisk {
+		if seen[path] {
+			continue
+		}
+		seen[path] = true
 		fi, err := os.Lstat(filepath.Join(top, filepath.FromSlash(path)))
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
@@ -183,34 +238,101 @@ func TreeDigest(ctx context.Context, top string, env []string) (string, error) {
 			}
 			files[path] = entry{mode: mode}
 			toHash = append(toHash, path)
+		case fi.IsDir() && files[path].mode == "160000":
+			// A submodule: its commit is the index's.
+		default:
+			// A folder where a tracked file was (git lists what it
+			// holds on its own), or no file git could store.
+			delete(files, path)
 		}
 	}
-	if len(toHash) > 0 {
-		out, err := g.run(ctx, []byte(strings.Join(toHash, "\n")+"\n"), "hash-object", "--stdin-paths")
-		if err != nil {
-			return "", err
-		}
-		ids := strings.Fields(string(out))
-		if len(ids) != len(toHash) {
-			return "", fmt.Errorf("check: tree digest: git hash-object gave %d ids for %d files", len(ids), len(toHash))
-		}
-		for i, p := range toHash {
-			e := files[p]
-			e.id = ids[i]
-			files[p] = e
-		}
+	ids, err := hashObjects(ctx, g, toHash)
+	if err != nil {
+		return "", err
+	}
+	for i, p := range toHash {
+		e := files[p]
+		e.id = ids[i]
+		files[p] = e
 	}
 	paths := make([]string, 0, len(files))
 	for p := range files {
 		paths = append(paths, p)
 	}
 	sort.Strings(paths)
+	return treeSum(paths, func(p string) (string, string) { e := files[p]; return e.mode, e.id }), nil
+}
+
+// treeSum is the digest over the sorted paths, each with its mode and
+// blob id: the form of TreeDigest, and of CommitTreeDigest.
+func treeSum(paths []string, entry func(string) (mode, id string)) string {
 	h := sha256.New()
 	for _, p := range paths {
-		e := files[p]
-		fmt.Fprintf(h, "%s %s\t%s\x00", e.mode, e.id, p)
+		mode, id := entry(p)
+		fmt.Fprintf(h, "%s %s\t%s\x00", mode, id, p)
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// CommitTreeDigest returns the digest TreeDigest gives a clean checkout of
+// commit (a clone with no change and no untracked file), read from the
+// repository holding dir ("" the current folder): the digest a run on
+// exactly that commit records.
+func CommitTreeDigest(ctx context.Context, dir, commit string) (string, error) {
+	g := gitRunner{dir: dir, env: os.Environ()}
+	out, err := g.run(ctx, nil, "ls-tree", "-r", "-z", "--full-tree", "--end-of-options", commit+"^{commit}")
+	if err != nil {
+		return "", err
+	}
+	type entry struct{ mode, id string }
+	files := map[string]entry{}
+	for _, rec := range bytes.Split(out, []byte{0}) {
+		// <mode> <type> <object>\t<path>
+		meta, path, ok := bytes.Cut(rec, []byte{'\t'})
+		if !ok {
+			continue
+		}
+		f := strings.Fields(string(meta))
+		if len(f) != 3 {
+			return "", fmt.Errorf("check: git ls-tree gave %q", rec)
+		}
+		files[string(path)] = entry{mode: f[0], id: f[2]}
+	}
+	paths := make([]string, 0, len(files))
+	for p := range files {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	return treeSum(paths, func(p string) (string, string) { e := files[p]; return e.mode, e.id }), nil
+}
+
+// hashBatch bounds the bytes of paths given to one git hash-object.
+const hashBatch = 64 << 10
+
+// hashObjects returns git's blob id of each file at paths, as git would
+// store it. The paths are given as arguments: --stdin-paths would read a
+// name that starts with a double quote as a C-quoted one.
+func hashObjects(ctx context.Context, g gitRunner, paths []string) ([]string, error) {
+	var ids []string
+	for len(paths) > 0 {
+		n, size := 0, 0
+		for n < len(paths) && (n == 0 || size+len(paths[n]) < hashBatch) {
+			size += len(paths[n]) + 1
+			n++
+		}
+		args := append([]string{"hash-object", "--"}, paths[:n]...)
+		out, err := g.run(ctx, nil, args...)
+		if err != nil {
+			return nil, err
+		}
+		got := strings.Fields(string(out))
+		if len(got) != n {
+			return nil, fmt.Errorf("check: tree digest: git hash-object gave %d ids for %d files", len(got), n)
+		}
+		ids = append(ids, got...)
+		paths = paths[n:]
+	}
+	return ids, nil
 }
 
 type gitResult struct {

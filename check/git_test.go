@@ -80,21 +80,28 @@ func TestReadGitStateStartsGitOnlyWhereAWorkTreeMayBe(t *testing.T) {
 		env     []string
 		wantGit bool
 		wantTop string
+		// wantOther: git names a work tree that does not hold dir.
+		wantOther bool
 	}{
-		{"outside any work tree", outside, gitFreeEnv(), false, ""},
-		{"in a subfolder of a work tree", filepath.Join(repo, "sub", "deeper"), gitFreeEnv(), true, repo},
-		{"at the top", repo, gitFreeEnv(), true, repo},
-		{"in a linked work tree", linked, gitFreeEnv(), true, linked},
-		{"through a symbolic link into a work tree", viaLink, gitFreeEnv(), true, repo},
+		{"outside any work tree", outside, gitFreeEnv(), false, "", false},
+		{"in a subfolder of a work tree", filepath.Join(repo, "sub", "deeper"), gitFreeEnv(), true, repo, false},
+		{"at the top", repo, gitFreeEnv(), true, repo, false},
+		{"in a linked work tree", linked, gitFreeEnv(), true, linked, false},
+		{"through a symbolic link into a work tree", viaLink, gitFreeEnv(), true, repo, false},
 		{"outside, with GIT_DIR and GIT_WORK_TREE", outside,
-			gitFreeEnv("GIT_DIR="+filepath.Join(repo, ".git"), "GIT_WORK_TREE="+repo), true, repo},
-		{"outside, with GIT_DIR", outside, gitFreeEnv("GIT_DIR=" + filepath.Join(repo, ".git")), true, outside},
+			gitFreeEnv("GIT_DIR="+filepath.Join(repo, ".git"), "GIT_WORK_TREE="+repo), true, "", true},
+		{"outside, with GIT_DIR", outside, gitFreeEnv("GIT_DIR=" + filepath.Join(repo, ".git")), true, outside, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if err := os.Remove(log); !errors.Is(err, fs.ErrNotExist) {
 				require.NoError(t, err)
 			}
 			st, err := readGitState(ctx, tc.dir, tc.env)
+			if tc.wantOther {
+				require.Error(t, err)
+				assert.Equal(t, gitState{}, st)
+				return
+			}
 			require.NoError(t, err)
 			_, err = os.Stat(log)
 			if !tc.wantGit {
