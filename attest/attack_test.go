@@ -49,13 +49,13 @@ func editStatement(t *testing.T, b []byte, edit func(m map[string]any)) []byte {
 func TestAttackPassedWithFailedTestsListed(t *testing.T) {
 	keys := ed25519Pair(t)
 	good, sep := passingStatement(t)
-	v := verify(t, signStatement(t, keys, good), keys.public, Want{Commit: commitA, Reports: []string{sep}})
+	v := verify(t, signStatement(t, keys, good), keys.public, Want{Tree: treeA, Commit: commitA, Reports: []string{sep}})
 	require.True(t, v.OK(), v.Problems)
 
 	lie := editStatement(t, good, func(m map[string]any) {
 		pred(m)["failedTests"] = []any{"calc.SeparatorTest.hidden"}
 	})
-	v = verify(t, signStatement(t, keys, lie), keys.public, Want{Commit: commitA, Reports: []string{sep}})
+	v = verify(t, signStatement(t, keys, lie), keys.public, Want{Tree: treeA, Commit: commitA, Reports: []string{sep}})
 	require.False(t, v.OK())
 	assert.Contains(t, v.Problems, "result PASSED, yet the predicate lists 1 failed tests (calc.SeparatorTest.hidden)")
 }
@@ -86,7 +86,7 @@ func TestAttackRunCountsHideAFailingCase(t *testing.T) {
 func TestAttackSignatureGames(t *testing.T) {
 	keys, other := p256Pair(t), p256Pair(t)
 	good, sep := passingStatement(t)
-	want := Want{Commit: commitA, Reports: []string{sep}}
+	want := Want{Tree: treeA, Commit: commitA, Reports: []string{sep}}
 
 	t.Run("another key's signature under our key id", func(t *testing.T) {
 		e, err := ReadEnvelope(bytes.NewReader(signStatement(t, other, good)))
@@ -138,7 +138,7 @@ func TestAttackSignatureGames(t *testing.T) {
 func TestAttackSubjectDigests(t *testing.T) {
 	keys := ed25519Pair(t)
 	good, sep := passingStatement(t)
-	want := Want{Commit: commitA, Reports: []string{sep}}
+	want := Want{Tree: treeA, Commit: commitA, Reports: []string{sep}}
 	subject := func(m map[string]any) map[string]any {
 		return m["subject"].([]any)[0].(map[string]any)["digest"].(map[string]any)
 	}
@@ -187,7 +187,7 @@ func TestAttackReportFiles(t *testing.T) {
 		require.NoError(t, os.WriteFile(other, []byte("<testsuite/>"), 0o644))
 		require.NoError(t, os.Remove(copies[0]))
 		require.NoError(t, os.Symlink(other, copies[0]))
-		v := verify(t, env, keys.public, Want{Commit: commitA, Dir: dir})
+		v := verify(t, env, keys.public, Want{Tree: treeA, Commit: commitA, Dir: dir})
 		require.False(t, v.OK())
 		assert.Contains(t, v.Problems[0], "the file changed")
 	})
@@ -195,7 +195,7 @@ func TestAttackReportFiles(t *testing.T) {
 		dir, env, copies := attested(t, keys, testrun.KindAfterTurn, sep)
 		require.NoError(t, os.Remove(copies[0]))
 		require.NoError(t, syscall.Mkfifo(copies[0], 0o644))
-		v := verify(t, env, keys.public, Want{Commit: commitA, Dir: dir})
+		v := verify(t, env, keys.public, Want{Tree: treeA, Commit: commitA, Dir: dir})
 		require.False(t, v.OK())
 		assert.Contains(t, v.Problems[0], "not a regular file")
 	})
@@ -221,7 +221,7 @@ func TestAttackReportFiles(t *testing.T) {
 		lie := editStatement(t, good, func(m map[string]any) {
 			pred(m)["configuration"].([]any)[0].(map[string]any)["name"] = "../junit.xml"
 		})
-		v := verify(t, signStatement(t, keys, lie), keys.public, Want{Commit: commitA, Dir: att})
+		v := verify(t, signStatement(t, keys, lie), keys.public, Want{Tree: treeA, Commit: commitA, Dir: att})
 		require.False(t, v.OK())
 		assert.Contains(t, v.Problems[0], "the file changed")
 	})
@@ -237,7 +237,7 @@ func TestAttackUnsignedNamesAreNotOpened(t *testing.T) {
 	lie := editStatement(t, good, func(m map[string]any) {
 		pred(m)["configuration"].([]any)[0].(map[string]any)["name"] = p
 	})
-	v := verify(t, signStatement(t, other, lie), keys.public, Want{Commit: commitA, Dir: t.TempDir()})
+	v := verify(t, signStatement(t, other, lie), keys.public, Want{Tree: treeA, Commit: commitA, Dir: t.TempDir()})
 	require.False(t, v.OK())
 	assert.Contains(t, v.Problems, "reports not re-hashed: the statement is not signed by the key given")
 	assert.Equal(t, 0, v.Reports)
@@ -252,7 +252,7 @@ func TestAttackURLNotAURI(t *testing.T) {
 	run := runOf(t, testrun.KindAfterTurn, sep)
 	for _, u := range []string{"not a url", "runs/42", "https://ci.example/run 42", "https://ci.example/\x1b[2Jrun", "https://ci.example/<script>"} {
 		lie := editStatement(t, good, func(m map[string]any) { pred(m)["url"] = u })
-		v := verify(t, signStatement(t, keys, lie), keys.public, Want{Commit: commitA, Reports: []string{sep}})
+		v := verify(t, signStatement(t, keys, lie), keys.public, Want{Tree: treeA, Commit: commitA, Reports: []string{sep}})
 		require.False(t, v.OK(), u)
 		assert.Contains(t, v.Problems, `predicate: url `+fmt.Sprintf("%q", u)+` is not an absolute URI (a ResourceURI)`)
 		_, err := NewStatement(run, WithURL(u))
@@ -260,7 +260,7 @@ func TestAttackURLNotAURI(t *testing.T) {
 	}
 	for _, u := range []string{"https://github.com/acme/app/actions/runs/42/attempts/1", "https://gitlab.example/acme/app/-/jobs/7?x=%20y", "urn:uuid:6e8bc430-9c3a-11d9-9669-0800200c9a66"} {
 		lie := editStatement(t, good, func(m map[string]any) { pred(m)["url"] = u })
-		v := verify(t, signStatement(t, keys, lie), keys.public, Want{Commit: commitA, Reports: []string{sep}})
+		v := verify(t, signStatement(t, keys, lie), keys.public, Want{Tree: treeA, Commit: commitA, Reports: []string{sep}})
 		assert.True(t, v.OK(), "%s: %v", u, v.Problems)
 		_, err := NewStatement(run, WithURL(u))
 		require.NoError(t, err, u)
@@ -287,7 +287,7 @@ func TestAttackHugeStringsMakeBriefProblems(t *testing.T) {
 	e.Signatures[0].KeyID = huge
 	ver, err := LoadVerifier(keys.public)
 	require.NoError(t, err)
-	v := Verify(context.Background(), e, ver, Want{Commit: commitA, Reports: []string{sep}})
+	v := Verify(context.Background(), e, ver, Want{Tree: treeA, Commit: commitA, Reports: []string{sep}})
 	require.False(t, v.OK())
 	n := 0
 	for _, p := range v.Problems {
@@ -302,7 +302,7 @@ func TestAttackHugeStringsMakeBriefProblems(t *testing.T) {
 func TestAttackExtensionDisagreesWithResult(t *testing.T) {
 	keys := ed25519Pair(t)
 	good, sep := passingStatement(t)
-	want := Want{Commit: commitA, Reports: []string{sep}}
+	want := Want{Tree: treeA, Commit: commitA, Reports: []string{sep}}
 	ext := func(m map[string]any) map[string]any { return pred(m)[ExtensionKey].(map[string]any) }
 	for name, tc := range map[string]struct {
 		edit func(m map[string]any)

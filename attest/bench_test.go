@@ -68,7 +68,7 @@ func BenchmarkVerify(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		v := Verify(context.Background(), e, verifier, Want{Commit: commitA, Dir: b.TempDir()})
+		v := Verify(context.Background(), e, verifier, Want{Tree: treeA, Commit: commitA, Dir: b.TempDir()})
 		if len(v.Problems) != 1 {
 			b.Fatalf("%q", v.Problems)
 		}

@@ -90,7 +90,7 @@ func TestCorpusNeverPassedUncounted(t *testing.T) {
 	uncounted, verified := 0, 0
 	for _, name := range names {
 		base, _ := report.ReadRun(runs[name])
-		base.ID, base.Commit, base.Kind, base.Command = "corpus", commitA, testrun.KindAfterTurn, "make test"
+		base.ID, base.Commit, base.Tree, base.Kind, base.Command = "corpus", commitA, treeA, testrun.KindAfterTurn, "make test"
 		zero := 0
 		base.Status, base.ExitCode = testrun.StatusSuccess, &zero
 		for vname, run := range variants(base) {
@@ -122,7 +122,7 @@ func TestCorpusNeverPassedUncounted(t *testing.T) {
 				require.NoError(t, err)
 				e, err := ReadEnvelope(strings.NewReader(string(env)))
 				require.NoError(t, err)
-				v := Verify(context.Background(), e, verifier, Want{Commit: commitA, Reports: runs[name]})
+				v := Verify(context.Background(), e, verifier, Want{Tree: treeA, Commit: commitA, Reports: runs[name]})
 				require.True(t, v.OK(), "%s: %q", name, v.Problems)
 				verified++
 			}

@@ -33,7 +33,7 @@ func FuzzVerify(f *testing.F) {
 		if err != nil {
 			return
 		}
-		v := Verify(context.Background(), env, verifier, Want{Commit: commitA, Reports: []string{sep}})
+		v := Verify(context.Background(), env, verifier, Want{Tree: treeA, Commit: commitA, Reports: []string{sep}})
 		if v.OK() && !bytes.Equal(bytes.TrimSpace(data), bytes.TrimSpace(valid)) {
 			t.Fatalf("verified an envelope the key did not sign: %q", data)
 		}

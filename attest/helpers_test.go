@@ -20,6 +20,8 @@ import (
 const (
 	commitA = "3f9d2c1b0a8e7d6c5b4a39281706f5e4d3c2b1a0"
 	commitB = "0123456789abcdef0123456789abcdef01234567"
+	// treeA is the working-tree digest of the runs runOf makes.
+	treeA = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 )
 
 // keyPair is a private key and its public key, PEM-encoded as openssl
@@ -57,7 +59,7 @@ func runOf(t testing.TB, kind testrun.Kind, paths ...string) *testrun.Run {
 	run, err := report.ReadRun(paths)
 	require.NoError(t, err)
 	exit := 0
-	run.ID, run.Kind, run.Commit, run.Command = "run-1", kind, commitA, "mvn test"
+	run.ID, run.Kind, run.Commit, run.Tree, run.Command = "run-1", kind, commitA, treeA, "mvn test"
 	run.Status, run.ExitCode = testrun.StatusSuccess, &exit
 	return run
 }

@@ -53,6 +53,14 @@ func ReadEnvelope(r io.Reader) (*dsse.Envelope, error) {
 type Want struct {
 	// Commit is the commit the tests must have passed on (40 hex digits).
 	Commit string
+	// Tree is the working-tree digest the tests must have run on: the
+	// commit's own (check.CommitTreeDigest), so that a run on the commit
+	// with changes not in it is not taken for a run on the commit. It is
+	// required unless AnyTree is set.
+	Tree string
+	// AnyTree accepts a run on any tree of the commit: uncommitted
+	// changes and untracked files included.
+	AnyTree bool
 	// Reports are the report files to re-hash. When nil, each report the
 	// configuration names is found relative to Dir (a name that is an
 	// absolute path is used as it is).
@@ -86,7 +94,8 @@ func (v *Verification) problem(format string, a ...any) {
 // most MaxSignatures signatures and one of them is the key's over the
 // payload (DSSE); the payload type is in-toto's; the payload is an in-toto
 // Statement v1 that validates, with the test-result predicate type; its one
-// subject is want.Commit (gitCommit); the predicate parses, validates and
+// subject is want.Commit (gitCommit), and its working-tree digest is
+// want.Tree unless want.AnyTree; the predicate parses, validates and
 // its result is PASSED (or WARNED with want.AllowWarned), and a result
 // other than FAILED lists no failed tests; the extension is
 // there, says the run is counted, and gives by Decide the result the
@@ -109,6 +118,7 @@ func Verify(ctx context.Context, env *dsse.Envelope, key dsse.Verifier, want Wan
 		return v
 	}
 	v.checkSubject(st, want.Commit)
+	v.checkTree(st, want)
 	tr, ext := v.readPredicate(st)
 	if tr == nil {
 		return v
@@ -203,6 +213,28 @@ func (v *Verification) checkSubject(st *intoto.Statement, commit string) {
 		v.problem("subject: it names no gitCommit")
 	case lowerHex(got) != want:
 		v.problem("subject: the tests ran on commit %s, not on %s", brief(got), want)
+	}
+}
+
+// checkTree checks the subject's working-tree digest against want.Tree.
+func (v *Verification) checkTree(st *intoto.Statement, want Want) {
+	if want.AnyTree {
+		return
+	}
+	if want.Tree == "" {
+		v.problem("tree: no working-tree digest to check the run's against (the commit's own, or any tree allowed)")
+		return
+	}
+	subjects := st.GetSubject()
+	if len(subjects) != 1 {
+		return // said by checkSubject
+	}
+	got, ok := subjects[0].GetDigest()[TreeDigestKey]
+	switch {
+	case !ok:
+		v.problem("tree: the subject names no %s: the tests may have run with changes not in the commit", TreeDigestKey)
+	case lowerHex(got) != lowerHex(want.Tree):
+		v.problem("tree: the tests ran on working tree %s, not on the commit's own %s: uncommitted changes or untracked files", brief(got), brief(want.Tree))
 	}
 }
 

@@ -61,13 +61,13 @@ func TestVerifyRoundTrip(t *testing.T) {
 	for name, keys := range map[string]keyPair{"ed25519": ed25519Pair(t), "ecdsa-p256": p256Pair(t)} {
 		t.Run(name, func(t *testing.T) {
 			dir, env, copies := attested(t, keys, testrun.KindAfterTurn, sep, cov)
-			v := verify(t, env, keys.public, Want{Commit: commitA, Dir: dir})
+			v := verify(t, env, keys.public, Want{Tree: treeA, Commit: commitA, Dir: dir})
 			require.True(t, v.OK(), "%q", v.Problems)
 			assert.Equal(t, 2, v.Reports)
 			assert.Equal(t, "PASSED", v.Predicate.GetResult())
 
 			// The same reports given by path, from anywhere.
-			v = verify(t, env, keys.public, Want{Commit: strings.ToUpper(commitA), Reports: copies, Dir: t.TempDir()})
+			v = verify(t, env, keys.public, Want{Tree: treeA, Commit: strings.ToUpper(commitA), Reports: copies, Dir: t.TempDir()})
 			require.True(t, v.OK(), "%q", v.Problems)
 			assert.Equal(t, 2, v.Reports)
 		})
@@ -88,40 +88,40 @@ func TestVerifyBrokenRules(t *testing.T) {
 		p := filepath.Join(d, "reports", filepath.Base(copies[0]))
 		require.NoError(t, os.MkdirAll(filepath.Dir(p), 0o755))
 		require.NoError(t, os.WriteFile(p, b, 0o644))
-		v := verify(t, env, keys.public, Want{Commit: commitA, Dir: d})
+		v := verify(t, env, keys.public, Want{Tree: treeA, Commit: commitA, Dir: d})
 		require.Len(t, v.Problems, 1, "%q", v.Problems)
 		assert.Contains(t, v.Problems[0], "report reports/TEST-calc.SeparatorTest.xml")
 		assert.Contains(t, v.Problems[0], "the file changed")
-		v = verify(t, env, keys.public, Want{Commit: commitA, Reports: []string{p}})
+		v = verify(t, env, keys.public, Want{Tree: treeA, Commit: commitA, Reports: []string{p}})
 		require.Len(t, v.Problems, 1, "%q", v.Problems)
 		assert.Contains(t, v.Problems[0], p)
 	})
 	t.Run("report missing", func(t *testing.T) {
-		v := verify(t, env, keys.public, Want{Commit: commitA, Dir: t.TempDir()})
+		v := verify(t, env, keys.public, Want{Tree: treeA, Commit: commitA, Dir: t.TempDir()})
 		require.Len(t, v.Problems, 1, "%q", v.Problems)
 		assert.Contains(t, v.Problems[0], "report reports/TEST-calc.SeparatorTest.xml")
 	})
 	t.Run("another key", func(t *testing.T) {
 		for _, other := range []keyPair{ed25519Pair(t), p256Pair(t)} {
-			v := verify(t, env, other.public, Want{Commit: commitA, Dir: dir})
+			v := verify(t, env, other.public, Want{Tree: treeA, Commit: commitA, Dir: dir})
 			require.False(t, v.OK())
 			assert.Contains(t, v.Problems[0], "signature: not signed by the key given")
 			assert.Contains(t, v.Problems, "reports not re-hashed: the statement is not signed by the key given")
 		}
 	})
 	t.Run("another commit", func(t *testing.T) {
-		v := verify(t, env, keys.public, Want{Commit: commitB, Dir: dir})
+		v := verify(t, env, keys.public, Want{Tree: treeA, Commit: commitB, Dir: dir})
 		assert.Equal(t, []string{"subject: the tests ran on commit " + commitA + ", not on " + commitB}, v.Problems)
 	})
 	t.Run("an abbreviated commit", func(t *testing.T) {
-		v := verify(t, env, keys.public, Want{Commit: commitA[:12], Dir: dir})
+		v := verify(t, env, keys.public, Want{Tree: treeA, Commit: commitA[:12], Dir: dir})
 		require.Len(t, v.Problems, 1)
 		assert.Contains(t, v.Problems[0], "not a full commit id")
 	})
 	t.Run("a report given that is not attested", func(t *testing.T) {
 		extra := filepath.Join(t.TempDir(), "other.xml")
 		require.NoError(t, os.WriteFile(extra, []byte("<testsuite/>"), 0o644))
-		v := verify(t, env, keys.public, Want{Commit: commitA, Reports: []string{copies[0], extra}})
+		v := verify(t, env, keys.public, Want{Tree: treeA, Commit: commitA, Reports: []string{copies[0], extra}})
 		assert.Equal(t, []string{"report " + extra + " was given but the attestation names no such report"}, v.Problems)
 	})
 	t.Run("payload changed after signing", func(t *testing.T) {
@@ -133,7 +133,7 @@ func TestVerifyBrokenRules(t *testing.T) {
 		e["payload"] = base64.StdEncoding.EncodeToString(forged)
 		b, err := json.Marshal(e)
 		require.NoError(t, err)
-		v := verify(t, b, keys.public, Want{Commit: commitB, Dir: dir})
+		v := verify(t, b, keys.public, Want{Tree: treeA, Commit: commitB, Dir: dir})
 		require.False(t, v.OK())
 		assert.Contains(t, v.Problems[0], "signature: not signed by the key given")
 	})
@@ -143,7 +143,7 @@ func TestVerifyBrokenRules(t *testing.T) {
 		e["signatures"] = []any{}
 		b, err := json.Marshal(e)
 		require.NoError(t, err)
-		v := verify(t, b, keys.public, Want{Commit: commitA, Dir: dir})
+		v := verify(t, b, keys.public, Want{Tree: treeA, Commit: commitA, Dir: dir})
 		assert.Contains(t, v.Problems, "signature: the envelope is not signed")
 	})
 }
@@ -155,17 +155,46 @@ func TestVerifyResultRules(t *testing.T) {
 
 	t.Run("failed", func(t *testing.T) {
 		dir, env, _ := attested(t, keys, testrun.KindAfterTurn, calc)
-		v := verify(t, env, keys.public, Want{Commit: commitA, Dir: dir})
+		v := verify(t, env, keys.public, Want{Tree: treeA, Commit: commitA, Dir: dir})
 		assert.Equal(t, []string{"result is FAILED, not PASSED: 2 failed and 1 errored tests"}, v.Problems)
 	})
 	t.Run("not counted", func(t *testing.T) {
 		dir, env, _ := attested(t, keys, testrun.KindGate, sep)
-		v := verify(t, env, keys.public, Want{Commit: commitA, Dir: dir})
+		v := verify(t, env, keys.public, Want{Tree: treeA, Commit: commitA, Dir: dir})
 		assert.Equal(t, []string{
 			`the run is not counted (trusted false, complete true, counts {"total":3,"passed":3,"failed":0,"errors":0,"skipped":0,"flaky":0})`,
 			"result is FAILED, not PASSED: the run is not counted: not trusted (kind gate)",
 		}, v.Problems)
 	})
+}
+
+// TestVerifyTreeRules: the subject's tree must be the one asked for (the
+// commit's own) unless any tree is allowed; a statement naming none, or
+// a verification asked without a tree, fails closed.
+func TestVerifyTreeRules(t *testing.T) {
+	keys := ed25519Pair(t)
+	sep := runnerReport(t, "maven/reports/TEST-calc.SeparatorTest.xml")
+	dir, env, _ := attested(t, keys, testrun.KindAfterTurn, sep)
+	assert.Empty(t, verify(t, env, keys.public, Want{Tree: treeA, Commit: commitA, Dir: dir}).Problems)
+	assert.Empty(t, verify(t, env, keys.public, Want{Tree: strings.ToUpper(treeA), Commit: commitA, Dir: dir}).Problems)
+	assert.Empty(t, verify(t, env, keys.public, Want{AnyTree: true, Commit: commitA, Dir: dir}).Problems)
+	other := strings.Repeat("ab", 32)
+	assert.Equal(t, []string{"tree: the tests ran on working tree " + treeA + ", not on the commit's own " + other + ": uncommitted changes or untracked files"},
+		verify(t, env, keys.public, Want{Tree: other, Commit: commitA, Dir: dir}).Problems)
+	assert.Equal(t, []string{"tree: no working-tree digest to check the run's against (the commit's own, or any tree allowed)"},
+		verify(t, env, keys.public, Want{Commit: commitA, Dir: dir}).Problems)
+
+	// A run that knows no tree.
+	run := runOf(t, testrun.KindAfterTurn, sep)
+	run.Tree = ""
+	st, err := NewStatement(run)
+	require.NoError(t, err)
+	b, err := MarshalStatement(st)
+	require.NoError(t, err)
+	noTree := signStatement(t, keys, b)
+	assert.Equal(t, []string{"tree: the subject names no testresultsTree: the tests may have run with changes not in the commit"},
+		verify(t, noTree, keys.public, Want{Tree: treeA, Commit: commitA, Reports: []string{sep}}).Problems)
+	assert.Empty(t, verify(t, noTree, keys.public, Want{AnyTree: true, Commit: commitA, Reports: []string{sep}}).Problems)
 }
 
 // signStatement signs a statement's bytes as given, for statements this
@@ -224,7 +253,7 @@ func TestVerifySignedLies(t *testing.T) {
 			b, err := json.Marshal(m)
 			require.NoError(t, err)
 			env := signStatement(t, keys, b)
-			v := verify(t, env, keys.public, Want{Commit: commitA, Reports: []string{sep}})
+			v := verify(t, env, keys.public, Want{Tree: treeA, Commit: commitA, Reports: []string{sep}})
 			require.False(t, v.OK())
 			assert.Contains(t, v.Problems, tc.want)
 		})
@@ -243,7 +272,7 @@ func TestVerifySignedLiesOfACountedRun(t *testing.T) {
 	require.NoError(t, err)
 	good, err := MarshalStatement(st)
 	require.NoError(t, err)
-	v := verify(t, signStatement(t, keys, good), keys.public, Want{Commit: commitA, Reports: []string{sep}})
+	v := verify(t, signStatement(t, keys, good), keys.public, Want{Tree: treeA, Commit: commitA, Reports: []string{sep}})
 	require.True(t, v.OK(), "%v", v.Problems)
 	ext := func(m map[string]any) map[string]any { return pred(m)[ExtensionKey].(map[string]any) }
 	for _, tc := range []struct {
@@ -286,7 +315,7 @@ func TestVerifySignedLiesOfACountedRun(t *testing.T) {
 			tc.edit(m)
 			b, err := json.Marshal(m)
 			require.NoError(t, err)
-			v := verify(t, signStatement(t, keys, b), keys.public, Want{Commit: commitA})
+			v := verify(t, signStatement(t, keys, b), keys.public, Want{Tree: treeA, Commit: commitA})
 			require.False(t, v.OK())
 			assert.Condition(t, func() bool {
 				for _, p := range v.Problems {

@@ -17,10 +17,8 @@ func init() {
 }
 
 type attestOptions struct {
-	key           string
-	output        string
-	url           string
-	predicateOnly bool
+	key, output, url string
+	predicateOnly    bool
 }
 
 func newAttestFlags() (*pflag.FlagSet, *attestOptions) {

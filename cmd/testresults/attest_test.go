@@ -101,6 +101,27 @@ func TestAttestTestResultsJSON(t *testing.T) {
 	assert.Equal(t, exitFailed, code)
 	assert.Contains(t, out, "rejected (1 reason)\n  - report junit.xml (results/junit.xml): sha256 ")
 	assert.Contains(t, out, "the file changed")
+
+	// A run on the commit with a change not in it is not a run on the
+	// commit, even when the change is hidden from git status.
+	require.NoError(t, os.WriteFile("extra.txt", []byte("not committed\n"), 0o644))
+	git(t, repo, "add", "extra.txt")
+	git(t, repo, "commit", "-q", "-m", "extra")
+	commit = git(t, repo, "rev-parse", "HEAD")
+	require.NoError(t, os.WriteFile("extra.txt", []byte("changed\n"), 0o644))
+	git(t, repo, "update-index", "--assume-unchanged", "extra.txt")
+	code, _, stderr = runInProc(t, nil, "--kind", "after_turn", "--out", "results", "-q",
+		"--", "sh", "-c", `cp "$0" "$HANGAR_TESTS_DIR/junit.xml"`, passing)
+	require.Equal(t, exitOK, code, stderr)
+	code, _, stderr = runCmd(t, "attest", "results/TEST-RESULTS.json", "--key", keys["ed25519"][0], "-o", att)
+	require.Equal(t, exitOK, code, stderr)
+	code, out, _ = runCmd(t, "verify-attestation", "--key", keys["ed25519"][1], att)
+	assert.Equal(t, exitFailed, code, out)
+	assert.Contains(t, out, "rejected (1 reason)\n  - tree: the tests ran on working tree ")
+	assert.Contains(t, out, "not on the commit's own ")
+	code, out, _ = runCmd(t, "verify-attestation", "--key", keys["ed25519"][1], "--any-tree", att)
+	assert.Equal(t, exitOK, code, out)
+	assert.Equal(t, "verified: commit "+commit+", result PASSED, 1 report re-hashed\n", out)
 }
 
 func TestAttestUsage(t *testing.T) {

@@ -19,9 +19,8 @@ func init() {
 }
 
 type diffOptions struct {
-	json        bool
-	baseOutput  string
-	afterOutput string
+	json                    bool
+	baseOutput, afterOutput string
 }
 
 func newDiffFlags() (*pflag.FlagSet, *diffOptions) {

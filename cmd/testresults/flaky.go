@@ -21,14 +21,11 @@ func init() {
 var flakyUsage = clidoc.Help("flaky")
 
 type flakyOptions struct {
-	store    *storeFlag
-	rec      *storeOptions
-	repo     string
-	env      string
-	jobStart string
-	base     string
-	limit    int
-	json     bool
+	store                     *storeFlag
+	rec                       *storeOptions
+	repo, env, jobStart, base string
+	limit                     int
+	json                      bool
 }
 
 func newFlakyFlags() (*pflag.FlagSet, *flakyOptions) {

@@ -16,10 +16,8 @@ func init() {
 }
 
 type mcpOptions struct {
-	store      *storeFlag
-	http       string
-	reportsDir string
-	tokenFile  string
+	store                       *storeFlag
+	http, reportsDir, tokenFile string
 }
 
 func newMCPFlags() (*pflag.FlagSet, *mcpOptions) {

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/hangar-dev/testresults/attest"
+	"github.com/hangar-dev/testresults/check"
 	"github.com/hangar-dev/testresults/internal/clidoc"
 	"github.com/hangar-dev/testresults/internal/term"
 	"github.com/hangar-dev/testresults/textout"
@@ -16,10 +17,8 @@ func init() {
 }
 
 type verifyAttestationOptions struct {
-	key         string
-	commit      string
-	allowWarned bool
-	json        bool
+	key, commit, tree          string
+	anyTree, allowWarned, json bool
 }
 
 func newVerifyAttestationFlags() (*pflag.FlagSet, *verifyAttestationOptions) {
@@ -27,6 +26,8 @@ func newVerifyAttestationFlags() (*pflag.FlagSet, *verifyAttestationOptions) {
 	o := &verifyAttestationOptions{}
 	fs.StringVar(&o.key, "key", "", "the public key the attestation must be signed by (PEM, PKIX: ECDSA P-256 or Ed25519)")
 	fs.StringVar(&o.commit, "commit", "", "the commit the tests must have passed on, 40 hex digits (default: HEAD of the current folder's git work tree)")
+	fs.StringVar(&o.tree, "tree", "", "the working-tree digest the tests must have run on (default: the commit's own, read from the current folder's repository)")
+	fs.BoolVar(&o.anyTree, "any-tree", false, "accept a run on the commit with uncommitted changes or untracked files")
 	fs.BoolVar(&o.allowWarned, "allow-warned", false, "accept WARNED (passed with flaky tests) as well as PASSED")
 	fs.BoolVar(&o.json, "json", false, "print the verification as JSON on stdout (verified, commit, result, reports_rehashed, problems)")
 	return fs, o
@@ -47,7 +48,7 @@ func runVerifyAttestation(ctx context.Context, args []string, env Env) error {
 	if o.commit != "" && !attest.IsCommitID(o.commit) {
 		return cf.usageErr("--commit %q: want a full commit id (40 hex digits)", o.commit)
 	}
-	want := attest.Want{Commit: o.commit, AllowWarned: o.allowWarned}
+	want := attest.Want{Commit: o.commit, Tree: o.tree, AnyTree: o.anyTree, AllowWarned: o.allowWarned}
 	if fs.NArg() > 1 {
 		want.Reports = fs.Args()[1:]
 	}
@@ -55,6 +56,11 @@ func runVerifyAttestation(ctx context.Context, args []string, env Env) error {
 	if want.Commit == "" {
 		if want.Commit, err = attest.HeadCommit(ctx, ""); err != nil {
 			return cf.usageErr("no --commit: %v", err)
+		}
+	}
+	if want.Tree == "" && !want.AnyTree {
+		if want.Tree, err = check.CommitTreeDigest(ctx, "", want.Commit); err != nil {
+			return cf.usageErr("no --tree: the commit's own tree could not be read here (%v); give --tree DIGEST or --any-tree", err)
 		}
 	}
 	key, err := loadKey(o.key, attest.LoadVerifier)

@@ -21,6 +21,8 @@ import (
 const (
 	attCommit = "3f9d2c1b0a8e7d6c5b4a39281706f5e4d3c2b1a0"
 	attOther  = "0123456789abcdef0123456789abcdef01234567"
+	// attTree is the working-tree digest of the runs parsedRun makes.
+	attTree = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 )
 
 // runnerFile is a report a real runner wrote, in testdata/runners.
@@ -42,7 +44,7 @@ func parsedRun(t *testing.T, dir, kind string, reports ...string) string {
 		require.NoError(t, os.WriteFile(p, b, 0o644))
 		copies = append(copies, p)
 	}
-	code, out, stderr := runCmd(t, append([]string{"parse", "-q", "--kind", kind, "--commit", attCommit, "--command", "make test"}, copies...)...)
+	code, out, stderr := runCmd(t, append([]string{"parse", "-q", "--kind", kind, "--commit", attCommit, "--tree", attTree, "--command", "make test"}, copies...)...)
 	require.Equal(t, exitOK, code, stderr)
 	p := filepath.Join(dir, "run.json")
 	require.NoError(t, os.WriteFile(p, []byte(out), 0o644))
@@ -75,7 +77,7 @@ func TestVerifyAttestationRoundTrip(t *testing.T) {
 					code, out, stderr := runCmd(t, append([]string{"verify-attestation", "--key", k[1]}, args...)...)
 					return code, out + stderr
 				}
-				code, out := verify("--commit", attCommit, att)
+				code, out := verify("--commit", attCommit, "--tree", attTree, att)
 				require.Equal(t, exitOK, code, out)
 				assert.Contains(t, out, "result PASSED, 2 reports re-hashed")
 
@@ -89,7 +91,7 @@ func TestVerifyAttestationRoundTrip(t *testing.T) {
 					require.NoError(t, os.WriteFile(p, b, 0o644))
 					given = append(given, p)
 				}
-				code, out = verify(append([]string{"--commit", attCommit, att}, given...)...)
+				code, out = verify(append([]string{"--commit", attCommit, "--tree", attTree, att}, given...)...)
 				require.Equal(t, exitOK, code, out)
 
 				// One byte changed in the JUnit file: exit 1, naming it.
@@ -97,23 +99,23 @@ func TestVerifyAttestationRoundTrip(t *testing.T) {
 				require.NoError(t, err)
 				b[len(b)/2] ^= 0x01
 				require.NoError(t, os.WriteFile(given[0], b, 0o644))
-				code, out = verify(append([]string{"--commit", attCommit, att}, given...)...)
+				code, out = verify(append([]string{"--commit", attCommit, "--tree", attTree, att}, given...)...)
 				assert.Equal(t, exitFailed, code, out)
 				assert.Contains(t, out, "  - report reports/"+filepath.Base(reports[0])+" ("+given[0]+"): sha256 ")
 				assert.Equal(t, 1, strings.Count(out, "\n  - "), out)
 
 				// Another key, of each type.
 				for _, other := range attestKeys(t, t.TempDir()) {
-					code, out = verify("--key", other[1], "--commit", attCommit, att)
+					code, out = verify("--key", other[1], "--commit", attCommit, "--tree", attTree, att)
 					assert.Equal(t, exitFailed, code, out)
 					assert.Contains(t, out, "  - signature: not signed by the key given")
 				}
 
 				// Another commit.
-				code, out = verify("--commit", attOther, att)
+				code, out = verify("--commit", attOther, "--tree", attTree, att)
 				assert.Equal(t, exitFailed, code, out)
 				assert.Contains(t, out, "rejected (1 reason)\n  - subject: the tests ran on commit "+attCommit+", not on "+attOther+"\n")
-				code, out = verify("--json", "--commit", attOther, att)
+				code, out = verify("--json", "--commit", attOther, "--tree", attTree, att)
 				assert.Equal(t, exitFailed, code, out)
 				assert.JSONEq(t, `{"verified": false, "commit": "`+attOther+`", "result": "PASSED", "reports_rehashed": 2,
 					"problems": ["subject: the tests ran on commit `+attCommit+`, not on `+attOther+`"]}`, out)
@@ -158,7 +160,7 @@ func TestVerifyAttestationNotCounted(t *testing.T) {
 			pred := statementOf(t, att)["predicate"].(map[string]any)
 			assert.Equal(t, "FAILED", pred["result"])
 			assert.Equal(t, false, pred["testresultsRun"].(map[string]any)["counted"])
-			code, out, _ := runCmd(t, "verify-attestation", "--key", keys[1], "--commit", attCommit, att)
+			code, out, _ := runCmd(t, "verify-attestation", "--key", keys[1], "--commit", attCommit, "--tree", attTree, att)
 			assert.Equal(t, exitFailed, code)
 			assert.Contains(t, out, "  - the run is not counted")
 			assert.Contains(t, out, "  - result is FAILED, not PASSED: the run is not counted: ")
@@ -192,14 +194,14 @@ func TestVerifyAttestationBadInput(t *testing.T) {
 		code int
 		want string
 	}{
-		{"not JSON", []string{"--key", keys[1], "--commit", attCommit, writeReport(t, dir, "x.json", "<xml/>")}, exitRejected, "not a DSSE envelope's JSON form"},
-		{"a run, not an envelope", []string{"--key", keys[1], "--commit", attCommit, run}, exitRejected, "not a DSSE envelope's JSON form"},
-		{"huge", []string{"--key", keys[1], "--commit", attCommit, huge}, exitRejected, "larger than 64 MiB"},
-		{"RSA key", []string{"--key", rsaPub, "--commit", attCommit, att}, exitRejected, "an RSA key"},
-		{"private key", []string{"--key", keys[0], "--commit", attCommit, att}, exitRejected, "verifying takes the public key"},
-		{"not a key", []string{"--key", run, "--commit", attCommit, att}, exitRejected, "not a PEM file"},
-		{"no key", []string{"--commit", attCommit, att}, exitUsage, "--key is required"},
-		{"abbreviated commit", []string{"--key", keys[1], "--commit", attCommit[:10], att}, exitUsage, "want a full commit id"},
+		{"not JSON", []string{"--key", keys[1], "--commit", attCommit, "--tree", attTree, writeReport(t, dir, "x.json", "<xml/>")}, exitRejected, "not a DSSE envelope's JSON form"},
+		{"a run, not an envelope", []string{"--key", keys[1], "--commit", attCommit, "--tree", attTree, run}, exitRejected, "not a DSSE envelope's JSON form"},
+		{"huge", []string{"--key", keys[1], "--commit", attCommit, "--tree", attTree, huge}, exitRejected, "larger than 64 MiB"},
+		{"RSA key", []string{"--key", rsaPub, "--commit", attCommit, "--tree", attTree, att}, exitRejected, "an RSA key"},
+		{"private key", []string{"--key", keys[0], "--commit", attCommit, "--tree", attTree, att}, exitRejected, "verifying takes the public key"},
+		{"not a key", []string{"--key", run, "--commit", attCommit, "--tree", attTree, att}, exitRejected, "not a PEM file"},
+		{"no key", []string{"--commit", attCommit, "--tree", attTree, att}, exitUsage, "--key is required"},
+		{"abbreviated commit", []string{"--key", keys[1], "--commit", attCommit[:10], "--tree", attTree, att}, exitUsage, "want a full commit id"},
 		{"no attestation", []string{"--key", keys[1]}, exitUsage, "want ATTESTATION.json"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -231,15 +233,15 @@ func TestVerifyAttestationBinary(t *testing.T) {
 	}
 	code, out := exitOf("attest", run, "--key", keys[0], "-o", att)
 	require.Equal(t, exitOK, code, out)
-	code, out = exitOf("verify-attestation", "--key", keys[1], "--commit", attCommit, att)
+	code, out = exitOf("verify-attestation", "--key", keys[1], "--commit", attCommit, "--tree", attTree, att)
 	require.Equal(t, exitOK, code, out)
-	code, out = exitOf("verify-attestation", "--key", keys[1], "--commit", attOther, att)
+	code, out = exitOf("verify-attestation", "--key", keys[1], "--commit", attOther, "--tree", attTree, att)
 	assert.Equal(t, exitFailed, code, out)
 	junit := filepath.Join(dir, "reports", "TEST-calc.SeparatorTest.xml")
 	b, err := os.ReadFile(junit)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(junit, append(b, ' '), 0o644))
-	code, out = exitOf("verify-attestation", "--key", keys[1], "--commit", attCommit, att)
+	code, out = exitOf("verify-attestation", "--key", keys[1], "--commit", attCommit, "--tree", attTree, att)
 	assert.Equal(t, exitFailed, code, out)
 	assert.Contains(t, out, "report reports/TEST-calc.SeparatorTest.xml")
 }
