@@ -117,3 +117,24 @@ func TestCoverageTotalsBesideLines(t *testing.T) {
 	assert.True(t, run.Complete, "unknown coverage is not an incomplete run")
 	assert.Empty(t, run.IncompleteReasons)
 }
+
+// TestPytestTeardownErrorsAreErrors: a fixture teardown that fails after
+// the test skipped, passed or failed is an error of that test, as pytest
+// counts it (its summary's "3 errors"); pytest writes the one after a skip
+// as <skipped> beside <error>, and no error is lost to the skip.
+func TestPytestTeardownErrorsAreErrors(t *testing.T) {
+	dir := filepath.Join(moduleRoot(t), "testdata", "runners", "pytest-teardown", "reports")
+	run, err := report.ReadRun([]string{filepath.Join(dir, "pytest.xml")})
+	require.NoError(t, err)
+	require.NotNil(t, run.Counts)
+	out := readText(t, filepath.Join(dir, "pytest-output.txt"))
+	assert.EqualValues(t, summaryCount(t, out, `(\d+) errors in`), run.Counts.Errors)
+	assert.Equal(t, map[string]testrun.Outcome{
+		"test_teardown::test_skipped_then_teardown_error": testrun.OutcomeError,
+		"test_teardown::test_passes_then_teardown_error":  testrun.OutcomeError,
+		"test_teardown::test_fails_then_teardown_error":   testrun.OutcomeError,
+		"test_teardown::test_passes":                      testrun.OutcomePassed,
+		"test_teardown::test_expected_failure":            testrun.OutcomeSkipped,
+	}, run.Cases)
+	assert.True(t, run.Complete)
+}

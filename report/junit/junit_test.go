@@ -69,13 +69,53 @@ func TestOutcomes(t *testing.T) {
 			want: []exec{{"c::t", "r.xml#1", testrun.OutcomeError, "e", false}},
 		},
 		{
-			name: "skipped wins whatever else the case carries",
+			name: "skipped wins over a failure, not over an error",
 			doc: `<testsuite name="S"><testcase classname="c" name="t">
 				<skipped/><failure message="f"/><error message="e"/></testcase>
-				<testcase classname="c" name="after"><failure message="f"/><skipped message="later"/></testcase></testsuite>`,
+				<testcase classname="c" name="after"><failure message="f"/><skipped message="later"/></testcase>
+				<testcase classname="c" name="teardown"><skipped message="skip"/><error message="failed on teardown"/></testcase></testsuite>`,
 			want: []exec{
-				{"c::t", "r.xml#1", testrun.OutcomeSkipped, "", false},
+				{"c::t", "r.xml#1", testrun.OutcomeError, "e", false},
 				{"c::after", "r.xml#1", testrun.OutcomeSkipped, "later", false},
+				{"c::teardown", "r.xml#1", testrun.OutcomeError, "failed on teardown", false},
+			},
+		},
+		{
+			name: "a suite states failures or errors its cases do not show",
+			doc: `<testsuites><testsuite name="karma" tests="2" failures="0" errors="1">
+				<testcase classname="a" name="one"/><testcase classname="a" name="two"/></testsuite>
+				<testsuite name="agree" failures="1" errors="0"><testcase classname="b" name="f"><failure message="x"/></testcase></testsuite>
+				<testsuite name="nested" failures="3"><testsuite name="inner" failures="1"><testcase classname="c" name="f"><failure message="y"/></testcase></testsuite></testsuite>
+				<testsuite name="outer" failures="1"><testsuite name="quiet" errors="1"><testcase classname="e" name="p"/></testsuite></testsuite>
+				<testsuite name="junk" failures="many" errors="-1"><testcase classname="d" name="p"/></testsuite></testsuites>`,
+			want: []exec{
+				{"a::one", "r.xml#1", testrun.OutcomePassed, "", false},
+				{"a::two", "r.xml#1", testrun.OutcomePassed, "", false},
+				{"karma::" + SuiteErrorName, "r.xml#1", testrun.OutcomeError, "the suite's failures and errors attributes count 1; none of its test cases shows one", false},
+				{"b::f", "r.xml#2", testrun.OutcomeFailed, "x", false},
+				{"c::f", "r.xml#4", testrun.OutcomeFailed, "y", false},
+				{"e::p", "r.xml#6", testrun.OutcomePassed, "", false},
+				{"quiet::" + SuiteErrorName, "r.xml#6", testrun.OutcomeError, "the suite's failures and errors attributes count 1; none of its test cases shows one", false},
+				{"d::p", "r.xml#7", testrun.OutcomePassed, "", false},
+			},
+		},
+		{
+			name: "an error in the root, outside any suite",
+			doc:  `<testsuites><error message="boom">trace</error><testsuite name="S"><testcase classname="c" name="t"/></testsuite></testsuites>`,
+			want: []exec{
+				{SuiteErrorName, "r.xml#0", testrun.OutcomeError, "boom\ntrace", false},
+				{"c::t", "r.xml#1", testrun.OutcomePassed, "", false},
+			},
+		},
+		{
+			name: "statuses that say a test did not end well",
+			doc: `<testsuite name="S"><testcase classname="c" name="a" status="timeout"/><testcase classname="c" name="b" result="CRASHED"/>
+				<testcase classname="c" name="d" status="failing"/><testcase classname="c" name="e" status="broken"/></testsuite>`,
+			want: []exec{
+				{"c::a", "r.xml#1", testrun.OutcomeError, "", false},
+				{"c::b", "r.xml#1", testrun.OutcomeError, "", false},
+				{"c::d", "r.xml#1", testrun.OutcomeFailed, "", false},
+				{"c::e", "r.xml#1", testrun.OutcomeError, "", false},
 			},
 		},
 		{

@@ -9,12 +9,13 @@
 # neutral folder and not the path of the clone. The reports are copied back.
 #
 # Usage: testdata/runners/regenerate.sh [runner...]   (default: all)
-# Runners: pytest pytest-cov pytest-collection-error node-test go jest vitest mocha
+# Runners: pytest pytest-cov pytest-teardown pytest-collection-error node-test go jest vitest mocha
 #          playwright maven ant phpunit ctest
 #
 # What each runner needs (Debian 12 packages, Go module proxy, npm registry):
 #   pytest     apt-get install python3-pytest python3-pytest-rerunfailures python3-pytest-cov
 #   pytest-collection-error   apt-get install python3-pytest
+#   pytest-teardown           apt-get install python3-pytest
 #   pytest-cov apt-get install python3-pytest python3-pytest-cov (pytest-cov 4.0.0, coverage.py 6.5.0)
 #   node-test  node v20 (its built-in test runner and junit reporter)
 #   go         go install gotest.tools/gotestsum@v1.13.0
@@ -78,6 +79,15 @@ run_pytest_cov() {
 		--cov-report=lcov:reports/lcov.info -q >reports/pytest-output.txt || true
 	/usr/bin/python3 -m coverage report >reports/coverage-report.txt
 	collect pytest-cov
+}
+
+run_pytest_teardown() {
+	prep pytest-teardown
+	# Fixture teardowns that fail after a skip, a pass and a failure; pytest
+	# exits 1. Its own summary line is kept beside the report.
+	/usr/bin/python3 -m pytest -p no:cacheprovider -o junit_family=xunit2 \
+		--junitxml=reports/pytest.xml -q >reports/pytest-output.txt || true
+	collect pytest-teardown
 }
 
 run_pytest_collection_error() {
@@ -204,7 +214,7 @@ run_ctest() {
 	collect ctest
 }
 
-all=(pytest pytest-cov pytest-collection-error node-test go jest vitest mocha playwright maven ant phpunit ctest)
+all=(pytest pytest-cov pytest-teardown pytest-collection-error node-test go jest vitest mocha playwright maven ant phpunit ctest)
 for r in "${@:-${all[@]}}"; do
 	"run_${r//-/_}"
 done
