@@ -20,6 +20,10 @@ const (
 	envJestDir        = "JEST_JUNIT_OUTPUT_DIR"
 	envJestFile       = "JEST_JUNIT_OUTPUT_FILE"
 	envJestName       = "JEST_JUNIT_OUTPUT_NAME"
+	// envJestSuiteErrors makes jest-junit write a test file that failed to
+	// load (a syntax error, a missing module) as a failing test case; by
+	// default it leaves that file out, and its tests with it.
+	envJestSuiteErrors = "JEST_JUNIT_REPORT_TEST_SUITE_ERRORS"
 )
 
 // Report file names in the report folder.
@@ -162,6 +166,7 @@ func prepare(env environ, argv []string, wd, repo, reportDir string, mode Mode, 
 	}
 
 	// jest-junit, only where the repository uses it.
+	jest := true
 	switch {
 	case env.get(envJestFile) != "":
 		s.explicit = append(s.explicit, expand(env.get(envJestFile)))
@@ -174,6 +179,11 @@ func prepare(env environ, argv []string, wd, repo, reportDir string, mode Mode, 
 		s.notes = append(s.notes, envJestDir+": already set")
 	case mode == ModeSet && usesJestJUnit(wd, repo):
 		s.setVar(envJestDir, reportDir)
+	default:
+		jest = false
+	}
+	if jest && mode == ModeSet && env.get(envJestSuiteErrors) == "" {
+		s.setVar(envJestSuiteErrors, "true")
 	}
 	return s
 }

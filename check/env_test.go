@@ -52,11 +52,15 @@ func TestPrepare(t *testing.T) {
 		{name: "gotestsum already set", env: []string{envGotestsumJUnit + "=gs.xml"}, addopts: ours,
 			explicit: []string{"WD/gs.xml"}, vars: map[string]string{envGotestsumJUnit: ""}},
 		{name: "jest-junit used", files: map[string]string{"package.json": `{"jest": {"reporters": ["default", "jest-junit"]}}`},
-			addopts: ours, vars: map[string]string{envJestDir: report}},
+			addopts: ours, vars: map[string]string{envJestDir: report, envJestSuiteErrors: "true"}},
 		{name: "jest without jest-junit", files: map[string]string{"package.json": `{"devDependencies": {"jest": "29"}}`},
-			addopts: ours, vars: map[string]string{envJestDir: ""}},
+			addopts: ours, vars: map[string]string{envJestDir: "", envJestSuiteErrors: ""}},
 		{name: "jest-junit folder already set", files: map[string]string{"jest.config.js": `module.exports = {reporters: ['jest-junit']}`},
-			env: []string{envJestDir + "=out"}, addopts: ours, explicit: []string{"WD/out/junit.xml"}, vars: map[string]string{envJestDir: ""}},
+			env: []string{envJestDir + "=out"}, addopts: ours, explicit: []string{"WD/out/junit.xml"}, vars: map[string]string{envJestDir: "", envJestSuiteErrors: "true"}},
+		{name: "jest-junit suite errors chosen", files: map[string]string{"package.json": `{"jest": {"reporters": ["jest-junit"]}}`},
+			env: []string{envJestSuiteErrors + "=false"}, addopts: ours, vars: map[string]string{envJestDir: report, envJestSuiteErrors: ""}},
+		{name: "collect sets no jest variable", mode: ModeCollect, env: []string{envJestFile + "=j.xml"},
+			explicit: []string{"WD/j.xml"}, vars: map[string]string{envJestSuiteErrors: ""}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

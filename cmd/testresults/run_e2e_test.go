@@ -353,6 +353,20 @@ func TestRunE2EJest(t *testing.T) {
 	assert.Equal(t, []string{filepath.Join(r.out, "junit.xml")}, reportPaths(r.results), "JEST_JUNIT_OUTPUT_DIR pointed jest-junit at the report folder")
 	assert.NoFileExists(t, filepath.Join(dir, "junit.xml"))
 	assert.Equal(t, "passed", r.results["cases"].(map[string]any)[" retried:: retried"], "jest.retryTimes retried it")
+
+	// A test file that fails to load: jest-junit leaves it out unless told
+	// to write it, which run does.
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "broken.test.js"), []byte("require('./no-such-module');\ntest('never runs', () => {});\n"), 0o644))
+	r = runCheck(t, dir, nil, "--", "node", filepath.Join(mods, "jest", "bin", "jest.js"), "--ci")
+	assert.Equal(t, 1, r.code, r.stderr)
+	require.Contains(t, r.stderr, "Test suite failed to run")
+	var broken []string
+	for _, f := range r.results["failures"].([]any) {
+		if msg := f.(map[string]any)["message"].(string); strings.Contains(msg, "no-such-module") {
+			broken = append(broken, f.(map[string]any)["id"].(string))
+		}
+	}
+	assert.Len(t, broken, 1, "the file that failed to load is a failing test")
 }
 
 func TestRunE2EStaleAndLinks(t *testing.T) {
