@@ -96,11 +96,14 @@ func Run(ctx context.Context, argv []string, opts ...Option) (*Result, error) {
 	}
 
 	res := &Result{Dir: dir, root: root, claim: claim}
+	// The output and the command line are kept with the secrets of the
+	// check's environment hidden.
+	red := testrun.NewRedactor(cfg.environ)
 	run := &testrun.Run{
 		ID:         id,
 		Kind:       cfg.kind,
 		Grade:      cfg.grade,
-		Command:    quoteArgs(argv),
+		Command:    red.Redact(quoteArgs(argv)),
 		AgentRunID: cfg.agentRunID,
 		StartedAt:  start,
 	}
@@ -159,7 +162,6 @@ func Run(ctx context.Context, argv []string, opts ...Option) (*Result, error) {
 	// left, and nothing of it changes any more. A folder replaced by the
 	// check (a link to another one) is neither read nor written.
 	replaced := !sameFolder(dir, root)
-	red := testrun.NewRedactor(cfg.environ)
 	reasons = append(reasons, res.keepOutput(root, replaced, []byte(red.Redact(string(tl.Bytes()))))...)
 
 	switch {

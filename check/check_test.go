@@ -212,6 +212,21 @@ func TestRunOutputRedacted(t *testing.T) {
 	assert.NotContains(t, string(kept), "xxx", "the cut line is dropped whole")
 }
 
+// TestRunCommandRedacted: a secret on the command line (a value of the
+// check's environment, a --token flag, a password= pair) is not kept in
+// the run's command, which is exported, served and attested.
+func TestRunCommandRedacted(t *testing.T) {
+	dir := t.TempDir()
+	res, err := Run(context.Background(), []string{"sh", "-c", "true zz9secretvalue --api-token abcdef123456 DB_PASSWORD=hunter2xyz"},
+		WithDir(dir), WithEnv([]string{"PATH=" + os.Getenv("PATH"), "MY_API_TOKEN=zz9secretvalue"}),
+		WithStdio(nil, io.Discard, io.Discard), WithReportDir(filepath.Join(dir, "out")))
+	require.NoError(t, err)
+	for _, secret := range []string{"zz9secretvalue", "abcdef123456", "hunter2xyz"} {
+		assert.NotContains(t, res.Run.Command, secret)
+	}
+	assert.Contains(t, res.Run.Command, "--api-token "+testrun.Redacted)
+}
+
 func TestRunTimeoutKillsGroup(t *testing.T) {
 	dir := t.TempDir()
 	pidFile := filepath.Join(dir, "grandchild.pid")

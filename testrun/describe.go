@@ -25,8 +25,10 @@ type Description struct {
 }
 
 // Describe sets d on run: its id (else derived from its reports), kind,
-// grade, commit, command, tree, agent run, times, exit code and status.
-// The other fields stay as the reports made them.
+// grade, commit, command (with its secrets redacted by the default
+// redactor: a token given on the command line is not evidence), tree,
+// agent run, times, exit code and status. The other fields stay as the
+// reports made them.
 func (d Description) Describe(run *Run) {
 	run.ID = d.ID
 	if run.ID == "" {
@@ -35,7 +37,7 @@ func (d Description) Describe(run *Run) {
 	run.Kind = d.Kind
 	run.Grade = d.Grade
 	run.Commit = d.Commit
-	run.Command = d.Command
+	run.Command = DefaultRedactor().Redact(d.Command)
 	run.Tree = d.Tree
 	run.AgentRunID = d.AgentRunID
 	run.StartedAt, run.EndedAt = d.StartedAt, d.EndedAt

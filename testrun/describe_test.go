@@ -38,3 +38,11 @@ func TestDescriptionDescribe(t *testing.T) {
 			StartedAt: start, EndedAt: start.Add(time.Second), ExitCode: r.ExitCode, Status: StatusTimedOut}, r)
 	})
 }
+
+// TestDescribeRedactsTheCommand: a secret on the command line a caller
+// gives is not kept in the run.
+func TestDescribeRedactsTheCommand(t *testing.T) {
+	run := &Run{}
+	Description{Command: "pytest --token abcdef123456 DB_PASSWORD=hunter2xyz"}.Describe(run)
+	assert.Equal(t, "pytest --token "+Redacted+" DB_PASSWORD="+Redacted, run.Command)
+}

@@ -21,10 +21,16 @@ const minEnvSecret = 6
 // when a segment of the name (split at '_', '.', '-') ends with one:
 // client_secret, GITHUB_TOKEN, accessToken, x-auth. "author" or "tokens" do
 // not match.
-var secretWords = []string{"password", "passwd", "secret", "token", "apikey", "auth", "authorization", "credential", "credentials", "privatekey"}
+var secretWords = []string{"password", "passwd", "secret", "token", "apikey", "auth", "authorization", "credential", "credentials", "privatekey",
+	"secretkey", "accesskey", "accountkey", "signingkey", "encryptionkey", "masterkey", "sharedkey", "subscriptionkey"}
+
+// keyQualifiers make a following "key" segment secret: api_key, private-key,
+// SECRET_KEY, access_key, account.key.
+var keyQualifiers = []string{"api", "private", "secret", "access", "account", "signing", "encryption", "master", "shared", "subscription"}
 
 // secretName reports whether a key or variable name looks secret. api_key,
-// api-key and private_key count as one word. It does not allocate.
+// api-key, private_key and access_key count as one word, as do the
+// camel-case SecretAccessKey and AccountKey. It does not allocate.
 func secretName(name string) bool {
 	prev := "" // the segment before the current one
 	for name != "" {
@@ -35,8 +41,12 @@ func secretName(name string) bool {
 		} else {
 			name = ""
 		}
-		if strings.EqualFold(seg, "key") && (hasSuffixFold(prev, "api") || hasSuffixFold(prev, "private")) {
-			return true
+		if strings.EqualFold(seg, "key") {
+			for _, q := range keyQualifiers {
+				if hasSuffixFold(prev, q) {
+					return true
+				}
+			}
 		}
 		for _, w := range secretWords {
 			if hasSuffixFold(seg, w) {
@@ -76,7 +86,8 @@ func containsAny(s string, subs ...string) bool {
 }
 
 // keyPrefixes are the words the API key and token shapes start with.
-var keyPrefixes = []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "xox", "sk-", "sk_live_", "sk_test_", "AIza", "npm_", "eyJ"}
+var keyPrefixes = []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "glcbt-", "glrt-", "gldt-", "glptt-", "glft-", "glimt-", "glagent-", "gloas-", "glsoat-", "GR1348941",
+	"xox", "sk-", "sk_live_", "sk_test_", "AIza", "npm_", "eyJ"}
 
 // keyPairs has a bit set for the first two bytes of each of keyPrefixes,
 // indexed by the pair as a 16-bit number.
@@ -137,9 +148,15 @@ var shapes = []shape{
 		lazyre.New(`(?i)(\bbearer\s+)[A-Za-z0-9\-._~+/]{8,}=*`),
 		func(s string) bool { return containsFold(s, "bearer") },
 	},
-	{ // Passwords in URLs: scheme://user:password@host.
-		lazyre.New(`([A-Za-z][A-Za-z0-9+.\-]*://[^/\s:@]*:)[^@\s/]+(@)`),
+	{ // Passwords in URLs: scheme://user:password@host. A password may hold
+		// an unescaped @ or / (up to the last @ of the URL); digits and a /
+		// are a port and a path (http://host:8080/@me).
+		lazyre.New(`([A-Za-z][A-Za-z0-9+.\-]*://[^/\s:@]*:)(?:[^\s\d/][^\s]*|\d+[^\s\d/][^\s]*|\d+)(@)`),
 		func(s string) bool { return strings.Contains(s, "://") && strings.Contains(s, "@") },
+	},
+	{ // Slack incoming webhooks: the path is the secret.
+		lazyre.New(`(hooks\.slack\.com/(?:services|workflows|triggers)/)[A-Za-z0-9/_\-]+`),
+		func(s string) bool { return strings.Contains(s, "hooks.slack.com/") },
 	},
 	{ // AWS access key ids.
 		lazyre.New(`()\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|AROA|APKA)[A-Z0-9]{16}\b`),
@@ -148,7 +165,7 @@ var shapes = []shape{
 		},
 	},
 	{ // Well-known API key and token shapes.
-		lazyre.New(`()\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}|glpat-[A-Za-z0-9\-_]{20,}|xox[abposr]-[A-Za-z0-9-]{10,}|sk-(?:proj-|ant-)?[A-Za-z0-9_\-]{20,}|sk_(?:live|test)_[A-Za-z0-9]{16,}|AIza[0-9A-Za-z\-_]{35}|npm_[A-Za-z0-9]{36}|eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})`),
+		lazyre.New(`()\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,}|gl(?:pat|cbt|rt|dt|ptt|ft|imt|agent|oas|soat)-[A-Za-z0-9\-_]{20,}|GR1348941[A-Za-z0-9\-_]{20,}|xox[abposr]-[A-Za-z0-9-]{10,}|sk-(?:proj-|ant-)?[A-Za-z0-9_\-]{20,}|sk_(?:live|test)_[A-Za-z0-9]{16,}|AIza[0-9A-Za-z\-_]{35}|npm_[A-Za-z0-9]{36}|eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,})`),
 		mayHoldKey,
 	},
 }
@@ -269,9 +286,10 @@ func redactPairs(s string) string {
 			k--
 		}
 		quoted := k > 0 && (s[k-1] == '"' || s[k-1] == '\'')
-		if c == ':' && !quoted && (p >= len(s) || (s[p] != ' ' && s[p] != '\t')) {
-			continue // "file.go:12", "http://": not a pair
-		}
+		// tight is key:value with nothing between: a field as Go prints
+		// a struct or a map ({Password:x}, map[token:y]), and also a file
+		// position or a URL ("auth.go:12", "http://"), which are not pairs.
+		tight := c == ':' && !quoted && (p >= len(s) || (s[p] != ' ' && s[p] != '\t'))
 		if quoted {
 			k--
 		}
@@ -280,6 +298,9 @@ func redactPairs(s string) string {
 			k--
 		}
 		if k == keyEnd || k < last || !secretName(s[k:keyEnd]) {
+			continue
+		}
+		if tight && (p >= len(s) || s[p] == '=' || s[p] == ':' || strings.IndexByte(s[k:keyEnd], '.') >= 0 || k > 0 && strings.IndexByte("{[(, \t\n", s[k-1]) < 0) {
 			continue
 		}
 		p = skipBlanks(s, p)
@@ -300,7 +321,10 @@ func redactPairs(s string) string {
 			for end < len(s) && !isValueStop(s[end]) {
 				end++
 			}
-			if end == start || (c == ':' && !quoted && !secretLike(s[start:end])) {
+			if end == start || (c == ':' && !quoted && !tight && !secretLike(s[start:end])) {
+				continue
+			}
+			if tight && (allDigits(s[start:end]) || strings.HasPrefix(s[start:end], "//") || strings.Contains(s[start:end], "://")) {
 				continue
 			}
 		}
@@ -374,6 +398,15 @@ func redactFlags(s string) string {
 		}
 		return sub[1] + sub[2] + Redacted
 	})
+}
+
+func allDigits(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if v[i] < '0' || v[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 func skipBlanks(s string, p int) int {

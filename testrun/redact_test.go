@@ -62,6 +62,22 @@ func TestRedact(t *testing.T) {
 		{"cli flag single dash", "tool -token abc123", "tool -token [REDACTED]"},
 		{"hyphen inside a word", "non-auth value stays", "non-auth value stays"},
 		{"pgp private key", "k -----BEGIN PGP PRIVATE KEY BLOCK-----\nlQdGBF\n-----END PGP PRIVATE KEY BLOCK----- end", "k [REDACTED] end"},
+		// Go's %+v of a struct and %v of a map: key:value with nothing between.
+		{"go struct", "got {AccessKeyID:AKIAIOSFODNN7EXAMPLE SecretAccessKey:wJalrXUtnFEMIK7MDENGbPxRfiCYEXAMPLEKEY SessionToken:FwoGZXIvYXdzEBYaDH}",
+			"got {AccessKeyID:[REDACTED] SecretAccessKey:[REDACTED] SessionToken:[REDACTED]}"},
+		{"go struct pointer", "&{User:bob Password:Sup3rS3cretPassw0rd! Port:5432}", "&{User:bob Password:[REDACTED] Port:5432}"},
+		{"go map", "map[region:eu token:abc123xyz]", "map[region:eu token:[REDACTED]]"},
+		{"file position is not a pair", "auth_test.go:15: token_test.go:9: auth:15 token:12", "auth_test.go:15: token_test.go:9: auth:15 token:12"},
+		{"url after a secret word", "auth:https://example.com/x", "auth:https://example.com/x"},
+		{"camel case key", "secretKey=abc123 accountKey=zz", "secretKey=[REDACTED] accountKey=[REDACTED]"},
+		{"access_key", "access_key=abcdef123 sort_key=3", "access_key=[REDACTED] sort_key=3"},
+		{"azure connection string", "DefaultEndpointsProtocol=https;AccountName=acme;AccountKey=Zm9vYmFyYmF6+qux/==;EndpointSuffix=core",
+			"DefaultEndpointsProtocol=https;AccountName=acme;AccountKey=[REDACTED];EndpointSuffix=core"},
+		{"url password with a slash", "dial postgres://app:abc/def123@db:5432/x failed", "dial postgres://app:[REDACTED]@db:5432/x failed"},
+		{"url password with an at", "dial postgres://app:p@ss/w0rd@db/x failed", "dial postgres://app:[REDACTED]@db/x failed"},
+		{"url port and path", "GET http://localhost:8080/users/@me failed", "GET http://localhost:8080/users/@me failed"},
+		{"gitlab tokens", "glcbt-64_abcdefghijklmnopqrstu glrt-abcdefghijklmnopqrstuv gldt-abcdefghijklmnopqrstuv", "[REDACTED] [REDACTED] [REDACTED]"},
+		{"slack webhook", "posting to https://hooks.slack.com/services/T0000/B0000/XXXXXXXXXXXXXXXX failed", "posting to https://hooks.slack.com/services/[REDACTED] failed"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -336,7 +336,7 @@ func uploadMeta(req *http.Request) (runMeta, error) {
 }
 
 func (m runMeta) apply(run *testrun.Run) {
-	run.Command = m.command
+	run.Command = testrun.DefaultRedactor().Redact(m.command)
 	run.Commit = m.commit
 	run.StartedAt, run.EndedAt = m.started, m.ended
 	if m.exitCode != nil {
