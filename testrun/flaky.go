@@ -34,9 +34,11 @@ const (
 var ErrNotRecordable = errors.New("testrun: run does not add to the flaky list")
 
 // CheckRecordable reports whether r may add to the flaky list: it needs an
-// id and must be trusted. gate runs (the agent's own checks) and graders
+// id and must be counted. gate runs (the agent's own checks) and graders
 // below isolated never add: what the agent can forge must not excuse a
-// failure later.
+// failure later. Nor does an incomplete run: a test it reads as passed may
+// have failed in a report it could not read, and that pass beside a real
+// failure would read as a flip.
 func CheckRecordable(r *Run) error {
 	switch {
 	case r == nil:
@@ -47,6 +49,8 @@ func CheckRecordable(r *Run) error {
 		return fmt.Errorf("%w: run %q is a gate run", ErrNotRecordable, r.ID)
 	case !r.Trusted():
 		return fmt.Errorf("%w: run %q (kind %q, grade %q) is not trusted", ErrNotRecordable, r.ID, r.Kind, r.Grade)
+	case !r.Counted():
+		return fmt.Errorf("%w: run %q is not counted (incomplete, or no test ran): what it reads as passed is not known to have passed", ErrNotRecordable, r.ID)
 	}
 	return nil
 }

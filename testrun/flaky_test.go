@@ -29,7 +29,7 @@ func TestCheckRecordable(t *testing.T) {
 		{"no id", KindBase, "", "", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			err := CheckRecordable(&Run{ID: tc.id, Kind: tc.kind, Grade: tc.grade})
+			err := CheckRecordable(&Run{ID: tc.id, Kind: tc.kind, Grade: tc.grade, Complete: true, Counts: &Counts{Total: 2, Passed: 1, Failed: 1}})
 			if tc.ok {
 				assert.NoError(t, err)
 				return
@@ -38,6 +38,12 @@ func TestCheckRecordable(t *testing.T) {
 		})
 	}
 	assert.True(t, errors.Is(CheckRecordable(nil), ErrNotRecordable))
+	// A trusted run that is not counted: incomplete (a report it could not
+	// read may hold failures of tests it reads as passed), or no test ran.
+	incomplete := &Run{ID: "r", Kind: KindBase, Complete: false, IncompleteReasons: []string{"report cut short"}, Counts: &Counts{Total: 2, Passed: 2}}
+	assert.ErrorIs(t, CheckRecordable(incomplete), ErrNotRecordable)
+	assert.ErrorIs(t, CheckRecordable(&Run{ID: "r", Kind: KindBase, Complete: true, Counts: &Counts{}}), ErrNotRecordable)
+	assert.ErrorIs(t, CheckRecordable(&Run{ID: "r", Kind: KindBase, Complete: true}), ErrNotRecordable)
 }
 
 func TestFlakyEntryAdd(t *testing.T) {
