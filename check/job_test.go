@@ -361,7 +361,7 @@ func TestJobQuarantine(t *testing.T) {
 // the rerun is compared with the base too.
 func TestJobRerunFlakyBase(t *testing.T) {
 	base := func(bad testrun.Outcome) *testrun.Run {
-		return &testrun.Run{ID: "base", Status: testrun.StatusFailure, Complete: true,
+		return &testrun.Run{ID: "base", Kind: testrun.KindBase, Status: testrun.StatusFailure, Complete: true,
 			Cases:  map[string]testrun.Outcome{"c::ok": testrun.OutcomePassed, "c::bad": bad},
 			Counts: &testrun.Counts{Total: 2, Passed: 1, Failed: 1}}
 	}

@@ -60,6 +60,15 @@ func newFailures(base, after *Run) (ids []string, afterFailing map[string]bool, 
 	if err != nil {
 		return nil, nil, fmt.Errorf("base: %w", err)
 	}
+	// A failure in the base excuses the same failure after: a base the
+	// rules do not trust (a gate run, the agent's own; no kind) could
+	// excuse anything, and so could the after run given as its own base.
+	if !base.Trusted() {
+		return nil, nil, fmt.Errorf("base: %w: run %q (kind %q, grade %q) is not trusted, so it is no baseline", ErrComparisonUnavailable, base.ID, base.Kind, base.Grade)
+	}
+	if after != nil && (base == after || base.ID != "" && base.ID == after.ID) {
+		return nil, nil, fmt.Errorf("%w: the base and the after run are the same run (%q)", ErrComparisonUnavailable, base.ID)
+	}
 	afterFailing, err = FailingIDs(after)
 	if err != nil {
 		return nil, nil, fmt.Errorf("after: %w", err)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,9 +19,13 @@ func buildRun(t *testing.T, execs ...Execution) *Run {
 	b := NewBuilder(WithRedactor(NewRedactor(nil)))
 	b.AddReport(ReportInfo{Path: "r.xml", Tests: ntests(len(execs))}, execs, nil)
 	r := b.Build()
-	r.ID = "run"
+	buildRuns++
+	r.ID, r.Kind = fmt.Sprintf("run-%d", buildRuns), KindBase
 	return r
 }
+
+// buildRuns numbers the runs buildRun makes: two runs are never one.
+var buildRuns int
 
 func TestNewFailures(t *testing.T) {
 	base := buildRun(t, exec("s", "a", OutcomeFailed, ""), exec("s", "b", OutcomePassed, ""), exec("s", "c", OutcomeError, ""))
@@ -30,9 +35,23 @@ func TestNewFailures(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []string{"b", "d"}, got)
 
-	got, err = NewFailures(after, after)
+	again := buildRun(t, exec("s", "a", OutcomeFailed, ""), exec("s", "b", OutcomeError, ""), exec("s", "c", OutcomePassed, ""), exec("s", "d", OutcomeFailed, ""))
+	got, err = NewFailures(after, again)
 	require.NoError(t, err)
 	assert.Equal(t, []string{}, got, "an exact comparison with nothing new is an empty list, not nil")
+
+	// The after run as its own base, or a base the rules do not trust,
+	// would excuse anything.
+	_, err = NewFailures(after, after)
+	assert.ErrorIs(t, err, ErrComparisonUnavailable)
+	assert.ErrorContains(t, err, "the same run")
+	for _, kind := range []Kind{KindGate, ""} {
+		untrusted := buildRun(t, exec("s", "b", OutcomeError, ""), exec("s", "d", OutcomeFailed, ""))
+		untrusted.Kind = kind
+		_, err = NewFailures(untrusted, after)
+		assert.ErrorIs(t, err, ErrComparisonUnavailable, "kind %q", kind)
+		assert.ErrorContains(t, err, "not trusted, so it is no baseline")
+	}
 
 	incomplete := buildRun(t, exec("s", "a", OutcomePassed, ""))
 	incomplete.Complete = false
@@ -121,7 +140,9 @@ func TestCompare(t *testing.T) {
 	})
 
 	t.Run("nothing new is an exact empty list", func(t *testing.T) {
-		c := Compare(after, after)
+		twin := *after
+		twin.ID = "twin"
+		c := Compare(&twin, after)
 		require.True(t, c.Available)
 		assert.Equal(t, []Failure{}, c.NewFailures)
 		assert.Equal(t, []string{}, c.Fixed)
@@ -297,7 +318,9 @@ func TestCompareOutputFallback(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			b := base
 			if tc.available && tc.after != after {
-				b = tc.after // same failures on both sides
+				twin := *tc.after // same failures on both sides
+				twin.ID = "twin"
+				b = &twin
 			}
 			c := Compare(b, tc.after, WithOutput(tc.baseOut, tc.afterOut))
 			assert.Equal(t, tc.available, c.Available, c.Unavailable)

@@ -114,6 +114,7 @@ func TestTreeObservationsAndSightings(t *testing.T) {
 		exec("s", "k", OutcomeSkipped, ""),
 		Execution{ID: "retried", Scope: "s", Outcome: OutcomePassed, RunnerFlaky: true},
 	)
+	r.ID = "run"
 	assert.Nil(t, TreeObservations(r), "no tree: nothing to compare on")
 	r.Tree = "tree"
 	assert.Equal(t, []TreeObservation{
