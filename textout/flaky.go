@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hangar-dev/testresults/internal/term"
 	"github.com/hangar-dev/testresults/testrun"
 )
 
@@ -18,7 +19,7 @@ type FlakyRecord = testrun.FlakyRecord
 func FlakyRecords(w io.Writer, lines []FlakyRecord) {
 	for _, l := range lines {
 		if !l.Recorded {
-			fmt.Fprintf(w, "%s: not recorded: %s\n", l.Run, l.Reason)
+			fmt.Fprintf(w, "%s: not recorded: %s\n", term.EscapeLine(l.Run), term.EscapeLine(l.Reason))
 			continue
 		}
 		ids := make([]string, 0, len(l.Flaky))
@@ -26,7 +27,7 @@ func FlakyRecords(w io.Writer, lines []FlakyRecord) {
 			ids = append(ids, id)
 		}
 		sort.Strings(ids)
-		fmt.Fprintf(w, "%s: %d outcomes observed, %d flaky%s\n", l.Run, l.Observed, len(ids), ListTail(ids))
+		fmt.Fprintf(w, "%s: %d outcomes observed, %d flaky%s\n", term.EscapeLine(l.Run), l.Observed, len(ids), ListTail(ids))
 	}
 }
 
@@ -60,15 +61,15 @@ func (c FlakyCheck) Failed() bool {
 func (c FlakyCheck) Write(w io.Writer) {
 	switch {
 	case c.Unknown != "":
-		fmt.Fprintf(w, "%s: cannot tell: %s\n", c.Run, c.Unknown)
+		fmt.Fprintf(w, "%s: cannot tell: %s\n", term.EscapeLine(c.Run), term.EscapeLine(c.Unknown))
 		return
 	case len(c.Failures) == 0:
-		fmt.Fprintf(w, "%s: no failures\n", c.Run)
+		fmt.Fprintf(w, "%s: no failures\n", term.EscapeLine(c.Run))
 		return
 	case c.Transient:
-		fmt.Fprintf(w, "%s: transient: every failure is on the flaky list\n", c.Run)
+		fmt.Fprintf(w, "%s: transient: every failure is on the flaky list\n", term.EscapeLine(c.Run))
 	default:
-		fmt.Fprintf(w, "%s: failed\n", c.Run)
+		fmt.Fprintf(w, "%s: failed\n", term.EscapeLine(c.Run))
 	}
 	for _, f := range c.Failures {
 		mark := "not excused"
@@ -77,7 +78,7 @@ func (c FlakyCheck) Write(w io.Writer) {
 		} else if f.Entry != nil {
 			mark = "not excused (on the list only since " + f.Entry.FirstSeen.Format(time.RFC3339) + ", or expired)"
 		}
-		fmt.Fprintf(w, "  %s: %s\n", f.ID, mark)
+		fmt.Fprintf(w, "  %s: %s\n", term.EscapeLine(f.ID), mark)
 	}
 }
 
@@ -155,7 +156,10 @@ func flakyEntryLine(e testrun.FlakyEntry) string {
 			}
 		}
 	}
-	return fmt.Sprintf("%s\t%s\t%s\tfirst %s\tlast %s\t%s\t%d sightings\truns %s", e.Repository, e.Environment, e.TestID,
+	for i := range runs {
+		runs[i] = term.EscapeLine(runs[i])
+	}
+	return fmt.Sprintf("%s\t%s\t%s\tfirst %s\tlast %s\t%s\t%d sightings\truns %s", term.EscapeLine(e.Repository), term.EscapeLine(e.Environment), term.EscapeLine(e.TestID),
 		e.FirstSeen.Format(time.RFC3339), e.LastSeen.Format(time.RFC3339), strings.Join(how, ","), e.Sightings, strings.Join(runs, ","))
 }
 

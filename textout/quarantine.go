@@ -6,6 +6,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/hangar-dev/testresults/internal/term"
 	"github.com/hangar-dev/testresults/testrun"
 )
 
@@ -15,7 +16,7 @@ func EnvLabel(env string) string {
 	if env == "" {
 		return "every environment"
 	}
-	return "environment " + env
+	return "environment " + term.EscapeLine(env)
 }
 
 // QuarantineAdded writes the entry `flaky quarantine add` stored; replaced:
@@ -25,16 +26,16 @@ func QuarantineAdded(w io.Writer, e testrun.QuarantineEntry, replaced bool) {
 	if replaced {
 		verb = "renewed"
 	}
-	fmt.Fprintf(w, "%s %s in %s (%s) until %s, owner %s\n", verb, e.TestID, e.Repository, EnvLabel(e.Environment), e.Expires.Format(time.RFC3339), e.Owner)
+	fmt.Fprintf(w, "%s %s in %s (%s) until %s, owner %s\n", verb, term.EscapeLine(e.TestID), term.EscapeLine(e.Repository), EnvLabel(e.Environment), e.Expires.Format(time.RFC3339), term.EscapeLine(e.Owner))
 }
 
 // QuarantineRemoved says whether `flaky quarantine remove` removed the entry
 // of test in repo and env: the line for stdout, or the reason none was.
 func QuarantineRemoved(repo, env, test string, removed bool) string {
 	if !removed {
-		return fmt.Sprintf("no entry for %s in %s (%s)", test, repo, EnvLabel(env))
+		return fmt.Sprintf("no entry for %s in %s (%s)", term.EscapeLine(test), term.EscapeLine(repo), EnvLabel(env))
 	}
-	return fmt.Sprintf("removed %s in %s (%s)\n", test, repo, EnvLabel(env))
+	return fmt.Sprintf("removed %s in %s (%s)\n", term.EscapeLine(test), term.EscapeLine(repo), EnvLabel(env))
 }
 
 // QuarantineList writes entries as a table for people, the ones expired at
@@ -54,7 +55,7 @@ func QuarantineList(w io.Writer, entries []testrun.QuarantineEntry, now time.Tim
 		if e.Expired(now) {
 			exp += " (expired)"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", e.Repository, env, e.TestID, e.Owner, exp, e.Reason)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", term.EscapeLine(e.Repository), term.EscapeLine(env), term.EscapeLine(e.TestID), term.EscapeLine(e.Owner), exp, term.EscapeLine(e.Reason))
 	}
 	_ = tw.Flush() // a failed write to stdout has no one else to tell
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/hangar-dev/testresults/internal/term"
 	"github.com/hangar-dev/testresults/testrun"
 )
 
@@ -29,7 +30,11 @@ func ListTail(ids []string) string {
 	if len(ids) == 0 {
 		return ""
 	}
-	s := ": " + strings.Join(ids[:min(listShown, len(ids))], ", ")
+	shown := make([]string, min(listShown, len(ids)))
+	for i := range shown {
+		shown[i] = term.EscapeLine(ids[i])
+	}
+	s := ": " + strings.Join(shown, ", ")
 	if len(ids) > listShown {
 		s += fmt.Sprintf(", and %d more", len(ids)-listShown)
 	}
