@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/hangar-dev/testresults/report/gotestjson"
 	"github.com/hangar-dev/testresults/testrun"
 )
 
@@ -44,8 +45,14 @@ func ToolEvidence(path, dir string, opts ...Option) testrun.JUnitEvidence {
 		ev.Err = Describe(err)
 		return ev
 	}
-	if res.Coverage != nil || res.Info.Dialect == DialectCobertura || res.Info.Dialect == DialectLcov {
+	switch {
+	case res.Coverage != nil || res.Info.Dialect == DialectCobertura || res.Info.Dialect == DialectLcov:
 		ev.Err = "is a coverage report, not a JUnit report"
+		return ev
+	case res.Info.Dialect == gotestjson.Dialect:
+		// The gate's contract names a JUnit file: a report of another
+		// format is not the evidence the result points at.
+		ev.Err = "is a go test -json stream, not a JUnit report"
 		return ev
 	}
 	ev.SHA256 = res.Info.SHA256

@@ -100,6 +100,10 @@ func TestToolEvidence(t *testing.T) {
 		for name, tc := range map[string]struct{ path, err string }{
 			"missing":  {filepath.Join(dir, "gone.xml"), "does not exist"},
 			"coverage": {filepath.Join(moduleRoot(t), "testdata", "runners", "pytest", "reports", "coverage.xml"), "is a coverage report"},
+			"go test -json, whatever its name": {write("g.xml", `{"Action":"run","Package":"p","Test":"TestA"}
+{"Action":"pass","Package":"p","Test":"TestA","Elapsed":0}
+{"Action":"pass","Package":"p","Elapsed":0}
+`), "is a go test -json stream"},
 			"broken":   {write("broken.xml", `<testsuite><testcase name="a">`), ""},
 		} {
 			t.Run(name, func(t *testing.T) {
