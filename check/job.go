@@ -197,10 +197,10 @@ func (j *Job) Run(ctx context.Context, argv []string) (*JobResult, error) {
 		res.Code = ExitInternal
 	}
 	j.summary(first, res.Comparison, path, "")
-	decides := first.Run
+	decides := first
 	if j.RerunFlaky && werr == nil {
 		if code, rerun := r.rerunFlaky(ctx, argv, first, res.Comparison); rerun != nil {
-			res.Code, res.Rerun, decides = code, rerun, rerun.Run
+			res.Code, res.Rerun, decides = code, rerun, rerun
 			res.Runs = append(res.Runs, rerun.Run)
 		} else if res.Code == 0 {
 			res.Code = code
@@ -398,12 +398,14 @@ func (r *jobRun) rerun(ctx context.Context, argv []string, first *Result, firstC
 // could be read.
 var errNoQuarantine = errors.New("quarantine: the store could not be read")
 
-// quarantined returns the exit code of run with quarantine: 0 when its
-// check failed only by tests quarantined before the job started, else
-// code; and what quarantine decided (nil when it did not look). It writes
-// which failures were quarantined, each entry that no longer counts, and
-// why the run still fails.
-func (r *jobRun) quarantined(ctx context.Context, run *testrun.Run, code int) (int, *testrun.Quarantined) {
+// quarantined returns the exit code of res's run with quarantine: 0 when
+// its check failed only by tests quarantined before the job started (its
+// reports' failures, and none its output names beside them), else code;
+// and what quarantine decided (nil when it did not look). It writes which
+// failures were quarantined, each entry that no longer counts, and why the
+// run still fails.
+func (r *jobRun) quarantined(ctx context.Context, res *Result, code int) (int, *testrun.Quarantined) {
+	run := res.Run
 	if code == 0 || run.Status != testrun.StatusFailure {
 		return code, nil
 	}
@@ -419,7 +421,7 @@ func (r *jobRun) quarantined(ctx context.Context, run *testrun.Run, code int) (i
 			return code, nil
 		}
 	}
-	got := testrun.Quarantine(run, entries, r.list.Environment, r.start)
+	got := testrun.Quarantine(run, entries, r.list.Environment, r.start, testrun.WithOutput(nil, res.KeptOutput()))
 	got.WriteText(r.text(), code, r.Quiet)
 	if !got.Passes {
 		return code, &got

@@ -227,8 +227,14 @@ func (q Quarantined) NotExcused() []string {
 // ignored. An entry of a failing test that does not count adds a warning.
 // A run that timed out or was aborted has nothing excused.
 // Where an entry for env and one for every environment both apply, the one
-// for env decides.
-func Quarantine(r *Run, entries []QuarantineEntry, env string, jobStart time.Time) Quarantined {
+// for env decides. With WithOutput (its after output: the check's kept
+// output), a failing test the output names and the reports do not list
+// leaves the failures unknown: quarantine cannot excuse what it cannot see.
+func Quarantine(r *Run, entries []QuarantineEntry, env string, jobStart time.Time, opts ...CompareOption) Quarantined {
+	var cfg compareConfig
+	for _, o := range opts {
+		cfg = o.applyCompare(cfg)
+	}
 	q := Quarantined{Failures: []QuarantinedFailure{}}
 	if r != nil && (r.Status == StatusTimedOut || r.Status == StatusAborted) {
 		// A check ended by a timeout or a signal did not fail only by
@@ -240,6 +246,12 @@ func Quarantine(r *Run, entries []QuarantineEntry, env string, jobStart time.Tim
 	if err != nil {
 		q.Unknown = err.Error()
 		return q
+	}
+	if cfg.hasOutput {
+		if missed := unexplained(ScanOutput(cfg.afterOut), nil, r); len(missed) > 0 {
+			q.Unknown = "the check's output names " + describeOutput(missed)
+			return q
+		}
 	}
 	byTest := map[string]QuarantineEntry{}
 	for _, e := range entries {

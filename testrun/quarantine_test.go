@@ -97,6 +97,24 @@ func TestQuarantineUnknownFailures(t *testing.T) {
 	assert.Empty(t, q.Excused())
 }
 
+// TestQuarantineSeesTheOutput: a failing test the check's output names and
+// its reports miss (a go test that wrote no report for its package) is
+// not excused by the quarantine of the failures the reports list.
+func TestQuarantineSeesTheOutput(t *testing.T) {
+	r := quarantineRun(t, map[string]Outcome{"a": OutcomeFailed})
+	entries := []QuarantineEntry{{TestID: "a", Created: time.Unix(0, 0), Expires: time.Unix(1<<40, 0)}}
+	explained := []byte("--- FAIL: a (0.00s)\nFAIL\n")
+	q := Quarantine(r, entries, "", time.Unix(100, 0), WithOutput(nil, explained))
+	assert.True(t, q.Passes, q.Reason())
+
+	missed := []byte("--- FAIL: a (0.00s)\n--- FAIL: TestAdd (0.00s)\nFAIL\texample.com/calc\t0.01s\n")
+	q = Quarantine(r, entries, "", time.Unix(100, 0), WithOutput(nil, missed))
+	assert.False(t, q.Passes)
+	assert.Contains(t, q.Unknown, "TestAdd")
+	assert.Contains(t, q.Reason(), "failures unknown")
+	assert.Empty(t, q.Excused())
+}
+
 func TestCheckQuarantine(t *testing.T) {
 	now := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
 	ok := QuarantineEntry{Repository: "acme/api", TestID: "pkg::T", Owner: "ana", Reason: "flaky on arm", Expires: now.Add(24 * time.Hour)}
