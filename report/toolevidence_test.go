@@ -104,7 +104,7 @@ func TestToolEvidence(t *testing.T) {
 {"Action":"pass","Package":"p","Test":"TestA","Elapsed":0}
 {"Action":"pass","Package":"p","Elapsed":0}
 `), "is a go test -json stream"},
-			"broken":   {write("broken.xml", `<testsuite><testcase name="a">`), ""},
+			"broken": {write("broken.xml", `<testsuite><testcase name="a">`), ""},
 		} {
 			t.Run(name, func(t *testing.T) {
 				ev := report.ToolEvidence(tc.path, dir)
