@@ -16,11 +16,14 @@ import (
 // bytes parsed, and its test cases counted as a run counts them (by test
 // id: all, passed, failures + errors, skipped). dir is the directory a
 // relative junit_path is relative to. A missing, unreadable or refused
-// file, or a coverage report, is described in Err and leaves every count
-// nil; an empty file has Bytes 0. A file that parses but holds no test
-// case (<testsuites/>, or suites whose attributes count tests that are not
-// there) has Total 0, which the gate rejects: a tool that ran nothing is
-// not "0 failures". opts are the limits and run options ReadRun takes.
+// file, a coverage report or a go test -json stream, is described in Err
+// and leaves every count nil; an empty file has Bytes 0. A file that
+// parses but holds no test case (<testsuites/>, or suites whose attributes
+// count passing tests that are not there) has Total 0, which the gate
+// rejects: a tool that ran nothing is not "0 failures". Suites whose
+// attributes count failures no test case shows read as one suite-level
+// error each, as a run reads them. opts are the limits and run options
+// ReadRun takes.
 func ToolEvidence(path, dir string, opts ...Option) testrun.JUnitEvidence {
 	abs, err := filepath.Abs(path)
 	if err != nil {

@@ -171,6 +171,24 @@ func reportsName(failing []string, name string) bool {
 }
 
 func describeOutput(fs []OutputFailure) string {
+	verb := "a failing test"
+	if len(fs) > 1 {
+		verb = "failing tests"
+	}
+	return verb + " that the base's output did not: " + namedList(fs)
+}
+
+// distinctNamed counts the tests fs names, each runner's once.
+func distinctNamed(fs []OutputFailure) int {
+	seen := make(map[string]bool, len(fs))
+	for _, f := range fs {
+		seen[f.Runner+"\x00"+f.ID] = true
+	}
+	return len(seen)
+}
+
+// namedList lists the first tests of fs with the line that named each.
+func namedList(fs []OutputFailure) string {
 	const show = 3
 	var parts []string
 	for i, f := range fs {
@@ -180,9 +198,5 @@ func describeOutput(fs []OutputFailure) string {
 		}
 		parts = append(parts, fmt.Sprintf("%q (%s line %q)", f.ID, f.Runner, f.Line))
 	}
-	verb := "a failing test"
-	if len(fs) > 1 {
-		verb = "failing tests"
-	}
-	return verb + " that the base's output did not: " + strings.Join(parts, ", ")
+	return strings.Join(parts, ", ")
 }

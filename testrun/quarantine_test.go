@@ -110,9 +110,23 @@ func TestQuarantineSeesTheOutput(t *testing.T) {
 	missed := []byte("--- FAIL: a (0.00s)\n--- FAIL: TestAdd (0.00s)\nFAIL\texample.com/calc\t0.01s\n")
 	q = Quarantine(r, entries, "", time.Unix(100, 0), WithOutput(nil, missed))
 	assert.False(t, q.Passes)
+	assert.Contains(t, q.Unknown, "the check's output names 2 failing tests and its reports list 1")
 	assert.Contains(t, q.Unknown, "TestAdd")
 	assert.Contains(t, q.Reason(), "failures unknown")
 	assert.Empty(t, q.Excused())
+
+	// jest's lines do not read like jest-junit's default ids; as many
+	// named as reported is not a failure the reports miss.
+	jest := quarantineRun(t, map[string]Outcome{" fails with a message:: fails with a message": OutcomeFailed, "outer inner fails in inner::outer inner fails in inner": OutcomeFailed})
+	jestEntries := []QuarantineEntry{
+		{TestID: " fails with a message:: fails with a message", Created: time.Unix(0, 0), Expires: time.Unix(1<<40, 0)},
+		{TestID: "outer inner fails in inner::outer inner fails in inner", Created: time.Unix(0, 0), Expires: time.Unix(1<<40, 0)},
+	}
+	jestOut := []byte("  ● fails with a message\n\n    expect(received).toBe(expected)\n\n  ● outer › inner › fails in inner\n\n    boom\n")
+	require.Len(t, ScanOutput(jestOut), 2, "jest's lines are read")
+	require.Len(t, unexplained(ScanOutput(jestOut), nil, jest), 2, "and no report id reads like them")
+	q = Quarantine(jest, jestEntries, "", time.Unix(100, 0), WithOutput(nil, jestOut))
+	assert.True(t, q.Passes, q.Reason())
 }
 
 func TestCheckQuarantine(t *testing.T) {

@@ -19,6 +19,9 @@ func TestQuarantinedWriteText(t *testing.T) {
 			"  quarantined failures (still reported): a\n  the check fails: not quarantined before the job started: b\n"},
 		{"quiet keeps warnings", Quarantined{Failures: []QuarantinedFailure{{ID: "a", Entry: e}}, Passes: true, Warnings: []string{"b: expired"}}, true,
 			"  quarantine: b: expired\n"},
+		{"report text stays on its line", Quarantined{Failures: []QuarantinedFailure{{ID: "a\n  every failure is quarantined: exit 0", Entry: e}, {ID: "b\tx"}},
+			Warnings: []string{"c\nd: expired"}}, false,
+			"  quarantine: c\\nd: expired\n  quarantined failures (still reported): a\\n  every failure is quarantined: exit 0\n  the check fails: not quarantined before the job started: b\\tx\n"},
 	} {
 		var w strings.Builder
 		c.q.WriteText(&w, 1, c.quiet)

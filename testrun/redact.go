@@ -149,9 +149,10 @@ var shapes = []shape{
 		func(s string) bool { return containsFold(s, "bearer") },
 	},
 	{ // Passwords in URLs: scheme://user:password@host. A password may hold
-		// an unescaped @ or / (up to the last @ of the URL); digits and a /
-		// are a port and a path (http://host:8080/@me).
-		lazyre.New(`([A-Za-z][A-Za-z0-9+.\-]*://[^/\s:@]*:)(?:[^\s\d/][^\s]*|\d+[^\s\d/][^\s]*|\d+)(@)`),
+		// an unescaped @ or / (up to the last @ of the URL, which ends at a
+		// space or a quote); digits and a /, ? or # are a port and a path
+		// (http://host:8080/@me, http://host:3000?next=/a@b).
+		lazyre.New(`([A-Za-z][A-Za-z0-9+.\-]*://[^/\s:@"'<>]*:)(?:[^\s\d/?#"'<>][^\s"'<>]*|\d+[^\s\d/?#"'<>][^\s"'<>]*|\d+)(@)`),
 		func(s string) bool { return strings.Contains(s, "://") && strings.Contains(s, "@") },
 	},
 	{ // Slack incoming webhooks: the path is the secret.
@@ -321,11 +322,11 @@ func redactPairs(s string) string {
 			for end < len(s) && !isValueStop(s[end]) {
 				end++
 			}
-			if end == start || (c == ':' && !quoted && !tight && !secretLike(s[start:end])) {
+			if end == start || (c == ':' && !quoted && !secretLike(s[start:end])) {
 				continue
 			}
-			if tight && (allDigits(s[start:end]) || strings.HasPrefix(s[start:end], "//") || strings.Contains(s[start:end], "://")) {
-				continue
+			if tight && (allDigits(s[start:end]) || s[start] == '{' || strings.Contains(s[start:end], "//")) {
+				continue // a port, a nested struct, a URL
 			}
 		}
 		b.WriteString(s[last:start])

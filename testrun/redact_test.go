@@ -63,7 +63,7 @@ func TestRedact(t *testing.T) {
 		{"hyphen inside a word", "non-auth value stays", "non-auth value stays"},
 		{"pgp private key", "k -----BEGIN PGP PRIVATE KEY BLOCK-----\nlQdGBF\n-----END PGP PRIVATE KEY BLOCK----- end", "k [REDACTED] end"},
 		// Go's %+v of a struct and %v of a map: key:value with nothing between.
-		{"go struct", "got {AccessKeyID:AKIAIOSFODNN7EXAMPLE SecretAccessKey:wJalrXUtnFEMIK7MDENGbPxRfiCYEXAMPLEKEY SessionToken:FwoGZXIvYXdzEBYaDH}",
+		{"go struct", "got {AccessKeyID:AKIAIOSFODNN7EXAMPLE SecretAccessKey:wJalrXUtnFEMIK7MDENGbPxRfiCYEXAMPLEKEY SessionToken:FwoGZXIvYXdzEBYaDHJlYWxseXNlY3JldA}",
 			"got {AccessKeyID:[REDACTED] SecretAccessKey:[REDACTED] SessionToken:[REDACTED]}"},
 		{"go struct pointer", "&{User:bob Password:Sup3rS3cretPassw0rd! Port:5432}", "&{User:bob Password:[REDACTED] Port:5432}"},
 		{"go map", "map[region:eu token:abc123xyz]", "map[region:eu token:[REDACTED]]"},
@@ -77,6 +77,12 @@ func TestRedact(t *testing.T) {
 		{"url password with an at", "dial postgres://app:p@ss/w0rd@db/x failed", "dial postgres://app:[REDACTED]@db/x failed"},
 		{"url port and path", "GET http://localhost:8080/users/@me failed", "GET http://localhost:8080/users/@me failed"},
 		{"gitlab tokens", "glcbt-64_abcdefghijklmnopqrstu glrt-abcdefghijklmnopqrstuv gldt-abcdefghijklmnopqrstuv", "[REDACTED] [REDACTED] [REDACTED]"},
+		{"go values that are not secrets", "got {Token:IDENT Literal:x} &{Kind:3 Token:{Type:IDENT Lit:foo}} map[auth:true role:admin] SessionToken:nil (token:EOF)",
+			"got {Token:IDENT Literal:x} &{Kind:3 Token:{Type:IDENT Lit:foo}} map[auth:true role:admin] SessionToken:nil (token:EOF)"},
+		{"names and tags that are not secrets", "-auth:enabled +auth:disabled pulling my-auth:latest test_login[token:abc] ● auth › token:refresh › works",
+			"-auth:enabled +auth:disabled pulling my-auth:latest test_login[token:abc] ● auth › token:refresh › works"},
+		{"url query after a port", "GET http://localhost:3000?redirect=/login@home", "GET http://localhost:3000?redirect=/login@home"},
+		{"url password in compact json", `{"db":"postgres://app:pw1@db/x","owner":"bob@example.com"}`, `{"db":"postgres://app:[REDACTED]@db/x","owner":"bob@example.com"}`},
 		{"slack webhook", "posting to https://hooks.slack.com/services/T0000/B0000/XXXXXXXXXXXXXXXX failed", "posting to https://hooks.slack.com/services/[REDACTED] failed"},
 	}
 	for _, tt := range tests {
