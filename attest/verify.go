@@ -225,6 +225,10 @@ func (v *Verification) checkTree(st *intoto.Statement, want Want) {
 		v.problem("tree: no working-tree digest to check the run's against (the commit's own, or any tree allowed)")
 		return
 	}
+	if len(want.Tree) != 64 || !IsCommitSHA(want.Tree) {
+		v.problem("tree: the digest asked for, %q, is not 64 hex digits", brief(want.Tree))
+		return
+	}
 	subjects := st.GetSubject()
 	if len(subjects) != 1 {
 		return // said by checkSubject
@@ -234,7 +238,7 @@ func (v *Verification) checkTree(st *intoto.Statement, want Want) {
 	case !ok:
 		v.problem("tree: the subject names no %s: the tests may have run with changes not in the commit", TreeDigestKey)
 	case lowerHex(got) != lowerHex(want.Tree):
-		v.problem("tree: the tests ran on working tree %s, not on the commit's own %s: uncommitted changes or untracked files", brief(got), brief(want.Tree))
+		v.problem("tree: the tests ran on working tree %s, not on the commit's own %s: uncommitted changes, untracked files or files not checked out", brief(got), brief(want.Tree))
 	}
 }
 

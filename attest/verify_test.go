@@ -179,10 +179,12 @@ func TestVerifyTreeRules(t *testing.T) {
 	assert.Empty(t, verify(t, env, keys.public, Want{Tree: strings.ToUpper(treeA), Commit: commitA, Dir: dir}).Problems)
 	assert.Empty(t, verify(t, env, keys.public, Want{AnyTree: true, Commit: commitA, Dir: dir}).Problems)
 	other := strings.Repeat("ab", 32)
-	assert.Equal(t, []string{"tree: the tests ran on working tree " + treeA + ", not on the commit's own " + other + ": uncommitted changes or untracked files"},
+	assert.Equal(t, []string{"tree: the tests ran on working tree " + treeA + ", not on the commit's own " + other + ": uncommitted changes, untracked files or files not checked out"},
 		verify(t, env, keys.public, Want{Tree: other, Commit: commitA, Dir: dir}).Problems)
 	assert.Equal(t, []string{"tree: no working-tree digest to check the run's against (the commit's own, or any tree allowed)"},
 		verify(t, env, keys.public, Want{Commit: commitA, Dir: dir}).Problems)
+	assert.Equal(t, []string{`tree: the digest asked for, "e3b0c442", is not 64 hex digits`},
+		verify(t, env, keys.public, Want{Tree: treeA[:8], Commit: commitA, Dir: dir}).Problems)
 
 	// A run that knows no tree.
 	run := runOf(t, testrun.KindAfterTurn, sep)

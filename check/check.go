@@ -114,6 +114,9 @@ func Run(ctx context.Context, argv []string, opts ...Option) (*Result, error) {
 	if err != nil {
 		res.Notes = append(res.Notes, fmt.Sprintf("the working-tree digest could not be read: %v", err))
 	}
+	if n := len(st.Changed); n > 0 && st.Commit != "" {
+		res.Notes = append(res.Notes, changedNote(st.Commit, st.Changed))
+	}
 	run.Commit, run.Tree = st.Commit, st.Tree
 	repo := st.Top
 	if repo == "" {

@@ -9,9 +9,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -61,6 +63,8 @@ type gitState struct {
 	Commit string
 	// Tree is the working-tree digest (see TreeDigest).
 	Tree string
+	// Changed are the paths that make the tree differ from Commit's.
+	Changed []string
 }
 
 // readGitState reads the work tree holding dir, its HEAD and its digest.
@@ -87,8 +91,24 @@ func readGitState(ctx context.Context, dir string, env []string) (gitState, erro
 		return gitState{}, fmt.Errorf("check: git names the work tree %s, which does not hold the check's folder %s: no commit or digest is recorded", st.Top, dir)
 	}
 	var err error
-	st.Tree, err = TreeDigest(ctx, st.Top, env)
+	st.Tree, st.Changed, err = treeDigest(ctx, st.Top, env)
 	return st, err
+}
+
+// changedNote says that the tree a run is about to check is not commit's
+// own, naming the first paths that make it differ.
+func changedNote(commit string, changed []string) string {
+	const show = 3
+	list := strings.Join(changed[:min(len(changed), show)], ", ")
+	if len(changed) > show {
+		list += fmt.Sprintf(", and %d more", len(changed)-show)
+	}
+	what := "file"
+	if len(changed) > 1 {
+		what = "files"
+	}
+	return fmt.Sprintf("the tree is not commit %.12s's own: %d uncommitted, untracked or absent %s (%s); an attestation of this run is not of that commit",
+		commit, len(changed), what, list)
 }
 
 // holds reports whether the folder dir is top or inside it, once both
@@ -161,6 +181,14 @@ func dotGitAbove(d string) bool {
 // the index and the object store are not written. env is the environment
 // git runs with (nil: this process's).
 func TreeDigest(ctx context.Context, top string, env []string) (string, error) {
+	d, _, err := treeDigest(ctx, top, env)
+	return d, err
+}
+
+// treeDigest is TreeDigest that also returns, sorted, the paths that make
+// the tree differ from HEAD: those git status names, and those git is told
+// not to look at whose content differs from the index.
+func treeDigest(ctx context.Context, top string, env []string) (string, []string, error) {
 	if env == nil {
 		env = os.Environ()
 	}
@@ -177,10 +205,10 @@ func TreeDigest(ctx context.Context, top string, env []string) (string, error) {
 	out, err := g.run(ctx, nil, "ls-files", "-s", "-v", "-z")
 	status := <-statusCh
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	if status.err != nil {
-		return "", status.err
+		return "", nil, status.err
 	}
 	// onDisk lists the paths whose content is read from the disk: those
 	// status names, and those git does not compare with it.
@@ -202,15 +230,18 @@ func TreeDigest(ctx context.Context, top string, env []string) (string, error) {
 			onDisk = append(onDisk, string(path))
 		}
 	}
+	indexed := maps.Clone(files)
+	changed := map[string]bool{}
 	for _, rec := range bytes.Split(status.out, []byte{0}) {
 		if len(rec) < 4 {
 			continue
 		}
 		path := string(rec[3:])
 		if strings.HasSuffix(path, "/") {
-			return "", fmt.Errorf("check: tree digest: the untracked folder %q holds a repository of its own, whose files git does not list", path)
+			return "", nil, fmt.Errorf("check: tree digest: the untracked folder %q holds a repository of its own, whose files git does not list", path)
 		}
 		onDisk = append(onDisk, path)
+		changed[path] = true
 	}
 	var toHash []string
 	seen := make(map[string]bool, len(onDisk))
@@ -224,11 +255,11 @@ func TreeDigest(ctx context.Context, top string, env []string) (string, error) {
 		case errors.Is(err, fs.ErrNotExist):
 			delete(files, path)
 		case err != nil:
-			return "", fmt.Errorf("check: tree digest: %w", err)
+			return "", nil, fmt.Errorf("check: tree digest: %w", err)
 		case fi.Mode()&fs.ModeSymlink != 0:
 			target, err := os.Readlink(filepath.Join(top, filepath.FromSlash(path)))
 			if err != nil {
-				return "", fmt.Errorf("check: tree digest: %w", err)
+				return "", nil, fmt.Errorf("check: tree digest: %w", err)
 			}
 			files[path] = entry{mode: "120000", id: blobID([]byte(target))}
 		case fi.Mode().IsRegular():
@@ -248,19 +279,24 @@ func TreeDigest(ctx context.Context, top string, env []string) (string, error) {
 	}
 	ids, err := hashObjects(ctx, g, toHash)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	for i, p := range toHash {
 		e := files[p]
 		e.id = ids[i]
 		files[p] = e
 	}
+	for p := range seen {
+		if e, ok := files[p]; !changed[p] && (!ok || e != indexed[p]) {
+			changed[p] = true
+		}
+	}
 	paths := make([]string, 0, len(files))
 	for p := range files {
 		paths = append(paths, p)
 	}
 	sort.Strings(paths)
-	return treeSum(paths, func(p string) (string, string) { e := files[p]; return e.mode, e.id }), nil
+	return treeSum(paths, func(p string) (string, string) { e := files[p]; return e.mode, e.id }), slices.Sorted(maps.Keys(changed)), nil
 }
 
 // treeSum is the digest over the sorted paths, each with its mode and

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -64,14 +65,16 @@ func TestTreeDigestSeesWhatGitIsToldToIgnore(t *testing.T) {
 			gitCmd(t, repo, "update-index", mark, "a.txt")
 			require.NoError(t, os.WriteFile(filepath.Join(repo, "a.txt"), []byte("two\n"), 0o644))
 			assert.Empty(t, gitCmd(t, repo, "status", "--porcelain"), "git status shows nothing")
-			edited, err := TreeDigest(ctx, repo, nil)
+			edited, changed, err := treeDigest(ctx, repo, nil)
 			require.NoError(t, err)
 			assert.NotEqual(t, clean, edited, "the edit changes the digest")
+			assert.Equal(t, []string{"a.txt"}, changed, "and is named")
 
 			require.NoError(t, os.WriteFile(filepath.Join(repo, "a.txt"), []byte("one\n"), 0o644))
-			back, err := TreeDigest(ctx, repo, nil)
+			back, changed, err := treeDigest(ctx, repo, nil)
 			require.NoError(t, err)
 			assert.Equal(t, clean, back, "the file as committed gives the commit's digest")
+			assert.Empty(t, changed)
 
 			require.NoError(t, os.Remove(filepath.Join(repo, "a.txt")))
 			gone, err := TreeDigest(ctx, repo, nil)
@@ -160,4 +163,19 @@ func TestReadGitStateOnlyForTheCheckedFolder(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, decoy, st.Top)
 	assert.Len(t, st.Tree, 64)
+}
+
+// TestRunNotesATreeNotTheCommits: a run whose tree holds an untracked file
+// (an earlier run's report folder) says so, naming it, so that its
+// attestation failing to verify as the commit's is no surprise.
+func TestRunNotesATreeNotTheCommits(t *testing.T) {
+	repo, _ := committedRepo(t)
+	res, _, _ := runSh(t, repo, "true")
+	for _, n := range res.Notes {
+		assert.NotContains(t, n, "the tree is not commit")
+	}
+	require.NoError(t, os.MkdirAll(filepath.Join(repo, "results", "base"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(repo, "results", "base", "TEST-RESULTS.json"), []byte("{}"), 0o644))
+	res, _, _ = runSh(t, repo, "true")
+	assert.Contains(t, strings.Join(res.Notes, "\n"), "uncommitted, untracked or absent file (results/base/TEST-RESULTS.json); an attestation of this run is not of that commit")
 }

@@ -27,7 +27,7 @@ func newVerifyAttestationFlags() (*pflag.FlagSet, *verifyAttestationOptions) {
 	fs.StringVar(&o.key, "key", "", "the public key the attestation must be signed by (PEM, PKIX: ECDSA P-256 or Ed25519)")
 	fs.StringVar(&o.commit, "commit", "", "the commit the tests must have passed on, 40 hex digits (default: HEAD of the current folder's git work tree)")
 	fs.StringVar(&o.tree, "tree", "", "the working-tree digest the tests must have run on (default: the commit's own, read from the current folder's repository)")
-	fs.BoolVar(&o.anyTree, "any-tree", false, "accept a run on the commit with uncommitted changes or untracked files")
+	fs.BoolVar(&o.anyTree, "any-tree", false, "accept a run on the commit with uncommitted changes, untracked files or files not checked out")
 	fs.BoolVar(&o.allowWarned, "allow-warned", false, "accept WARNED (passed with flaky tests) as well as PASSED")
 	fs.BoolVar(&o.json, "json", false, "print the verification as JSON on stdout (verified, commit, result, reports_rehashed, problems)")
 	return fs, o
@@ -58,11 +58,6 @@ func runVerifyAttestation(ctx context.Context, args []string, env Env) error {
 			return cf.usageErr("no --commit: %v", err)
 		}
 	}
-	if want.Tree == "" && !want.AnyTree {
-		if want.Tree, err = check.CommitTreeDigest(ctx, "", want.Commit); err != nil {
-			return cf.usageErr("no --tree: the commit's own tree could not be read here (%v); give --tree DIGEST or --any-tree", err)
-		}
-	}
 	key, err := loadKey(o.key, attest.LoadVerifier)
 	if err != nil {
 		return err
@@ -72,6 +67,11 @@ func runVerifyAttestation(ctx context.Context, args []string, env Env) error {
 		return rejected(err)
 	}
 	want.Dir = dir
+	if want.Tree == "" && !want.AnyTree {
+		if want.Tree, err = check.CommitTreeDigest(ctx, "", want.Commit); err != nil {
+			return cf.usageErr("no --tree: the commit's own tree could not be read here (%v); give --tree DIGEST or --any-tree", err)
+		}
+	}
 	v := attest.Verify(ctx, envelope, key, want)
 	if o.json {
 		err = writeJSON(env.Stdout, v.Report(want.Commit))
