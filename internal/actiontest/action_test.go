@@ -297,6 +297,17 @@ func TestActionRefuses(t *testing.T) {
 	assert.Equal(t, []string{"::error title=testresults::annotations-cap must be a whole number, got 'ten'"}, commands(res.stdout))
 	assert.NoFileExists(t, filepath.Join(ws, "ran"))
 
+	// A failing check in a pipeline, or before another command, fails the
+	// step, as a bash step of GitHub's own would; no TEST-RESULTS.json is
+	// never a pass.
+	for _, command := range []string{"CHECK_EXIT=1 ./check.sh bad=fail:x | cat", "CHECK_EXIT=1 ./check.sh bad=fail:x\necho done"} {
+		res = runAction(t, ws, actionRun{inputs: map[string]string{"command": command}})
+		assert.Equal(t, 1, res.code, "%q: %s%s", command, res.stdout, res.stderr)
+	}
+	res = runAction(t, ws, actionRun{inputs: map[string]string{"command": "true", "args": "--help"}})
+	assert.Equal(t, 1, res.code, res.stdout)
+	assert.Contains(t, res.stdout, "::error title=testresults::no TEST-RESULTS.json was written (exit 0)")
+
 	res = runAction(t, ws, actionRun{inputs: map[string]string{"command": "touch ran"}, path: systemPath()})
 	assert.Equal(t, 127, res.code)
 	assert.Equal(t, []string{"::error title=testresults::testresults is not on PATH: install it first (a release package or archive, or go install github.com/hangar-dev/testresults/cmd/testresults@VERSION)"}, commands(res.stdout))

@@ -112,4 +112,15 @@ func TestGitLabTemplateScript(t *testing.T) {
 	code, log = run(nil)
 	assert.Equal(t, 2, code)
 	assert.Contains(t, log, "set TESTRESULTS_COMMAND")
+
+	// A failing check in a pipeline, or before another command, fails the
+	// job, as GitLab's own script would.
+	for _, command := range []string{"CHECK_EXIT=1 ./check.sh bad=fail:x | cat", "CHECK_EXIT=1 ./check.sh bad=fail:x\necho done"} {
+		code, log = run(map[string]string{"TESTRESULTS_COMMAND": strings.ReplaceAll(command, `\n`, "\n")})
+		assert.Equal(t, 1, code, "%q: %s", command, log)
+	}
+	// No TEST-RESULTS.json is never a pass.
+	code, log = run(map[string]string{"TESTRESULTS_COMMAND": "true", "TESTRESULTS_ARGS": "--help"})
+	assert.Equal(t, 1, code, log)
+	assert.Contains(t, log, "no TEST-RESULTS.json was written (exit 0)")
 }
