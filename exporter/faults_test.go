@@ -265,7 +265,14 @@ func TestReceiverRestartedMidExport(t *testing.T) {
 	first := new(consumertest.TracesSink)
 	firstDone := make(chan struct{})
 	var once sync.Once
+	var took atomic.Bool
 	next, _ := consumer.NewTraces(func(ctx context.Context, td ptrace.Traces) error {
+		// The first request only is taken; one that comes on it before
+		// the stop (a loaded machine may send them all at once) is
+		// refused as a receiver going down refuses it, to be retried.
+		if !took.CompareAndSwap(false, true) {
+			return errors.New("the receiver is stopping")
+		}
 		// Counted before the stop is signalled, so a stop that cuts the
 		// handler short cannot leave the first request uncounted.
 		err := first.ConsumeTraces(ctx, td)

@@ -219,7 +219,10 @@ func TestPostgresReadNeverWaitsForTheRunsLock(t *testing.T) {
 	hold, err := w.admin.Begin()
 	require.NoError(t, err)
 	defer hold.Rollback() //nolint:errcheck // rolled back below; a no-op then
-	_, err = hold.Exec(`SELECT pg_advisory_xact_lock($1)`, advisoryKey("runs"))
+	// The store's lock: its name in the store's schema.
+	_, err = hold.Exec(`SET LOCAL search_path TO ` + w.schema)
+	require.NoError(t, err)
+	_, err = hold.Exec(`SELECT pg_advisory_xact_lock(`+advisoryKeySQL+`)`, advisoryName("runs"))
 	require.NoError(t, err)
 	rctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"hash/fnv"
 	"strconv"
 	"strings"
 	"time"
@@ -82,23 +81,25 @@ func dollarPlaceholders(q string) string {
 // when it is free, and reports whether it did.
 func tryAdvisoryLock(ctx context.Context, tx *sql.Tx, key string) (bool, error) {
 	var ok bool
-	err := tx.QueryRowContext(ctx, `SELECT pg_try_advisory_xact_lock($1)`, advisoryKey(key)).Scan(&ok)
+	err := tx.QueryRowContext(ctx, `SELECT pg_try_advisory_xact_lock(`+advisoryKeySQL+`)`, advisoryName(key)).Scan(&ok)
 	return ok, err
 }
 
-func advisoryKey(key string) int64 {
-	h := fnv.New64a()
-	h.Write([]byte("hangar-testresults\x00" + key))
-	return int64(h.Sum64())
-}
+// advisoryKeySQL is the 64-bit advisory lock key of the name $1 in the
+// store's schema. Advisory locks are the database's, not a schema's: two
+// stores in two schemas of one database must not wait for each other.
+// The name is bytes: keys join their parts with NUL, which text cannot hold.
+const advisoryKeySQL = `('x' || substr(md5(convert_to(current_schema() || '/', 'UTF8') || $1::bytea), 1, 16))::bit(64)::bigint`
+
+func advisoryName(key string) []byte { return []byte("hangar-testresults/" + key) }
 
 // advisoryLock takes the transaction-scoped advisory lock of key,
 // exclusive or shared.
 func advisoryLock(ctx context.Context, tx *sql.Tx, key string, shared bool) error {
-	q := `SELECT pg_advisory_xact_lock($1)`
+	q := `SELECT pg_advisory_xact_lock(` + advisoryKeySQL + `)`
 	if shared {
-		q = `SELECT pg_advisory_xact_lock_shared($1)`
+		q = `SELECT pg_advisory_xact_lock_shared(` + advisoryKeySQL + `)`
 	}
-	_, err := tx.ExecContext(ctx, q, advisoryKey(key))
+	_, err := tx.ExecContext(ctx, q, advisoryName(key))
 	return err
 }

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -469,16 +470,19 @@ func TestTwoProcesses(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	var cmds []*exec.Cmd
+	outs := make([]*bytes.Buffer, 0, 2)
 	for _, who := range []string{"p1", "p2"} {
 		cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestHelperWriter$", "-test.count=1")
 		cmd.Env = append(os.Environ(), helperEnv+"="+path, helperEnv+"_WHO="+who, helperEnv+"_N="+strconv.Itoa(n))
+		out := new(bytes.Buffer)
+		cmd.Stdout, cmd.Stderr = out, out
 		require.NoError(t, cmd.Start())
-		cmds = append(cmds, cmd)
+		cmds, outs = append(cmds, cmd), append(outs, out)
 	}
-	for _, cmd := range cmds {
+	for i, cmd := range cmds {
 		if err := cmd.Wait(); err != nil {
 			var ee *exec.ExitError
-			require.False(t, errors.As(err, &ee) && ee.ExitCode() != 0, "a writer process failed: %v", err)
+			require.False(t, errors.As(err, &ee) && ee.ExitCode() != 0, "a writer process failed: %v\n%s", err, outs[i])
 			require.NoError(t, err)
 		}
 	}
