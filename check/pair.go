@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/hangar-dev/testresults/testrun"
@@ -211,6 +212,20 @@ func (p Pair) side(ctx context.Context, argv []string, name, tree string, kind t
 	return runs, nil
 }
 
+// uncached is env (nil: this process's) with go test's result cache off
+// (GOFLAGS gains -count=1 unless it sets a count): every run of a side is
+// an execution, never a cached copy of the first.
+func uncached(env []string) []string {
+	if env == nil {
+		env = os.Environ()
+	}
+	flags := environ(env).get("GOFLAGS")
+	if strings.Contains(flags, "-count=") {
+		return env
+	}
+	return environ(env).set("GOFLAGS", strings.TrimSpace(flags+" -count=1"))
+}
+
 // run is run e of the check in tree, kind kind, reported in dir: its
 // TEST-RESULTS.json written, told to Progress; label names it in errors
 // ("patch run", "new-test run").
@@ -219,7 +234,7 @@ func (p Pair) run(ctx context.Context, argv []string, e PairEvent, label, tree s
 	if output == nil {
 		output = io.Discard
 	}
-	r, err := Run(ctx, argv, WithDir(tree), WithEnv(p.Env), WithStdio(bytes.NewReader(nil), output, output),
+	r, err := Run(ctx, argv, WithDir(tree), WithEnv(uncached(p.Env)), WithStdio(bytes.NewReader(nil), output, output),
 		WithKind(kind, ""), WithReportDir(dir), WithTimeout(p.Timeout))
 	if ctx.Err() != nil {
 		if r != nil {
@@ -302,6 +317,9 @@ func (p Pair) worktreesFor(ctx context.Context, res *PairResult) (trees *worktre
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := p.sameSubmodules(ctx, g, res); err != nil {
+		return nil, nil, err
+	}
 	if trees, err = newWorktrees(g); err != nil {
 		return nil, nil, err
 	}
@@ -310,6 +328,45 @@ func (p Pair) worktreesFor(ctx context.Context, res *PairResult) (trees *worktre
 			p.progress(PairEvent{Err: fmt.Errorf("removing the worktrees: %w", rerr)})
 		}
 	}, nil
+}
+
+// sameSubmodules refuses a patch that moves a submodule: the worktrees do
+// not check submodules out (that could reach the network), so both sides
+// would run without the code the patch changes and agree.
+func (p Pair) sameSubmodules(ctx context.Context, g gitRunner, res *PairResult) error {
+	if p.Patch != "" {
+		b, err := os.ReadFile(p.Patch)
+		if err == nil && bytes.Contains(b, []byte("\n+Subproject commit ")) {
+			return fmt.Errorf("%w: the diff moves a submodule, and pair does not check submodules out", ErrPair)
+		}
+		return nil
+	}
+	links := func(commit string) (map[string]string, error) {
+		out, err := g.run(ctx, nil, "ls-tree", "-r", "-z", "--full-tree", commit)
+		m := map[string]string{}
+		for _, rec := range bytes.Split(out, []byte{0}) {
+			if meta, path, ok := bytes.Cut(rec, []byte{'\t'}); ok && bytes.HasPrefix(meta, []byte("160000 ")) {
+				m[string(path)] = string(meta)
+			}
+		}
+		return m, err
+	}
+	parent, err := links(res.Parent)
+	if err != nil {
+		return fmt.Errorf("%w: the parent's tree: %v", ErrPair, err)
+	}
+	patch, err := links(res.Patch)
+	if err != nil {
+		return fmt.Errorf("%w: the patch's tree: %v", ErrPair, err)
+	}
+	for _, m := range [2]map[string]string{parent, patch} {
+		for path := range m {
+			if parent[path] != patch[path] {
+				return fmt.Errorf("%w: the patch moves the submodule %s, and pair does not check submodules out", ErrPair, path)
+			}
+		}
+	}
+	return nil
 }
 
 func newWorktrees(g gitRunner) (*worktrees, error) {
@@ -325,6 +382,14 @@ func (w *worktrees) add(ctx context.Context, name, commit string) (string, error
 	w.paths = append(w.paths, p)
 	if _, err := w.g.text(ctx, "worktree", "add", "--detach", p, commit); err != nil {
 		return "", err
+	}
+	// A sparse checkout's patterns carry into a new worktree: the check
+	// would run on part of each side, and agree on what neither has.
+	wt := gitRunner{dir: p, env: w.g.env}
+	if sparse, _ := wt.text(ctx, "config", "--get", "--type=bool", "core.sparseCheckout"); sparse == "true" {
+		if _, err := wt.text(ctx, "sparse-checkout", "disable"); err != nil {
+			return "", err
+		}
 	}
 	return p, nil
 }

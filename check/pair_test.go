@@ -105,3 +105,44 @@ func TestPairRefused(t *testing.T) {
 	require.ErrorIs(t, err, ErrInterrupted)
 	assert.Equal(t, 1, worktreeList(t, dir))
 }
+
+// TestPairRunsEachSideOnItsWholeTree: every run of a side executes (go
+// test's result cache is off, unless GOFLAGS sets a count), a sparse
+// checkout does not carry into the worktrees, and a patch that moves a
+// submodule, which the worktrees do not check out, is refused.
+func TestPairRunsEachSideOnItsWholeTree(t *testing.T) {
+	assert.Contains(t, uncached([]string{"PATH=/bin"}), "GOFLAGS=-count=1")
+	assert.Contains(t, uncached([]string{"GOFLAGS=-mod=mod"}), "GOFLAGS=-mod=mod -count=1")
+	assert.Equal(t, []string{"GOFLAGS=-count=3"}, uncached([]string{"GOFLAGS=-count=3"}))
+
+	env := gitFreeEnv("HOME=" + t.TempDir())
+	t.Run("sparse", func(t *testing.T) {
+		dir := pairRepo(t)
+		require.NoError(t, os.MkdirAll(filepath.Join(dir, "extra"), 0o755))
+		require.NoError(t, os.WriteFile(filepath.Join(dir, "extra", "x.txt"), []byte("x\n"), 0o644))
+		gitCmd(t, dir, "add", "-A")
+		gitCmd(t, dir, "-c", "commit.gpgsign=false", "commit", "-q", "-m", "extra")
+		gitCmd(t, dir, "sparse-checkout", "set", "--no-cone", "/outcomes.txt")
+		require.NoFileExists(t, filepath.Join(dir, "extra", "x.txt"), "the checkout is sparse")
+		check := "test -f extra/x.txt && echo \"GOFLAGS=$GOFLAGS\" > \"$HANGAR_TESTS_DIR/env.txt\" && " + pairCheck
+		res, err := Pair{Dir: dir, Runs: 2, Out: t.TempDir(), Env: env}.Run(context.Background(), []string{"sh", "-c", check})
+		require.NoError(t, err)
+		for _, r := range append(res.ParentRuns, res.PatchRuns...) {
+			assert.Equal(t, testrun.StatusSuccess, r.Status, "the whole tree is there")
+		}
+		b, err := os.ReadFile(filepath.Join(res.Out, "patch-2", "env.txt"))
+		require.NoError(t, err)
+		assert.Equal(t, "GOFLAGS=-count=1\n", string(b))
+	})
+	t.Run("submodule moved", func(t *testing.T) {
+		dir := pairRepo(t)
+		for _, sha := range []string{"1111111111111111111111111111111111111111", "2222222222222222222222222222222222222222"} {
+			gitCmd(t, dir, "update-index", "--add", "--cacheinfo", "160000,"+sha+",lib")
+			gitCmd(t, dir, "-c", "commit.gpgsign=false", "commit", "-q", "-m", "lib "+sha[:1])
+		}
+		_, err := Pair{Dir: dir, Runs: 2, Out: t.TempDir(), Env: env}.Run(context.Background(), []string{"sh", "-c", pairCheck})
+		require.ErrorIs(t, err, ErrPair)
+		assert.Contains(t, err.Error(), "the patch moves the submodule lib")
+		assert.Equal(t, 1, worktreeList(t, dir))
+	})
+}
