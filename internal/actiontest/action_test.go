@@ -264,10 +264,10 @@ func TestActionCapAndWorkingDirectory(t *testing.T) {
 	}{
 		{cap: "1", want: []string{
 			"::error title=failure%3A pkg.mod%3A%3Aa::one",
-			"::notice title=testresults::2 more failures are not annotated: the job summary lists them",
+			"::notice title=testresults::2 more failing tests are not annotated: see the job summary's packet and the run file (the results output)",
 		}},
 		{cap: "0", want: []string{
-			"::notice title=testresults::3 more failures are not annotated: the job summary lists them",
+			"::notice title=testresults::3 more failing tests are not annotated: see the job summary's packet and the run file (the results output)",
 		}},
 	} {
 		t.Run("cap "+tc.cap, func(t *testing.T) {

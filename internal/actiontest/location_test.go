@@ -1,6 +1,7 @@
 package actiontest
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -51,6 +52,25 @@ func TestAnnotationLocations(t *testing.T) {
 		"::error file=a%2Cb%3Ac/t_1.py,title=failure%3A g::m",
 		"::error title=failure%3A h::m",
 	}, commands(out))
+}
+
+// TestAnnotationsCountEveryFailingTest: a run lists its first 200 failures
+// only; the notice counts the failing tests the run counts, not the ones it
+// lists, and the cap holds.
+func TestAnnotationsCountEveryFailingTest(t *testing.T) {
+	needTools(t, "sh", "python3")
+	root := testcorpus.Root(t)
+	dir := t.TempDir()
+	var failures []string
+	for i := range 200 {
+		failures = append(failures, fmt.Sprintf(`{"id": "t%d", "outcome": "failed", "message": "m"}`, i))
+	}
+	run := `{"complete": true, "counts": {"total": 400, "passed": 95, "failed": 300, "errors": 5, "skipped": 0, "flaky": 0}, "failures": [` + strings.Join(failures, ",") + `]}`
+	path := filepath.Join(dir, "TEST-RESULTS.json")
+	require.NoError(t, os.WriteFile(path, []byte(run), 0o644))
+	out := commands(runScript(t, dir, nil, filepath.Join(root, "scripts", "ci", "github-annotations.sh"), path, "10"))
+	require.Len(t, out, 11)
+	assert.Equal(t, "::notice title=testresults::295 more failing tests are not annotated: see the job summary's packet and the run file (the results output)", out[10])
 }
 
 // runScript runs a POSIX sh script with args in dir, with PATH and env,

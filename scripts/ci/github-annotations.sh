@@ -141,11 +141,20 @@ def main(argv):
         if not isinstance(message, str) or message == "":
             message = "(no message)"
         out.append(command(level, "%s: %s" % (what, fid), message, location(f, workspace)))
-    if len(failures) > cap:
-        left = len(failures) - cap
+    # The failing tests in all: the run lists the first failures only
+    # (with their messages), so the counts say how many there are.
+    total = len(failures)
+    counts = run.get("counts")
+    if not new and isinstance(counts, dict):
+        stated = [counts.get(k) for k in ("failed", "errors")]
+        if all(isinstance(n, int) and not isinstance(n, bool) for n in stated):
+            total = max(total, sum(stated))
+    shown = min(len(failures), cap)
+    if total > shown:
+        left = total - shown
         out.append(command("notice", "testresults",
-                           "%d more %s not annotated: the job summary lists them"
-                           % (left, "failure is" if left == 1 else "failures are")))
+                           "%d more %s%s not annotated: see the job summary's packet and the run file (the results output)"
+                           % (left, "new " if new else "", "failing test is" if left == 1 else "failing tests are")))
     sys.stdout.write("".join(line + "\n" for line in out))
     return 0
 
