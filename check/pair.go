@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -100,6 +101,7 @@ func (p Pair) Run(ctx context.Context, argv []string) (*PairResult, error) {
 		return nil, fmt.Errorf("%w: a diff and a patch commit, not both", ErrPair)
 	}
 	res := &PairResult{Out: p.Out}
+	p.Env = uncached(ctx, p.Env)
 	trees, remove, err := p.worktreesFor(ctx, res)
 	if err != nil {
 		return nil, err
@@ -214,14 +216,32 @@ func (p Pair) side(ctx context.Context, argv []string, name, tree string, kind t
 
 // uncached is env (nil: this process's) with go test's result cache off
 // (GOFLAGS gains -count=1 unless it sets a count): every run of a side is
-// an execution, never a cached copy of the first.
-func uncached(env []string) []string {
+// an execution, never a cached copy of the first. Where env does not set
+// GOFLAGS, go's own setting (go env -w) is kept: a variable set here would
+// replace it.
+func uncached(ctx context.Context, env []string) []string {
 	if env == nil {
 		env = os.Environ()
 	}
-	flags := environ(env).get("GOFLAGS")
-	if strings.Contains(flags, "-count=") {
-		return env
+	flags, set := "", false
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "GOFLAGS="); ok {
+			flags, set = v, true
+		}
+	}
+	if !set {
+		ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, "go", "env", "GOFLAGS")
+		cmd.Env = env
+		if out, err := cmd.Output(); err == nil {
+			flags = strings.TrimSpace(string(out))
+		}
+	}
+	for _, f := range strings.Fields(flags) {
+		if strings.HasPrefix(f, "-count=") || strings.HasPrefix(f, "--count=") {
+			return env
+		}
 	}
 	return environ(env).set("GOFLAGS", strings.TrimSpace(flags+" -count=1"))
 }
@@ -234,7 +254,7 @@ func (p Pair) run(ctx context.Context, argv []string, e PairEvent, label, tree s
 	if output == nil {
 		output = io.Discard
 	}
-	r, err := Run(ctx, argv, WithDir(tree), WithEnv(uncached(p.Env)), WithStdio(bytes.NewReader(nil), output, output),
+	r, err := Run(ctx, argv, WithDir(tree), WithEnv(p.Env), WithStdio(bytes.NewReader(nil), output, output),
 		WithKind(kind, ""), WithReportDir(dir), WithTimeout(p.Timeout))
 	if ctx.Err() != nil {
 		if r != nil {
@@ -336,7 +356,7 @@ func (p Pair) worktreesFor(ctx context.Context, res *PairResult) (trees *worktre
 func (p Pair) sameSubmodules(ctx context.Context, g gitRunner, res *PairResult) error {
 	if p.Patch != "" {
 		b, err := os.ReadFile(p.Patch)
-		if err == nil && bytes.Contains(b, []byte("\n+Subproject commit ")) {
+		if err == nil && movesGitlink(b) {
 			return fmt.Errorf("%w: the diff moves a submodule, and pair does not check submodules out", ErrPair)
 		}
 		return nil
@@ -369,6 +389,25 @@ func (p Pair) sameSubmodules(ctx context.Context, g gitRunner, res *PairResult) 
 	return nil
 }
 
+// movesGitlink reports whether the git diff b changes a gitlink (a
+// submodule's commit): a header line of a file's diff gives mode 160000.
+// A file's content that reads "Subproject commit" is not one.
+func movesGitlink(b []byte) bool {
+	header := false
+	for _, line := range bytes.Split(b, []byte{'\n'}) {
+		switch {
+		case bytes.HasPrefix(line, []byte("diff --git ")):
+			header = true
+		case bytes.HasPrefix(line, []byte("@@")):
+			header = false
+		case header && (bytes.HasPrefix(line, []byte("index ")) && bytes.HasSuffix(line, []byte(" 160000")) ||
+			bytes.HasSuffix(line, []byte("file mode 160000")) || bytes.HasSuffix(line, []byte("mode 160000"))):
+			return true
+		}
+	}
+	return false
+}
+
 func newWorktrees(g gitRunner) (*worktrees, error) {
 	tmp, err := os.MkdirTemp("", "testresults-pair-")
 	if err != nil {
@@ -380,16 +419,12 @@ func newWorktrees(g gitRunner) (*worktrees, error) {
 func (w *worktrees) add(ctx context.Context, name, commit string) (string, error) {
 	p := filepath.Join(w.tmp, name)
 	w.paths = append(w.paths, p)
-	if _, err := w.g.text(ctx, "worktree", "add", "--detach", p, commit); err != nil {
+	// A sparse checkout's patterns would carry into the worktree: the
+	// check would run on part of each side, and agree on what neither
+	// has. The worktree is checked out whole, and the repository's
+	// configuration is left as it is.
+	if _, err := w.g.text(ctx, "-c", "core.sparseCheckout=false", "worktree", "add", "--detach", p, commit); err != nil {
 		return "", err
-	}
-	// A sparse checkout's patterns carry into a new worktree: the check
-	// would run on part of each side, and agree on what neither has.
-	wt := gitRunner{dir: p, env: w.g.env}
-	if sparse, _ := wt.text(ctx, "config", "--get", "--type=bool", "core.sparseCheckout"); sparse == "true" {
-		if _, err := wt.text(ctx, "sparse-checkout", "disable"); err != nil {
-			return "", err
-		}
 	}
 	return p, nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -111,9 +112,22 @@ func TestPairRefused(t *testing.T) {
 // checkout does not carry into the worktrees, and a patch that moves a
 // submodule, which the worktrees do not check out, is refused.
 func TestPairRunsEachSideOnItsWholeTree(t *testing.T) {
-	assert.Contains(t, uncached([]string{"PATH=/bin"}), "GOFLAGS=-count=1")
-	assert.Contains(t, uncached([]string{"GOFLAGS=-mod=mod"}), "GOFLAGS=-mod=mod -count=1")
-	assert.Equal(t, []string{"GOFLAGS=-count=3"}, uncached([]string{"GOFLAGS=-count=3"}))
+	ctx := context.Background()
+	assert.Contains(t, uncached(ctx, []string{"PATH=/nowhere"}), "GOFLAGS=-count=1")
+	assert.Contains(t, uncached(ctx, []string{"GOFLAGS=-mod=mod"}), "GOFLAGS=-mod=mod -count=1")
+	assert.Equal(t, []string{"GOFLAGS=-count=3"}, uncached(ctx, []string{"GOFLAGS=-count=3"}))
+	assert.Contains(t, uncached(ctx, []string{"GOFLAGS=-run=x-count=2"}), "GOFLAGS=-run=x-count=2 -count=1", "a count inside another flag is none")
+	if _, err := exec.LookPath("go"); err == nil {
+		// go env -w's setting is kept: a variable would replace it.
+		goenv := filepath.Join(t.TempDir(), "go.env")
+		require.NoError(t, os.WriteFile(goenv, []byte("GOFLAGS=-tags=special\n"), 0o644))
+		got := uncached(ctx, []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "GOENV=" + goenv})
+		assert.Contains(t, got, "GOFLAGS=-tags=special -count=1")
+	}
+	assert.True(t, movesGitlink([]byte("diff --git a/lib b/lib\nindex 1111111..2222222 160000\n--- a/lib\n+++ b/lib\n@@ -1 +1 @@\n-Subproject commit 1111111\n+Subproject commit 2222222\n")))
+	assert.True(t, movesGitlink([]byte("diff --git a/lib b/lib\ndeleted file mode 160000\nindex 1111111..0000000\n")))
+	assert.False(t, movesGitlink([]byte("diff --git a/f.txt b/f.txt\nnew file mode 100644\nindex 0000000..1111111\n--- /dev/null\n+++ b/f.txt\n@@ -0,0 +1 @@\n+Subproject commit 1111111111111111111111111111111111111111\n")),
+		"a file that reads like one is not a submodule")
 
 	env := gitFreeEnv("HOME=" + t.TempDir())
 	t.Run("sparse", func(t *testing.T) {

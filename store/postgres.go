@@ -89,7 +89,8 @@ func tryAdvisoryLock(ctx context.Context, tx *sql.Tx, key string) (bool, error) 
 // store's schema. Advisory locks are the database's, not a schema's: two
 // stores in two schemas of one database must not wait for each other.
 // The name is bytes: keys join their parts with NUL, which text cannot hold.
-const advisoryKeySQL = `('x' || substr(md5(convert_to(current_schema() || '/', 'UTF8') || $1::bytea), 1, 16))::bit(64)::bigint`
+// SHA-256, not md5: a server in FIPS mode refuses md5.
+const advisoryKeySQL = `('x' || substr(encode(sha256(convert_to(current_schema() || '/', 'UTF8') || $1::bytea), 'hex'), 1, 16))::bit(64)::bigint`
 
 func advisoryName(key string) []byte { return []byte("hangar-testresults/" + key) }
 

@@ -18,14 +18,9 @@ import (
 var quarantineUsage = clidoc.Help("flaky-quarantine")
 
 type quarantineOptions struct {
-	store   *storeFlag
-	repo    string
-	env     string
-	test    string
-	owner   string
-	reason  string
-	expires string
-	json    bool
+	store                                   *storeFlag
+	repo, env, test, owner, reason, expires string
+	json                                    bool
 }
 
 func newQuarantineFlags() (*pflag.FlagSet, *quarantineOptions) {

@@ -203,6 +203,7 @@ func TestVerifyAttestationBadInput(t *testing.T) {
 		{"no key", []string{"--commit", attCommit, "--tree", attTree, att}, exitUsage, "--key is required"},
 		{"abbreviated commit", []string{"--key", keys[1], "--commit", attCommit[:10], "--tree", attTree, att}, exitUsage, "want a full commit id"},
 		{"no attestation", []string{"--key", keys[1]}, exitUsage, "want ATTESTATION.json"},
+		{"abbreviated tree", []string{"--key", keys[1], "--commit", attCommit, "--tree", attTree[:10], "--any-tree", att}, exitUsage, "want a working-tree digest (64 hex digits)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, out, stderr := runCmd(t, append([]string{"verify-attestation"}, tc.args...)...)

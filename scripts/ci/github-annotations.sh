@@ -11,7 +11,7 @@
 #     failure of the run, titled "failure: ID" / "error: ID" (a flaky one
 #     is a ::warning titled "flaky failure: ID"), after a ::warning that
 #     says why no comparison was made when a base was given;
-#   - at most CAP annotations (default 50; 0 prints none), then a ::notice
+#   - at most CAP annotations (default 10, as the action; 0 prints none), then a ::notice
 #     that says how many were left out;
 #   - a ::warning when the run is incomplete, with its reasons.
 #
@@ -95,7 +95,7 @@ def location(f, workspace):
 
 def main(argv):
     path = argv[1]
-    cap_arg = argv[2] if len(argv) > 2 else "50"
+    cap_arg = argv[2] if len(argv) > 2 else "10"
     if not cap_arg.isdigit():
         sys.stderr.write("github-annotations.sh: CAP %r: want a whole number\n" % cap_arg)
         return 2
