@@ -90,20 +90,18 @@ type suite struct {
 	name  string
 	cases int // test cases seen directly in this suite
 	// stated is the sum of what the suite's failures= and errors=
-	// attributes say (-1: neither says a count); shown is how many
-	// failing results the test cases in it show, nested suites included.
-	stated, shown int
+	// attributes say (-1: neither says a count); shows is whether a test
+	// case in it, nested suites included, shows a failing result.
+	stated int
+	shows  bool
 }
 
 type testCase struct {
-	depth int
-	id    idRef
-	scope int32 // index in execs.scopes
-	seen  [nResults]bool
-	msg   [nResults]string
-	// failing counts the case's failing result elements (failure, error
-	// and their rerun and flaky forms), each time written.
-	failing  int
+	depth    int
+	id       idRef
+	scope    int32 // index in execs.scopes
+	seen     [nResults]bool
+	msg      [nResults]string
 	statusAs testrun.Outcome // failure or error a status/result attribute states, "" when none
 	// notRun is set when an attribute says the case did not run (a
 	// status or result of disabled, notrun, skipped...; Eclipse's
@@ -276,10 +274,7 @@ func (p *parser) start(tok *xmlsafe.Token) error {
 		switch {
 		case len(p.suites) > 0 && p.suites[len(p.suites)-1].depth == depth-1:
 			s := p.suites[len(p.suites)-1]
-			scope = s.scope
-			if s.name != "" {
-				id = s.name + "::" + SuiteErrorName
-			}
+			scope, id = s.scope, suiteErrorID(s.name)
 		case len(p.suites) == 0 && depth == 2:
 			scope = p.rootScope()
 		default:
@@ -294,6 +289,15 @@ func (p *parser) start(tok *xmlsafe.Token) error {
 		return p.inCase(tok, local, depth)
 	}
 	return nil
+}
+
+// suiteErrorID is the id of the case that stands for a failure of the
+// suite named name itself.
+func suiteErrorID(name string) string {
+	if name == "" {
+		return SuiteErrorName
+	}
+	return name + "::" + SuiteErrorName
 }
 
 // rootScope is the scope of what lies outside any <testsuite>.
@@ -332,20 +336,15 @@ func statedCount(v []byte) int {
 // something failed that no test case shows.
 func (p *parser) unshown() error {
 	s := &p.suites[len(p.suites)-1]
-	if s.stated <= 0 || s.shown > 0 {
+	if s.stated <= 0 || s.shows {
 		return nil
 	}
 	if err := p.countCase(); err != nil {
 		return err
 	}
-	id := SuiteErrorName
-	if s.name != "" {
-		id = s.name + "::" + SuiteErrorName
-	}
 	msg := fmt.Sprintf("the suite's failures and errors attributes count %d; none of its test cases shows one", s.stated)
-	p.caseBuf = testCase{depth: s.depth, id: p.execs.ids.add([]byte(id)), scope: s.scope}
+	p.caseBuf = testCase{depth: s.depth, id: p.execs.ids.add([]byte(suiteErrorID(s.name))), scope: s.scope}
 	p.caseBuf.seen[rError] = true
-	p.caseBuf.failing = s.stated
 	p.caseBuf.msg[rError] = msg
 	p.cur = &p.caseBuf
 	p.finishCase()
@@ -495,9 +494,6 @@ func (p *parser) inCase(tok *xmlsafe.Token, local []byte, depth int) error {
 		}
 		p.det.resultElement(k)
 		p.cur.seen[k] = true
-		if k != rSkipped {
-			p.cur.failing++
-		}
 		p.result, p.resultDepth = k, depth
 		if p.cur.msg[k] != "" {
 			return nil
@@ -616,12 +612,11 @@ func (p *parser) finishCase() {
 	p.cur = nil
 	p.suiteLevel = false
 	out := oPassed
-	shown := tc.failing
-	if shown == 0 && tc.statusAs.Failing() {
-		shown = 1
-	}
-	for i := range p.suites {
-		p.suites[i].shown += shown
+	if tc.statusAs.Failing() || tc.seen[rFailure] || tc.seen[rError] || tc.seen[rRerunFailure] ||
+		tc.seen[rRerunError] || tc.seen[rFlakyFailure] || tc.seen[rFlakyError] {
+		for i := range p.suites {
+			p.suites[i].shows = true
+		}
 	}
 	switch {
 	case tc.notRun || tc.seen[rSkipped] && !tc.seen[rError]:
