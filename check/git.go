@@ -14,7 +14,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 )
@@ -126,7 +125,7 @@ func holds(top, dir string) bool {
 		return false
 	}
 	rel, err := filepath.Rel(t, d)
-	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+	return err == nil && filepath.IsLocal(rel)
 }
 
 // mayBeWorkTree reports whether git could find a work tree holding dir:
@@ -193,8 +192,7 @@ func treeDigest(ctx context.Context, top string, env []string) (string, []string
 		env = os.Environ()
 	}
 	g := gitRunner{dir: top, env: env}
-	type entry struct{ mode, id string }
-	files := map[string]entry{}
+	files := map[string]treeEntry{}
 	// The index and the status are read side by side.
 	statusCh := make(chan gitResult, 1)
 	go func() {
@@ -223,7 +221,7 @@ func treeDigest(ctx context.Context, top string, env []string) (string, []string
 		if len(f) != 4 || f[3] != "0" {
 			continue
 		}
-		files[string(path)] = entry{mode: f[1], id: f[2]}
+		files[string(path)] = treeEntry{mode: f[1], id: f[2]}
 		// A lower-case tag is assume-unchanged, S skip-worktree: git
 		// status does not look at such a file.
 		if tag := f[0]; tag == "S" || strings.ToLower(tag) == tag {
@@ -261,13 +259,13 @@ func treeDigest(ctx context.Context, top string, env []string) (string, []string
 			if err != nil {
 				return "", nil, fmt.Errorf("check: tree digest: %w", err)
 			}
-			files[path] = entry{mode: "120000", id: blobID([]byte(target))}
+			files[path] = treeEntry{mode: "120000", id: blobID([]byte(target))}
 		case fi.Mode().IsRegular():
 			mode := "100644"
 			if fi.Mode()&0o111 != 0 {
 				mode = "100755"
 			}
-			files[path] = entry{mode: mode}
+			files[path] = treeEntry{mode: mode}
 			toHash = append(toHash, path)
 		case fi.IsDir() && files[path].mode == "160000":
 			// A submodule: its commit is the index's.
@@ -287,25 +285,23 @@ func treeDigest(ctx context.Context, top string, env []string) (string, []string
 		files[p] = e
 	}
 	for p := range seen {
-		if e, ok := files[p]; !changed[p] && (!ok || e != indexed[p]) {
+		if e, ok := files[p]; !ok || e != indexed[p] {
 			changed[p] = true
 		}
 	}
-	paths := make([]string, 0, len(files))
-	for p := range files {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
-	return treeSum(paths, func(p string) (string, string) { e := files[p]; return e.mode, e.id }), slices.Sorted(maps.Keys(changed)), nil
+	return treeSum(files), slices.Sorted(maps.Keys(changed)), nil
 }
 
-// treeSum is the digest over the sorted paths, each with its mode and
-// blob id: the form of TreeDigest, and of CommitTreeDigest.
-func treeSum(paths []string, entry func(string) (mode, id string)) string {
+// treeEntry is a file of a tree: its git mode and blob id.
+type treeEntry struct{ mode, id string }
+
+// treeSum is the digest over files by path in byte order, each with its
+// mode and blob id: the form of TreeDigest, and of CommitTreeDigest.
+func treeSum(files map[string]treeEntry) string {
 	h := sha256.New()
-	for _, p := range paths {
-		mode, id := entry(p)
-		fmt.Fprintf(h, "%s %s\t%s\x00", mode, id, p)
+	for _, p := range slices.Sorted(maps.Keys(files)) {
+		e := files[p]
+		fmt.Fprintf(h, "%s %s\t%s\x00", e.mode, e.id, p)
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }
@@ -320,8 +316,7 @@ func CommitTreeDigest(ctx context.Context, dir, commit string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	type entry struct{ mode, id string }
-	files := map[string]entry{}
+	files := map[string]treeEntry{}
 	for _, rec := range bytes.Split(out, []byte{0}) {
 		// <mode> <type> <object>\t<path>
 		meta, path, ok := bytes.Cut(rec, []byte{'\t'})
@@ -332,14 +327,9 @@ func CommitTreeDigest(ctx context.Context, dir, commit string) (string, error) {
 		if len(f) != 3 {
 			return "", fmt.Errorf("check: git ls-tree gave %q", rec)
 		}
-		files[string(path)] = entry{mode: f[0], id: f[2]}
+		files[string(path)] = treeEntry{mode: f[0], id: f[2]}
 	}
-	paths := make([]string, 0, len(files))
-	for p := range files {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
-	return treeSum(paths, func(p string) (string, string) { e := files[p]; return e.mode, e.id }), nil
+	return treeSum(files), nil
 }
 
 // hashBatch bounds the bytes of paths given to one git hash-object.
