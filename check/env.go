@@ -47,12 +47,18 @@ const (
 type environ []string
 
 func (e environ) get(name string) string {
+	v, _ := e.lookup(name)
+	return v
+}
+
+// lookup returns the value of name and whether e sets it at all.
+func (e environ) lookup(name string) (string, bool) {
 	for i := len(e) - 1; i >= 0; i-- {
 		if k, v, ok := strings.Cut(e[i], "="); ok && k == name {
-			return v
+			return v, true
 		}
 	}
-	return ""
+	return "", false
 }
 
 func (e environ) set(name, value string) environ {

@@ -311,10 +311,19 @@ func treeSum(files map[string]treeEntry) string {
 // repository holding dir ("" the current folder): the digest a run on
 // exactly that commit records.
 func CommitTreeDigest(ctx context.Context, dir, commit string) (string, error) {
-	g := gitRunner{dir: dir, env: os.Environ()}
-	out, err := g.run(ctx, nil, "ls-tree", "-r", "-z", "--full-tree", "--end-of-options", commit+"^{commit}")
+	files, err := commitTree(ctx, gitRunner{dir: dir, env: os.Environ()}, commit)
 	if err != nil {
 		return "", err
+	}
+	return treeSum(files), nil
+}
+
+// commitTree reads the files of commit's tree (git ls-tree), submodules'
+// commits (mode 160000) among them.
+func commitTree(ctx context.Context, g gitRunner, commit string) (map[string]treeEntry, error) {
+	out, err := g.run(ctx, nil, "ls-tree", "-r", "-z", "--full-tree", "--end-of-options", commit+"^{commit}")
+	if err != nil {
+		return nil, err
 	}
 	files := map[string]treeEntry{}
 	for _, rec := range bytes.Split(out, []byte{0}) {
@@ -325,11 +334,11 @@ func CommitTreeDigest(ctx context.Context, dir, commit string) (string, error) {
 		}
 		f := strings.Fields(string(meta))
 		if len(f) != 3 {
-			return "", fmt.Errorf("check: git ls-tree gave %q", rec)
+			return nil, fmt.Errorf("check: git ls-tree gave %q", rec)
 		}
 		files[string(path)] = treeEntry{mode: f[0], id: f[2]}
 	}
-	return treeSum(files), nil
+	return files, nil
 }
 
 // hashBatch bounds the bytes of paths given to one git hash-object.

@@ -223,12 +223,7 @@ func uncached(ctx context.Context, env []string) []string {
 	if env == nil {
 		env = os.Environ()
 	}
-	flags, set := "", false
-	for _, kv := range env {
-		if v, ok := strings.CutPrefix(kv, "GOFLAGS="); ok {
-			flags, set = v, true
-		}
-	}
+	flags, set := environ(env).lookup("GOFLAGS")
 	if !set {
 		ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 		defer cancel()
@@ -361,27 +356,17 @@ func (p Pair) sameSubmodules(ctx context.Context, g gitRunner, res *PairResult) 
 		}
 		return nil
 	}
-	links := func(commit string) (map[string]string, error) {
-		out, err := g.run(ctx, nil, "ls-tree", "-r", "-z", "--full-tree", commit)
-		m := map[string]string{}
-		for _, rec := range bytes.Split(out, []byte{0}) {
-			if meta, path, ok := bytes.Cut(rec, []byte{'\t'}); ok && bytes.HasPrefix(meta, []byte("160000 ")) {
-				m[string(path)] = string(meta)
-			}
-		}
-		return m, err
-	}
-	parent, err := links(res.Parent)
+	parent, err := commitTree(ctx, g, res.Parent)
 	if err != nil {
 		return fmt.Errorf("%w: the parent's tree: %v", ErrPair, err)
 	}
-	patch, err := links(res.Patch)
+	patch, err := commitTree(ctx, g, res.Patch)
 	if err != nil {
 		return fmt.Errorf("%w: the patch's tree: %v", ErrPair, err)
 	}
-	for _, m := range [2]map[string]string{parent, patch} {
-		for path := range m {
-			if parent[path] != patch[path] {
+	for _, m := range [2]map[string]treeEntry{parent, patch} {
+		for path, e := range m {
+			if e.mode == "160000" && parent[path] != patch[path] {
 				return fmt.Errorf("%w: the patch moves the submodule %s, and pair does not check submodules out", ErrPair, path)
 			}
 		}
@@ -400,8 +385,8 @@ func movesGitlink(b []byte) bool {
 			header = true
 		case bytes.HasPrefix(line, []byte("@@")):
 			header = false
-		case header && (bytes.HasPrefix(line, []byte("index ")) && bytes.HasSuffix(line, []byte(" 160000")) ||
-			bytes.HasSuffix(line, []byte("file mode 160000")) || bytes.HasSuffix(line, []byte("mode 160000"))):
+		case header && bytes.HasSuffix(line, []byte(" 160000")) &&
+			(bytes.HasPrefix(line, []byte("index ")) || bytes.Contains(line, []byte("mode "))):
 			return true
 		}
 	}
