@@ -377,6 +377,10 @@ func brief(s string) string {
 // either case (a SHA-1 repository's; the in-toto gitCommit digest is one).
 func IsCommitID(s string) bool { return len(s) == 40 && IsCommitSHA(s) }
 
+// IsTreeDigest reports whether s is a working-tree digest as runs record
+// it (TreeDigestKey): 64 hex digits, either case.
+func IsTreeDigest(s string) bool { return len(s) == 64 && IsCommitSHA(s) }
+
 // IsCommitSHA reports whether s is a commit SHA or an abbreviation of one:
 // 4 to 64 hex digits, either case. (A loop, not a regular expression: the
 // pattern's compilation cost every command about 50 KB at start-up.)

@@ -225,7 +225,7 @@ func (v *Verification) checkTree(st *intoto.Statement, want Want) {
 		v.problem("tree: no working-tree digest to check the run's against (the commit's own, or any tree allowed)")
 		return
 	}
-	if len(want.Tree) != 64 || !IsCommitSHA(want.Tree) {
+	if !IsTreeDigest(want.Tree) {
 		v.problem("tree: the digest asked for, %q, is not 64 hex digits", brief(want.Tree))
 		return
 	}

@@ -48,7 +48,7 @@ func runVerifyAttestation(ctx context.Context, args []string, env Env) error {
 	if o.commit != "" && !attest.IsCommitID(o.commit) {
 		return cf.usageErr("--commit %q: want a full commit id (40 hex digits)", o.commit)
 	}
-	if o.tree != "" && (len(o.tree) != 64 || !attest.IsCommitSHA(o.tree)) {
+	if o.tree != "" && !attest.IsTreeDigest(o.tree) {
 		return cf.usageErr("--tree %q: want a working-tree digest (64 hex digits)", o.tree)
 	}
 	want := attest.Want{Commit: o.commit, Tree: o.tree, AnyTree: o.anyTree, AllowWarned: o.allowWarned}
